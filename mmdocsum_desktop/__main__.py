@@ -1,0 +1,3 @@
+from mmdocsum_desktop.cli import main
+
+raise SystemExit(main())

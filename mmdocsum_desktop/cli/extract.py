@@ -1,0 +1,63 @@
+"""`mmdocsum extract FILE -o OUT`: the document model and figure crops of one file."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from mmdocsum_desktop.cli.progress import tqdm_control
+from mmdocsum_desktop.document.limits import ReadLimits
+from mmdocsum_desktop.document.reader import export_document, read_document
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("extract", help="extract text, figures, tables and captions")
+    parser.add_argument("file", type=Path, help="PDF, HTML, Markdown or JATS XML file")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="output folder")
+    parser.add_argument("--dpi", type=int, default=150, help="resolution of figure crops (default 150)")
+    parser.add_argument("--password", help="password of an encrypted PDF")
+    parser.add_argument("--max-pages", type=int, default=ReadLimits.max_pages)
+    parser.add_argument("--max-file-mb", type=int, default=ReadLimits.max_file_bytes // 1024**2)
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 36 <= args.dpi <= 600:
+        raise SystemExit("mmdocsum: error: --dpi must be between 36 and 600")
+    limits = ReadLimits(max_pages=args.max_pages, max_file_bytes=args.max_file_mb * 1024**2)
+    started = time.perf_counter()
+    with tqdm_control("reading", enabled=not args.quiet) as control:
+        document = read_document(args.file, password=args.password, limits=limits, control=control)
+    with tqdm_control("rendering", enabled=not args.quiet) as control:
+        written = export_document(
+            document, args.output, dpi=args.dpi, password=args.password, limits=limits, control=control
+        )
+    seconds = time.perf_counter() - started
+    if not args.quiet:
+        print(format_summary(document, seconds, written))
+    return 0
+
+
+def format_summary(document, seconds: float, written: Path) -> str:
+    rows = [
+        ("file", Path(document.source).name),
+        ("kind", document.kind),
+        ("pages", str(document.page_count if document.page_count is not None else "-")),
+        ("blocks", str(len(document.blocks))),
+        ("figures", _labels(document.figures)),
+        ("tables", _labels(document.tables)),
+        ("seconds", f"{seconds:.2f}"),
+        ("written", str(written)),
+    ]
+    rows += [("warning", warning) for warning in document.warnings]
+    width = max(len(key) for key, _ in rows)
+    return "\n".join(f"{key:<{width}}  {value}" for key, value in rows)
+
+
+def _labels(visuals) -> str:
+    if not visuals:
+        return "0"
+    names = [v.label or f"(unlabelled p.{v.page})" if v.page else (v.label or "(unlabelled)") for v in visuals]
+    return f"{len(visuals)}: " + ", ".join(names)

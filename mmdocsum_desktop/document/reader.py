@@ -1,0 +1,157 @@
+"""Entry points for turning a file into a Document and for writing it out with its figure crops."""
+
+from __future__ import annotations
+
+import shutil
+import warnings
+from pathlib import Path
+
+from PIL import Image
+
+from mmdocsum_desktop.document.labels import link_mentions
+from mmdocsum_desktop.document.limits import DEFAULT_LIMITS, ReadLimits, configure_pillow
+from mmdocsum_desktop.document.model import Document, DocumentKind
+from mmdocsum_desktop.errors import (
+    DocumentTooLargeError,
+    ImageTooLargeError,
+    InputNotFoundError,
+    UnsupportedFormatError,
+)
+from mmdocsum_desktop.jobs import JobControl, ensure_control
+
+_SUFFIX_KINDS: dict[str, DocumentKind] = {
+    ".pdf": "pdf",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".nxml": "jats",
+    ".xml": "jats",
+}
+
+
+def detect_kind(path: Path) -> DocumentKind:
+    kind = _SUFFIX_KINDS.get(path.suffix.lower())
+    if kind is not None:
+        return kind
+    with path.open("rb") as handle:
+        head = handle.read(2048)
+    if head.startswith(b"%PDF"):
+        return "pdf"
+    lowered = head.lower()
+    if b"<article" in lowered and b"jats" in lowered or b"<!doctype article" in lowered:
+        return "jats"
+    if b"<html" in lowered or b"<!doctype html" in lowered:
+        return "html"
+    raise UnsupportedFormatError(
+        f"{path.name}: unsupported file type (expected PDF, HTML, Markdown or JATS XML)"
+    )
+
+
+def read_document(
+    path: str | Path,
+    *,
+    password: str | None = None,
+    limits: ReadLimits = DEFAULT_LIMITS,
+    control: JobControl | None = None,
+) -> Document:
+    """Read a PDF, HTML, Markdown or JATS file into a Document (no files are written)."""
+    source = Path(path)
+    if not source.exists():
+        raise InputNotFoundError(f"{source}: no such file")
+    if not source.is_file():
+        raise InputNotFoundError(f"{source}: not a file")
+    size = source.stat().st_size
+    if size > limits.max_file_bytes:
+        raise DocumentTooLargeError(
+            f"{source.name}: {size / 1e6:.0f} MB is over the limit of {limits.max_file_bytes / 1e6:.0f} MB"
+        )
+    configure_pillow(limits)
+    control = ensure_control(control)
+    kind = detect_kind(source)
+    if kind == "pdf":
+        from mmdocsum_desktop.document.pdf import read_pdf
+
+        document = read_pdf(source, password=password, limits=limits, control=control)
+    elif kind == "html":
+        from mmdocsum_desktop.document.html import read_html
+
+        document = read_html(source, limits=limits, control=control)
+    elif kind == "markdown":
+        from mmdocsum_desktop.document.markdown import read_markdown
+
+        document = read_markdown(source, limits=limits, control=control)
+    else:
+        from mmdocsum_desktop.document.jats import read_jats
+
+        document = read_jats(source, limits=limits, control=control)
+    link_mentions(document)
+    return document
+
+
+def export_document(
+    document: Document,
+    out_dir: str | Path,
+    *,
+    dpi: int = 150,
+    password: str | None = None,
+    limits: ReadLimits = DEFAULT_LIMITS,
+    control: JobControl | None = None,
+) -> Path:
+    """Write OUT/document.json and one PNG per figure and table under OUT/figures/."""
+    out = Path(out_dir)
+    figures_dir = out / "figures"
+    figures_dir.mkdir(parents=True, exist_ok=True)
+    control = ensure_control(control)
+    if document.kind == "pdf":
+        from mmdocsum_desktop.document.pdf import render_visuals
+
+        render_visuals(document, figures_dir, dpi=dpi, password=password, limits=limits, control=control)
+    else:
+        _copy_article_images(document, figures_dir, limits=limits, control=control)
+    return document.save(out / "document.json")
+
+
+def _copy_article_images(
+    document: Document, figures_dir: Path, *, limits: ReadLimits, control: JobControl
+) -> None:
+    visuals = document.visuals
+    for position, visual in enumerate(visuals):
+        control.report(position, len(visuals), "images")
+        visual.image = None
+        if not visual.source_image:
+            continue
+        source = Path(visual.source_image)
+        target = figures_dir / f"{visual.id}.png"
+        try:
+            save_image_as_png(source, target, limits=limits)
+        except (OSError, ImageTooLargeError, ValueError) as error:
+            document.warnings.append(f"{visual.id}: image {source.name} could not be read ({error})")
+            continue
+        visual.image = f"figures/{target.name}"
+    control.report(len(visuals), len(visuals), "images")
+
+
+def save_image_as_png(source: Path, target: Path, *, limits: ReadLimits = DEFAULT_LIMITS) -> None:
+    """Convert any image Pillow reads to PNG, refusing decompression bombs before decoding them."""
+    configure_pillow(limits)
+    if source.suffix.lower() == ".png" and source.stat().st_size < 1:
+        raise ValueError("empty file")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        try:
+            with Image.open(source) as image:
+                if image.width * image.height > limits.max_image_pixels:
+                    raise ImageTooLargeError(f"{image.width}x{image.height} pixels is over the limit")
+                if source.suffix.lower() == ".png":
+                    image.verify()
+                    shutil.copyfile(source, target)
+                    return
+                image.load()
+                converted = image.convert("RGBA" if "A" in image.getbands() else "RGB")
+                tmp = target.with_suffix(".png.tmp")
+                converted.save(tmp, format="PNG")
+                tmp.replace(target)
+        except (Image.DecompressionBombError, Image.DecompressionBombWarning) as error:
+            raise ImageTooLargeError(str(error)) from error
