@@ -44,6 +44,7 @@ class Figure(BaseModel):
     image: str | None = None
     source_image: str | None = Field(default=None, description="original image file for articles")
     mentions: list[str] = Field(default_factory=list)
+    continues: str | None = Field(default=None, description='id of the figure a "Cont." part continues')
 
     @property
     def number(self) -> str | None:

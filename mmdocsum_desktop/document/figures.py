@@ -1,0 +1,366 @@
+"""Figure and table regions on one page, found caption-first and paired globally.
+
+The approach follows what the best extractors do:
+- captions are found by their start (labels.py), as pdffigures2 does;
+- graphics (raster placements, clustered vector drawings, the text labels inside them) are grouped
+  into pictures, and pictures are paired with captions by a global assignment over all captions of
+  the page (Hungarian, as deepfigures pairs and Docling matches), not greedily;
+- a region never grows across body text; sub-figures under one caption join its region;
+- a caption with no graphics (most tables, code listings) takes the non-body text next to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from mmdocsum_desktop.document.pdf_layout import (
+    Rect,
+    TextBlock,
+    area,
+    gap,
+    intersection_area,
+    merge_rects,
+    union,
+    x_overlap,
+    y_overlap,
+)
+
+INFEASIBLE = 1e6
+MAX_CAPTION_GAP = 260.0
+
+
+@dataclass
+class PageRegions:
+    """What figures.py found on a page: each caption with its region, and uncaptioned pictures."""
+
+    captioned: list[tuple[TextBlock, Rect | None]] = field(default_factory=list)
+    uncaptioned: list[Rect] = field(default_factory=list)
+    absorbed: set[int] = field(default_factory=set)  # ids of text blocks that belong inside a region
+
+
+@dataclass
+class PageGeometry:
+    rect: Rect
+    text_box: Rect  # the area the body text occupies
+    two_columns: bool
+
+    @property
+    def middle(self) -> float:
+        return (self.text_box[0] + self.text_box[2]) / 2
+
+    def column_span(self, rect: Rect) -> tuple[float, float]:
+        """The horizontal band a caption or region belongs to: one column, or the full text width."""
+        left, right = self.text_box[0], self.text_box[2]
+        if not self.two_columns:
+            return left, right
+        width = right - left
+        if rect[0] < self.middle - 0.08 * width and rect[2] > self.middle + 0.08 * width:
+            return left, right
+        if (rect[0] + rect[2]) / 2 < self.middle:
+            return left, self.middle
+        return self.middle, right
+
+
+def find_regions(
+    blocks: list[TextBlock],
+    graphics: list[Rect],
+    rules: list[Rect],
+    geometry: PageGeometry,
+) -> PageRegions:
+    regions = PageRegions()
+    captions = [b for b in blocks if b.role == "caption"]
+    pictures = merge_rects(_split_at_gutter(graphics, captions, geometry), tolerance=6.0)
+    pictures = [p for p in pictures if not _is_text_box(p, blocks)]
+    pictures = _absorb_labels(pictures, blocks, regions)
+    obstacles = [b for b in blocks if b.role in {"body", "caption"}]
+
+    assigned: dict[int, list[Rect]] = {}
+    if captions and pictures:
+        cost = np.full((len(captions), len(pictures)), INFEASIBLE)
+        for i, caption in enumerate(captions):
+            for j, picture in enumerate(pictures):
+                cost[i, j] = _pair_cost(caption, picture, obstacles)
+        rows, cols = linear_sum_assignment(cost)
+        for i, j in zip(rows, cols):
+            if cost[i, j] < INFEASIBLE:
+                assigned[i] = [pictures[j]]
+    used = {id(rect) for parts in assigned.values() for rect in parts}
+    _attach_subfigures(captions, assigned, pictures, used, obstacles)
+
+    for i, caption in enumerate(captions):
+        parts = assigned.get(i)
+        if parts:
+            regions.captioned.append((caption, _within_text_area(union(parts), geometry)))
+            continue
+        region = _text_region(caption, blocks, rules, geometry, regions, taken=[r for p in assigned.values() for r in p])
+        regions.captioned.append((caption, region))
+
+    page_area = area(geometry.rect)
+    for picture in pictures:
+        if id(picture) in used:
+            continue
+        if _is_decoration(picture, page_area, geometry):
+            continue
+        regions.uncaptioned.append(_within_text_area(picture, geometry))
+    return regions
+
+
+def _within_text_area(region: Rect, geometry: PageGeometry, margin: float = 15.0) -> Rect:
+    """Graphics may run past the page edge or their clip path; the visible figure does not."""
+    box = geometry.text_box
+    page = geometry.rect
+    x0 = max(region[0], box[0] - margin, page[0])
+    x1 = min(region[2], box[2] + margin, page[2])
+    if x1 - x0 < 0.5 * (region[2] - region[0]):
+        return region
+    return (x0, max(region[1], page[1]), x1, min(region[3], page[3]))
+
+
+def _split_at_gutter(pictures: list[Rect], captions: list[TextBlock], geometry: PageGeometry) -> list[Rect]:
+    """Two captions side by side in two columns mean two figures side by side. Graphics of one may
+    reach into the other (clip paths are not applied to the rectangles PyMuPDF reports), so a picture
+    crossing the gutter above such captions is cut at the gutter."""
+    if not geometry.two_columns:
+        return pictures
+    middle = geometry.middle
+    left = [c for c in captions if c.bbox[2] <= middle + 5]
+    right = [c for c in captions if c.bbox[0] >= middle - 5]
+    rows = [(a, b) for a in left for b in right if y_overlap(a.bbox, b.bbox) > 0]
+    if not rows:
+        return pictures
+    result: list[Rect] = []
+    for picture in pictures:
+        crosses = picture[0] < middle - 10 and picture[2] > middle + 10
+        above_row = any(picture[3] <= max(a.bbox[3], b.bbox[3]) + 5 for a, b in rows)
+        if crosses and above_row:
+            # The larger side is where the graphic belongs; the rest is hidden by its clip path.
+            if middle - picture[0] >= picture[2] - middle:
+                result.append((picture[0], picture[1], middle - 3, picture[3]))
+            else:
+                result.append((middle + 3, picture[1], picture[2], picture[3]))
+        else:
+            result.append(picture)
+    return result
+
+
+def _absorb_labels(pictures: list[Rect], blocks: list[TextBlock], regions: PageRegions) -> list[Rect]:
+    """Text inside a picture, or short non-body text touching it (axis labels, legends), is part of it."""
+    pictures = list(pictures)
+    changed = True
+    while changed:
+        changed = False
+        for block in blocks:
+            if block.role in {"caption", "furniture", "figure-text"}:
+                continue
+            for position, picture in enumerate(pictures):
+                inside = intersection_area(block.bbox, picture) / max(area(block.bbox), 1e-6)
+                if block.role == "body":
+                    inside = 0.0  # running text on a shaded box stays text
+                near_label = (
+                    block.role != "body" and len(block.lines) <= 4 and gap(block.bbox, picture) <= 6.0
+                )
+                if inside >= 0.6 or near_label:
+                    block.role = "figure-text"
+                    regions.absorbed.add(id(block))
+                    grown = union([picture, block.bbox])
+                    if grown != picture:
+                        pictures[position] = grown
+                        changed = True
+                    break
+        if changed:
+            pictures = merge_rects(pictures, tolerance=6.0)
+    return pictures
+
+
+def _is_text_box(picture: Rect, blocks: list[TextBlock]) -> bool:
+    """A filled or framed box whose content is mostly running text (a sidebar, a table background)."""
+    covered = sum(intersection_area(b.bbox, picture) for b in blocks if b.role == "body")
+    return covered > 0.25 * area(picture)
+
+
+def _relation(caption: Rect, picture: Rect) -> tuple[str, float]:
+    if picture[3] <= caption[1] + 4:
+        return "above", max(0.0, caption[1] - picture[3])
+    if picture[1] >= caption[3] - 4:
+        return "below", max(0.0, picture[1] - caption[3])
+    return "side", max(0.0, max(caption[0] - picture[2], picture[0] - caption[2]))
+
+
+def _pair_cost(caption: TextBlock, picture: Rect, obstacles: list[TextBlock]) -> float:
+    relation, distance = _relation(caption.bbox, picture)
+    if distance > MAX_CAPTION_GAP:
+        return INFEASIBLE
+    if relation == "side":
+        if y_overlap(caption.bbox, picture) < 0.3 * min(
+            caption.bbox[3] - caption.bbox[1], picture[3] - picture[1]
+        ):
+            return INFEASIBLE
+    else:
+        narrow = min(caption.width, picture[2] - picture[0])
+        centre = (caption.bbox[0] + caption.bbox[2]) / 2
+        if x_overlap(caption.bbox, picture) < 0.3 * narrow and not picture[0] <= centre <= picture[2]:
+            return INFEASIBLE
+    if _blocked(caption.bbox, picture, obstacles, exclude=caption):
+        return INFEASIBLE
+    kind = caption.caption.kind if caption.caption else "figure"
+    preferred = "below" if kind == "table" else "above"
+    penalty = 0.0 if relation == preferred else (40.0 if relation == "side" else 15.0)
+    return distance + penalty
+
+
+def _blocked(a: Rect, b: Rect, obstacles: list[TextBlock], exclude: TextBlock | None = None) -> bool:
+    """True when body text or another caption lies between two rectangles."""
+    between = _between(a, b)
+    if between is None:
+        return False
+    for block in obstacles:
+        if block is exclude:
+            continue
+        inter = intersection_area(block.bbox, between)
+        if inter > 0.5 * area(block.bbox) and inter > 20:
+            return True
+    return False
+
+
+def _between(a: Rect, b: Rect) -> Rect | None:
+    """The band that separates two rectangles, spanning their common horizontal (or vertical) extent."""
+    if a[3] <= b[1] or b[3] <= a[1]:
+        top, bottom = (a, b) if a[3] <= b[1] else (b, a)
+        return (min(a[0], b[0]), top[3], max(a[2], b[2]), bottom[1])
+    if a[2] <= b[0] or b[2] <= a[0]:
+        left, right = (a, b) if a[2] <= b[0] else (b, a)
+        return (left[2], min(a[1], b[1]), right[0], max(a[3], b[3]))
+    return None
+
+
+def _attach_subfigures(
+    captions: list[TextBlock],
+    assigned: dict[int, list[Rect]],
+    pictures: list[Rect],
+    used: set[int],
+    obstacles: list[TextBlock],
+) -> None:
+    """Pictures left over after pairing join the captioned region they sit next to (sub-figures)."""
+    changed = True
+    while changed:
+        changed = False
+        for picture in pictures:
+            if id(picture) in used:
+                continue
+            best, best_distance = None, 40.0
+            for i, parts in assigned.items():
+                region = union(parts)
+                distance = gap(region, picture)
+                if distance > best_distance:
+                    continue
+                grown = union([region, picture])
+                caption = captions[i].bbox
+                if intersection_area(grown, caption) > 0.3 * area(caption):
+                    continue
+                if any(
+                    intersection_area(o.bbox, grown) > 0.5 * area(o.bbox)
+                    for o in obstacles
+                    if o is not captions[i]
+                ):
+                    continue
+                best, best_distance = i, distance
+            if best is not None:
+                assigned[best].append(picture)
+                used.add(id(picture))
+                changed = True
+
+
+def _text_region(
+    caption: TextBlock,
+    blocks: list[TextBlock],
+    rules: list[Rect],
+    geometry: PageGeometry,
+    regions: PageRegions,
+    taken: list[Rect],
+) -> Rect | None:
+    """A region made of non-body text (and table rules) next to a caption: tables, code listings."""
+    kind = caption.caption.kind if caption.caption else "figure"
+    directions = ["below", "above"] if kind == "table" or caption.caption.label.startswith("Example") else [
+        "above",
+        "below",
+    ]
+    left, right = geometry.column_span(caption.bbox)
+    for direction in directions:
+        members = _collect_zone(caption, blocks, rules, (left, right), direction, taken)
+        if members:
+            rects = [m.bbox if isinstance(m, TextBlock) else m for m in members]
+            region = union(rects)
+            if caption.caption.label.startswith("Example") and region[2] - region[0] > 0.4 * (right - left):
+                region = (min(region[0], left), region[1], max(region[2], right), region[3])
+            for member in members:
+                if isinstance(member, TextBlock):
+                    member.role = "figure-text"
+                    regions.absorbed.add(id(member))
+            return region
+    return None
+
+
+def _collect_zone(
+    caption: TextBlock,
+    blocks: list[TextBlock],
+    rules: list[Rect],
+    span: tuple[float, float],
+    direction: str,
+    taken: list[Rect],
+) -> list:
+    left, right = span
+    candidates: list = []
+    for block in blocks:
+        if block is caption or block.role in {"furniture"}:
+            continue
+        if x_overlap(block.bbox, (left - 2, 0, right + 2, 0)) < 0.6 * block.width:
+            continue
+        if direction == "below" and block.bbox[1] >= caption.bbox[3] - 2:
+            candidates.append(block)
+        elif direction == "above" and block.bbox[3] <= caption.bbox[1] + 2:
+            candidates.append(block)
+    for rule in rules:
+        if x_overlap(rule, (left - 2, 0, right + 2, 0)) < 0.6 * (rule[2] - rule[0]):
+            continue
+        if direction == "below" and rule[1] >= caption.bbox[3] - 2:
+            candidates.append(rule)
+        elif direction == "above" and rule[3] <= caption.bbox[1] + 2:
+            candidates.append(rule)
+
+    def edge(item) -> float:
+        rect = item.bbox if isinstance(item, TextBlock) else item
+        return rect[1] if direction == "below" else -rect[3]
+
+    candidates.sort(key=edge)
+    members: list = []
+    frontier = caption.bbox[3] if direction == "below" else caption.bbox[1]
+    for item in candidates:
+        rect = item.bbox if isinstance(item, TextBlock) else item
+        distance = rect[1] - frontier if direction == "below" else frontier - rect[3]
+        if distance > 28:
+            break
+        if isinstance(item, TextBlock) and item.role in {"body", "caption", "figure-text"}:
+            break
+        if any(intersection_area(rect, t) > 0.3 * max(area(rect), 1e-6) for t in taken):
+            break
+        members.append(item)
+        frontier = max(frontier, rect[3]) if direction == "below" else min(frontier, rect[1])
+    if not any(isinstance(m, TextBlock) for m in members):
+        return []
+    return members
+
+
+def _is_decoration(picture: Rect, page_area: float, geometry: PageGeometry) -> bool:
+    """Logos, icons, rules and page ornaments are not figures."""
+    width, height = picture[2] - picture[0], picture[3] - picture[1]
+    if max(width, height) < 40 or area(picture) < 0.012 * page_area:
+        return True
+    if min(width, height) < 8:
+        return True
+    top, bottom = geometry.rect[1], geometry.rect[3]
+    page_height = bottom - top
+    in_margin = picture[3] < top + 0.09 * page_height or picture[1] > bottom - 0.09 * page_height
+    return in_margin and area(picture) < 0.05 * page_area

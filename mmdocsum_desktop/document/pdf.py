@@ -1,0 +1,505 @@
+"""PDF ingestion on PyMuPDF: text in reading order, headings, abstract, figures, tables and captions."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+
+from mmdocsum_desktop.document.figures import PageGeometry, PageRegions, find_regions
+from mmdocsum_desktop.document.language import guess_language
+from mmdocsum_desktop.document.limits import ReadLimits
+from mmdocsum_desktop.document.model import Block, Document, Figure
+from mmdocsum_desktop.document.pdf_layout import (
+    Line,
+    Rect,
+    TextBlock,
+    area,
+    drawing_rects,
+    extract_lines,
+    group_blocks,
+    image_rects,
+    join_lines,
+    union,
+)
+from mmdocsum_desktop.document.reading_order import order_blocks
+from mmdocsum_desktop.errors import (
+    CorruptDocumentError,
+    DocumentTooLargeError,
+    EncryptedDocumentError,
+    ImageTooLargeError,
+    ScannedDocumentError,
+)
+from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.fileio import write_bytes_atomic
+
+# Text recognised on a scanned page: (page, png bytes) -> [(text, bbox in PDF points)].
+PageOcr = Callable[[pymupdf.Page], list[tuple[str, Rect]]]
+
+_SAMPLE_PAGES = 40
+_MARGIN = 0.085  # share of the page height where running headers and footers live
+
+
+@dataclass
+class DocumentStyle:
+    body_size: float
+    body_fonts: set[str]
+    furniture: set[str]  # normalised texts of running headers and footers
+
+
+pymupdf.TOOLS.mupdf_display_errors(False)
+pymupdf.TOOLS.mupdf_display_warnings(False)
+
+
+def open_pdf(path: Path, password: str | None = None) -> pymupdf.Document:
+    try:
+        pdf = pymupdf.open(path, filetype="pdf")
+    except Exception as error:  # noqa: BLE001 — MuPDF raises several types for damaged files
+        raise CorruptDocumentError(f"{path.name}: not a readable PDF ({_short(error)})") from error
+    if pdf.needs_pass:
+        if not password:
+            pdf.close()
+            raise EncryptedDocumentError(f"{path.name}: the PDF is encrypted; give its password with --password")
+        if not pdf.authenticate(password):
+            pdf.close()
+            raise EncryptedDocumentError(f"{path.name}: wrong password for the encrypted PDF")
+    return pdf
+
+
+def _short(error: Exception) -> str:
+    return str(error).splitlines()[0][:120] if str(error) else type(error).__name__
+
+
+def read_pdf(
+    path: Path,
+    *,
+    password: str | None = None,
+    limits: ReadLimits,
+    control: JobControl,
+    ocr: PageOcr | None = None,
+) -> Document:
+    pdf = open_pdf(path, password)
+    try:
+        return _read(pdf, path, limits=limits, control=control, ocr=ocr)
+    finally:
+        pdf.close()
+
+
+def _read(
+    pdf: pymupdf.Document, path: Path, *, limits: ReadLimits, control: JobControl, ocr: PageOcr | None
+) -> Document:
+    try:
+        page_count = pdf.page_count
+    except Exception as error:  # noqa: BLE001
+        raise CorruptDocumentError(f"{path.name}: the page tree is damaged ({_short(error)})") from error
+    if page_count == 0:
+        raise CorruptDocumentError(f"{path.name}: the PDF has no pages")
+    if page_count > limits.max_pages:
+        raise DocumentTooLargeError(
+            f"{path.name}: {page_count} pages is over the limit of {limits.max_pages} (--max-pages)"
+        )
+    document = Document(source=str(path.resolve()), kind="pdf", page_count=page_count, page_sizes=[])
+    style = _document_style(pdf, control)
+    collected: list[tuple[int, TextBlock]] = []
+    visuals: list[tuple[int, str, TextBlock | None, Rect | None]] = []
+    text_chars = 0
+    ocr_pages = 0
+    for number in range(page_count):
+        control.report(number, page_count, f"page {number + 1}")
+        try:
+            page = pdf.load_page(number)
+            document.page_sizes.append((round(page.rect.width, 2), round(page.rect.height, 2)))
+            page_blocks, regions, page_chars = _read_page(page, style)
+        except Exception as error:  # noqa: BLE001 — one broken page must not cost the document
+            document.warnings.append(f"page {number + 1}: could not be read ({_short(error)})")
+            continue
+        if page_chars < 20 and ocr is not None and _looks_scanned(page):
+            page_blocks = _ocr_blocks(page, ocr)
+            page_chars = sum(len(b.text) for b in page_blocks)
+            ocr_pages += 1
+            regions = PageRegions()
+        text_chars += page_chars
+        collected.extend((number + 1, block) for block in page_blocks)
+        for caption, region in regions.captioned:
+            visuals.append((number + 1, caption.caption.kind, caption, region))
+        for picture in regions.uncaptioned:
+            visuals.append((number + 1, "figure", None, picture))
+    control.report(page_count, page_count, "done")
+    if text_chars < 20 * page_count and text_chars < 2000:
+        raise ScannedDocumentError(
+            f"{path.name}: no text layer ({page_count} pages, {text_chars} characters of text); "
+            "it looks scanned — OCR is needed to read it"
+        )
+    if ocr_pages:
+        document.warnings.append(f"{ocr_pages} scanned page(s) read with OCR")
+    _build_document(document, pdf, collected, visuals)
+    return document
+
+
+def _document_style(pdf: pymupdf.Document, control: JobControl) -> DocumentStyle:
+    """Body type size and fonts, and running headers/footers, from a sample of pages."""
+    count = pdf.page_count
+    step = max(1, count // _SAMPLE_PAGES)
+    sizes: Counter[float] = Counter()
+    fonts: Counter[str] = Counter()
+    margin_texts: Counter[str] = Counter()
+    sampled = 0
+    for number in range(0, count, step):
+        control.check()
+        try:
+            page = pdf.load_page(number)
+            lines = extract_lines(page)
+        except Exception:  # noqa: BLE001
+            continue
+        sampled += 1
+        height = page.rect.height
+        seen: set[str] = set()
+        for line in lines:
+            if not line.horizontal:
+                continue
+            sizes[line.size] += len(line.text)
+            if line.bbox[1] < _MARGIN * height or line.bbox[3] > (1 - _MARGIN) * height:
+                key = _furniture_key(line.text)
+                if key and key not in seen:
+                    seen.add(key)
+                    margin_texts[key] += 1
+    body_size = sizes.most_common(1)[0][0] if sizes else 10.0
+    for number in range(0, count, step):
+        try:
+            lines = extract_lines(pdf.load_page(number))
+        except Exception:  # noqa: BLE001
+            continue
+        for line in lines:
+            if abs(line.size - body_size) <= 0.6:
+                fonts[line.font] += len(line.text)
+        if sum(fonts.values()) > 50_000:
+            break
+    total = sum(fonts.values()) or 1
+    body_fonts = {font for font, chars in fonts.items() if chars >= 0.12 * total}
+    repeat = max(2, int(0.3 * sampled))
+    furniture = {text for text, seen_on in margin_texts.items() if seen_on >= repeat} if sampled > 1 else set()
+    return DocumentStyle(body_size, body_fonts, furniture)
+
+
+def _furniture_key(text: str) -> str:
+    return re.sub(r"\d+", "#", text.strip().lower())[:80]
+
+
+_PAGE_NUMBER = re.compile(r"^(?:page\s*)?[#\divxlc-]{1,7}(?:\s*(?:of|/)\s*#+)?$", re.IGNORECASE)
+
+
+def _read_page(page: pymupdf.Page, style: DocumentStyle) -> tuple[list[TextBlock], PageRegions, int]:
+    page_rect: Rect = tuple(page.rect)
+    lines = extract_lines(page)
+    blocks = group_blocks(lines)
+    height = page_rect[3] - page_rect[1]
+    for block in blocks:
+        _classify(block, style, height)
+    clusters, rules, scissors = drawing_rects(page, page_rect)
+    graphics = image_rects(page, page_rect, scissors)
+    geometry = _geometry(page_rect, blocks)
+    regions = find_regions(blocks, graphics + clusters, rules, geometry)
+    # Captions are kept as text blocks; text inside figures and tables and page furniture are not.
+    kept = [b for b in blocks if b.role in {"body", "text", "caption"} and id(b) not in regions.absorbed]
+    kept = [b for b in kept if b.lines[0].horizontal]
+    return order_blocks(kept, geometry), regions, sum(len(line.text) for line in lines)
+
+
+def _classify(block: TextBlock, style: DocumentStyle, page_height: float) -> None:
+    top, bottom = block.bbox[1], block.bbox[3]
+    in_margin = top < _MARGIN * page_height or bottom > (1 - _MARGIN) * page_height
+    text = block.text.strip()
+    if in_margin and (
+        _furniture_key(text) in style.furniture or _PAGE_NUMBER.match(_furniture_key(text)) or len(text) <= 2
+    ):
+        block.role = "furniture"
+        return
+    if not block.lines[0].horizontal:
+        block.role = "figure-text"
+        return
+    if block.caption is not None:
+        if _accept_caption(block, style):
+            block.role = "caption"
+            return
+        block.caption = None
+    if _is_body(block, style):
+        block.role = "body"
+
+
+def _accept_caption(block: TextBlock, style: DocumentStyle) -> bool:
+    start = block.caption
+    if start is None:
+        return False
+    first = block.lines[0]
+    set_apart = (
+        first.first_span_bold
+        or first.first_span_font not in style.body_fonts
+        or abs(first.size - style.body_size) > 0.6
+    )
+    if start.strong:
+        # "Table 1. Results" in running prose is rare; "Fig. 2. shows" is not a caption.
+        return set_apart or not re.match(r"^\s*(shows?|presents?|illustrates?|depicts?)\b", start.rest)
+    return set_apart or len(block.lines) == 1 and len(start.rest.split()) <= 12
+
+
+def _is_body(block: TextBlock, style: DocumentStyle) -> bool:
+    if abs(block.size - style.body_size) > 0.8:
+        return False
+    if sum(line.gappy for line in block.lines) > 0.3 * len(block.lines):
+        return False
+    if not any(line.font in style.body_fonts for line in block.lines) and style.body_fonts:
+        return False
+    words = len(block.text.split())
+    return words >= 8 and ((len(block.lines) >= 2 and block.width >= 140) or len(block.text) >= 160)
+
+
+def _geometry(page_rect: Rect, blocks: list[TextBlock]) -> PageGeometry:
+    body = [b for b in blocks if b.role == "body"] or [b for b in blocks if b.role != "furniture"]
+    if not body:
+        return PageGeometry(page_rect, page_rect, two_columns=False)
+    text_box = union([b.bbox for b in body])
+    middle = (text_box[0] + text_box[2]) / 2
+    width = text_box[2] - text_box[0]
+    chars_left = sum(len(b.text) for b in body if b.bbox[2] < middle + 0.03 * width)
+    chars_right = sum(len(b.text) for b in body if b.bbox[0] > middle - 0.03 * width)
+    total = sum(len(b.text) for b in body) or 1
+    two_columns = chars_left > 0.2 * total and chars_right > 0.2 * total
+    return PageGeometry(page_rect, text_box, two_columns)
+
+
+def _looks_scanned(page: pymupdf.Page) -> bool:
+    page_area = page.rect.width * page.rect.height
+    return any(area(tuple(info["bbox"])) > 0.5 * page_area for info in page.get_image_info())
+
+
+def _ocr_blocks(page: pymupdf.Page, ocr: PageOcr) -> list[TextBlock]:
+    blocks = []
+    for text, bbox in ocr(page):
+        line = Line(bbox, text, 10.0, "ocr", False, False, "ocr", False, True, -1, False)
+        block = TextBlock([line])
+        block.role = "ocr"
+        blocks.append(block)
+    return blocks
+
+
+_HEADING_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s+\S")
+_ABSTRACT_START = re.compile(r"^\s*(?:a\s?b\s?s\s?t\s?r\s?a\s?c\s?t|summary)\b[\s.:—–-]*", re.IGNORECASE)
+_BULLET = re.compile(r"^\s*(?:[•●▪◦‣∙·–—-]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+\S")
+_EQUATION_CHARS = set("=+−×∑∫∂√≤≥≈∈∀∃αβγδεθλμπσφψω^_{}()[]|/")
+
+
+def _block_type(block: TextBlock, style: DocumentStyle) -> str:
+    text = block.text.strip()
+    if block.role == "caption":
+        return "caption"
+    if _is_heading(block, style):
+        return "heading"
+    if block.size < style.body_size - 1.2 and len(text) > 3 and (text[:1].isdigit() or text[:1] in "*†‡§¶"):
+        return "footnote"
+    if _BULLET.match(text) and not _HEADING_NUMBER.match(text):
+        return "list"
+    symbols = sum(ch in _EQUATION_CHARS for ch in text)
+    if len(text) < 200 and symbols >= max(3, 0.15 * len(text.replace(" ", ""))) or re.search(r"\(\d{1,3}\)\s*$", text) and len(text) < 120 and symbols >= 2:
+        return "equation"
+    return "paragraph"
+
+
+def _is_heading(block: TextBlock, style: DocumentStyle) -> bool:
+    text = block.text.strip()
+    words = text.split()
+    if not words or len(block.lines) > 3 or len(words) > 16 or len(text) < 2:
+        return False
+    if block.role == "body" and len(words) > 8:
+        return False
+    if text.endswith((".", ",", ";")) and not _HEADING_NUMBER.match(text):
+        return False
+    if not any(ch.isalpha() for ch in text):
+        return False
+    larger = block.size >= style.body_size + 0.9
+    numbered = bool(_HEADING_NUMBER.match(text)) and (block.bold or larger or text.isupper())
+    return larger or block.bold or numbered or (text.isupper() and len(words) <= 6 and len(text) > 3)
+
+
+def _build_document(
+    document: Document,
+    pdf: pymupdf.Document,
+    collected: list[tuple[int, TextBlock]],
+    visuals: list[tuple[int, str, TextBlock | None, Rect | None]],
+) -> None:
+    style_size = Counter(round(b.size, 1) for _, b in collected if b.role == "body")
+    body_size = style_size.most_common(1)[0][0] if style_size else 10.0
+    style = DocumentStyle(body_size, set(), set())
+    section: str | None = None
+    caption_ids: dict[int, str] = {}
+    for page_number, text_block in collected:
+        block_type = _block_type(text_block, style)
+        text = text_block.text.strip()
+        if not text:
+            continue
+        block_id = f"b{len(document.blocks) + 1}"
+        if block_type == "heading":
+            section = text
+        document.blocks.append(
+            Block(
+                id=block_id,
+                type=block_type,
+                text=text,
+                page=page_number,
+                bbox=tuple(round(v, 2) for v in text_block.bbox),
+                section=section if block_type != "heading" else text,
+                ocr=text_block.role == "ocr",
+            )
+        )
+        if block_type == "caption":
+            caption_ids[id(text_block)] = block_id
+    _join_hyphenation(document.blocks)
+    _mark_abstract(document)
+    document.title = _title(pdf, document)
+    document.language = _metadata_language(pdf) or guess_language(document.body_text())
+    _add_visuals(document, visuals, caption_ids)
+
+
+def _join_hyphenation(blocks: list[Block]) -> None:
+    """A word hyphenated across a column or page break is joined into the block where it starts."""
+    for previous, current in zip(blocks, blocks[1:]):
+        if previous.type not in {"paragraph", "list"} or current.type != "paragraph":
+            continue
+        if re.search(r"[a-z]-$", previous.text) and current.text[:1].islower():
+            head, _, rest = current.text.partition(" ")
+            previous.text = previous.text[:-1] + head
+            current.text = rest
+
+
+def _mark_abstract(document: Document) -> None:
+    blocks = document.blocks
+    for position, block in enumerate(blocks[:60]):
+        if block.page and block.page > 3:
+            break
+        match = _ABSTRACT_START.match(block.text)
+        if not match:
+            continue
+        parts: list[Block] = []
+        if block.type == "heading" or len(block.text) - match.end() < 20:
+            following = blocks[position + 1 :]
+        else:
+            parts.append(block)
+            following = blocks[position + 1 :]
+        for candidate in following:
+            if candidate.type in {"heading", "caption"} or re.match(
+                r"^\s*(?:keywords?|key words|index terms|1\.?\s+introduction)\b", candidate.text, re.IGNORECASE
+            ):
+                break
+            if candidate.type not in {"paragraph", "list"}:
+                continue
+            parts.append(candidate)
+            if len(parts) >= 6:
+                break
+        if not parts:
+            continue
+        block.is_abstract = True
+        for part in parts:
+            part.is_abstract = True
+        text = join_lines([p.text for p in parts])
+        document.abstract = _ABSTRACT_START.sub("", text, count=1).strip() if parts[0] is block else text
+        return
+
+
+def _title(pdf: pymupdf.Document, document: Document) -> str | None:
+    metadata_title = (pdf.metadata or {}).get("title", "") or ""
+    if 8 <= len(metadata_title) <= 300 and not re.search(r"\.(?:docx?|pdf|tex|dvi)$|^untitled|^microsoft", metadata_title, re.IGNORECASE):
+        return metadata_title.strip()
+    first_page = [b for b in document.blocks if b.page == 1 and b.bbox is not None and b.type != "caption"]
+    if not first_page:
+        return None
+    try:
+        page = pdf.load_page(0)
+        sizes = {}
+        for line in extract_lines(page):
+            sizes[line.text[:40]] = line.size
+    except Exception:  # noqa: BLE001
+        return first_page[0].text[:200]
+    upper = [b for b in first_page if b.bbox[1] < page.rect.height * 0.5 and len(b.text) < 300]
+    if not upper:
+        return first_page[0].text[:200]
+    return max(upper, key=lambda b: sizes.get(b.text[:40], 0.0)).text
+
+
+def _metadata_language(pdf: pymupdf.Document) -> str | None:
+    try:
+        kind, value = pdf.xref_get_key(pdf.pdf_catalog(), "Lang")
+    except Exception:  # noqa: BLE001
+        return None
+    if kind == "string" and value:
+        return value.strip("()").split("-")[0].lower() or None
+    return None
+
+
+def _add_visuals(
+    document: Document,
+    visuals: list[tuple[int, str, TextBlock | None, Rect | None]],
+    caption_ids: dict[int, str],
+) -> None:
+    first_by_label: dict[tuple[str, str], Figure] = {}
+    for page, kind, caption, region in visuals:
+        if region is None and caption is None:
+            continue
+        target = document.tables if kind == "table" else document.figures
+        prefix = "tab" if kind == "table" else "fig"
+        label = caption.caption.label if caption is not None else None
+        visual = Figure(
+            id=f"{prefix}{len(target) + 1}",
+            kind=kind,
+            index=len(target) + 1,
+            label=label,
+            caption=caption.text.strip() if caption is not None else "",
+            caption_block=caption_ids.get(id(caption)) if caption is not None else None,
+            page=page,
+            bbox=tuple(round(v, 2) for v in region) if region is not None else None,
+        )
+        if label is not None:
+            key = (kind, label.lower())
+            if key in first_by_label and caption.caption.continued:
+                visual.continues = first_by_label[key].id
+            first_by_label.setdefault(key, visual)
+        if region is None:
+            document.warnings.append(f"{visual.id} ({label}) on page {page}: caption found but no region")
+        target.append(visual)
+
+
+def render_visuals(
+    document: Document,
+    figures_dir: Path,
+    *,
+    dpi: int,
+    password: str | None,
+    limits: ReadLimits,
+    control: JobControl,
+) -> None:
+    """Render every figure and table region to PNG with get_pixmap(clip=...), never from raw streams."""
+    pdf = open_pdf(Path(document.source), password)
+    try:
+        visuals = document.visuals
+        for position, visual in enumerate(visuals):
+            control.report(position, len(visuals), visual.label or visual.id)
+            visual.image = None
+            if visual.bbox is None or visual.page is None:
+                continue
+            page = pdf.load_page(visual.page - 1)
+            clip = pymupdf.Rect(visual.bbox) + (-2, -2, 2, 2)
+            clip &= page.rect
+            if clip.is_empty:
+                continue
+            pixels = (clip.width * dpi / 72) * (clip.height * dpi / 72)
+            if pixels > limits.max_image_pixels:
+                raise ImageTooLargeError(f"{visual.id}: a {dpi} dpi crop would have {pixels:.0f} pixels")
+            pixmap = page.get_pixmap(clip=clip, dpi=dpi, alpha=False)
+            target = figures_dir / f"{visual.id}.png"
+            write_bytes_atomic(target, pixmap.tobytes("png"))
+            visual.image = f"figures/{target.name}"
+        control.report(len(visuals), len(visuals), "done")
+    finally:
+        pdf.close()

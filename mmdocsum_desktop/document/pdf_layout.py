@@ -1,0 +1,339 @@
+"""Page layout from PyMuPDF primitives: text lines grouped into blocks, graphics grouped into pictures.
+
+Nothing here decides what a figure is; it prepares the pieces (lines, blocks, graphic rectangles)
+that figures.py pairs with captions and reading_order.py puts in order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+import pymupdf
+
+from mmdocsum_desktop.document.labels import CaptionStart, parse_caption_start
+
+Rect = tuple[float, float, float, float]
+
+TEXT_FLAGS = (
+    pymupdf.TEXT_PRESERVE_LIGATURES
+    | pymupdf.TEXT_PRESERVE_WHITESPACE
+    | pymupdf.TEXT_MEDIABOX_CLIP
+    | pymupdf.TEXT_DEHYPHENATE
+)
+
+
+@dataclass
+class Line:
+    bbox: Rect
+    text: str
+    size: float
+    font: str
+    bold: bool
+    italic: bool
+    first_span_font: str
+    first_span_bold: bool
+    horizontal: bool
+    block_number: int
+    gappy: bool  # wide gaps between spans: a table row or figure labels, not running prose
+
+
+@dataclass
+class TextBlock:
+    lines: list[Line]
+    caption: CaptionStart | None = None
+    role: str = "text"  # text | body | caption | furniture | figure-text
+    bbox: Rect = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.bbox = union([line.bbox for line in self.lines])
+
+    @property
+    def text(self) -> str:
+        return join_lines([line.text for line in self.lines])
+
+    @property
+    def size(self) -> float:
+        weights = Counter()
+        for line in self.lines:
+            weights[round(line.size, 1)] += max(1, len(line.text))
+        return weights.most_common(1)[0][0]
+
+    @property
+    def bold(self) -> bool:
+        return all(line.bold for line in self.lines)
+
+    @property
+    def width(self) -> float:
+        return self.bbox[2] - self.bbox[0]
+
+
+def union(rects: list[Rect]) -> Rect:
+    return (
+        min(r[0] for r in rects),
+        min(r[1] for r in rects),
+        max(r[2] for r in rects),
+        max(r[3] for r in rects),
+    )
+
+
+def area(rect: Rect) -> float:
+    return max(0.0, rect[2] - rect[0]) * max(0.0, rect[3] - rect[1])
+
+
+def intersection_area(a: Rect, b: Rect) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def gap(a: Rect, b: Rect) -> float:
+    """Distance between two rectangles (0 when they touch or overlap)."""
+    dx = max(0.0, max(a[0], b[0]) - min(a[2], b[2]))
+    dy = max(0.0, max(a[1], b[1]) - min(a[3], b[3]))
+    return max(dx, dy) if min(dx, dy) == 0 else (dx * dx + dy * dy) ** 0.5
+
+
+def x_overlap(a: Rect, b: Rect) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+
+
+def y_overlap(a: Rect, b: Rect) -> float:
+    return max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+_HYPHEN_END = re.compile(r"[A-Za-z]-$")
+
+
+def join_lines(texts: list[str]) -> str:
+    """Join text lines, removing hyphens that PyMuPDF left at line ends before a lowercase word."""
+    out = ""
+    for text in texts:
+        text = text.strip()
+        if not text:
+            continue
+        if not out:
+            out = text
+        elif _HYPHEN_END.search(out) and text[:1].islower():
+            out = out[:-1] + text
+        else:
+            out += " " + text
+    return out
+
+
+def extract_lines(page: pymupdf.Page) -> list[Line]:
+    lines: list[Line] = []
+    page_dict = page.get_text("dict", flags=TEXT_FLAGS, sort=False)
+    for block in page_dict["blocks"]:
+        if block.get("type") != 0:
+            continue
+        for raw in block["lines"]:
+            spans = [s for s in raw["spans"] if s["text"].strip()]
+            if not spans:
+                continue
+            text = _spans_text(raw["spans"])
+            sizes = Counter()
+            for span in spans:
+                sizes[round(span["size"], 1)] += len(span["text"])
+            bold = all(_is_bold(s) for s in spans)
+            italic = all(s["flags"] & 2 for s in spans)
+            direction = raw.get("dir", (1, 0))
+            gappy = any(
+                b["bbox"][0] - a["bbox"][2] > 2.2 * max(a["size"], 1.0) for a, b in zip(spans, spans[1:])
+            )
+            lines.append(
+                Line(
+                    bbox=tuple(raw["bbox"]),
+                    text=text,
+                    size=sizes.most_common(1)[0][0],
+                    font=Counter({s["font"]: len(s["text"]) for s in spans}).most_common(1)[0][0],
+                    bold=bold,
+                    italic=italic,
+                    first_span_font=spans[0]["font"],
+                    first_span_bold=_is_bold(spans[0]),
+                    horizontal=abs(direction[0] - 1) < 0.01,
+                    block_number=block["number"],
+                    gappy=gappy,
+                )
+            )
+    return lines
+
+
+def _spans_text(spans: list[dict]) -> str:
+    parts: list[str] = []
+    previous = None
+    for span in spans:
+        if previous is not None and span["bbox"][0] - previous["bbox"][2] > 0.25 * span["size"]:
+            if parts and not parts[-1].endswith(" ") and not span["text"].startswith(" "):
+                parts.append(" ")
+        parts.append(span["text"])
+        previous = span
+    return re.sub(r"[ \t]+", " ", "".join(parts)).strip()
+
+
+def _is_bold(span: dict) -> bool:
+    font = span["font"].lower()
+    return bool(span["flags"] & 16) or "bold" in font or font.endswith(("-b", ".b", "-bd", "bx"))
+
+
+def group_blocks(lines: list[Line]) -> list[TextBlock]:
+    """Group lines by PyMuPDF's blocks, starting a new block at every caption start and at lines
+    that sit beside rather than below the previous one (two captions set side by side)."""
+    blocks: list[TextBlock] = []
+    current: list[Line] = []
+    current_caption: CaptionStart | None = None
+
+    def flush() -> None:
+        nonlocal current, current_caption
+        if current:
+            blocks.append(TextBlock(current, current_caption))
+        current, current_caption = [], None
+
+    for line in lines:
+        previous = current[-1] if current else None
+        new_pymupdf_block = previous is None or line.block_number != previous.block_number
+        beside = previous is not None and not new_pymupdf_block and _beside(previous, line)
+        caption = _caption_start(line, previous, starts_block=new_pymupdf_block or beside)
+        if new_pymupdf_block or beside or caption is not None:
+            flush()
+            current_caption = caption
+        elif current_caption is not None and previous is not None and _caption_ended(previous, line):
+            flush()
+        current.append(line)
+    flush()
+    return blocks
+
+
+def _beside(previous: Line, line: Line) -> bool:
+    return y_overlap(previous.bbox, line.bbox) > 0.5 * (line.bbox[3] - line.bbox[1]) and (
+        line.bbox[0] > previous.bbox[2] + 2 * line.size
+    )
+
+
+def _caption_ended(previous: Line, line: Line) -> bool:
+    """A caption block continues while lines stay aligned, close and in the caption's type size."""
+    vertical_gap = line.bbox[1] - previous.bbox[3]
+    return vertical_gap > 1.2 * line.size or abs(line.size - previous.size) > 1.5
+
+
+def _caption_start(line: Line, previous: Line | None, *, starts_block: bool) -> CaptionStart | None:
+    if not line.horizontal:
+        return None
+    start = parse_caption_start(line.text)
+    if start is None:
+        return None
+    if starts_block:
+        return start
+    # Mid-block: only when the label is set apart typographically from the text before it.
+    if previous is not None and (
+        line.first_span_bold != previous.first_span_bold or line.first_span_font != previous.font
+    ):
+        return start
+    return None
+
+
+def drawing_rects(page: pymupdf.Page, page_rect: Rect) -> tuple[list[Rect], list[Rect], list[Rect]]:
+    """Vector graphics clustered into candidate figure parts, thin rules (table lines) apart, and
+    the clip rectangles in force, so that what PyMuPDF reports is cut to what is actually visible."""
+    try:
+        drawings = page.get_drawings(extended=True)
+    except Exception:  # noqa: BLE001 — a broken content stream should cost the drawings, not the page
+        return [], [], []
+    page_area = area(page_rect)
+    rules: list[Rect] = []
+    visible: list[dict] = []
+    scissors: list[Rect] = []
+    stack: list[tuple[int, Rect]] = []
+    for drawing in drawings:
+        level = drawing.get("level", 0)
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        kind = drawing.get("type")
+        if kind == "clip":
+            scissor = clip(tuple(drawing["scissor"]), page_rect)
+            if scissor is None:
+                scissor = (0.0, 0.0, 0.0, 0.0)
+            elif area(scissor) < 0.9 * page_area:
+                scissors.append(scissor)
+            stack.append((level, scissor))
+            continue
+        if kind == "group":
+            continue
+        rect: Rect | None = tuple(drawing["rect"])
+        for _, scissor in stack:
+            rect = clip(rect, scissor) if rect is not None else None
+        rect = clip(rect, page_rect) if rect is not None else None
+        if rect is None and not (drawing["rect"].width < 1 or drawing["rect"].height < 1):
+            continue
+        if rect is None:
+            rect = tuple(drawing["rect"])
+        if area(rect) > 0.85 * page_area:
+            continue  # page background
+        width, height = rect[2] - rect[0], rect[3] - rect[1]
+        if (width < 2.5 or height < 2.5) and kind != "f" or (width < 2.5 and height < 2.5):
+            rules.append(rect)
+        if kind == "f" and drawing.get("fill") in ((1.0, 1.0, 1.0), [1.0, 1.0, 1.0]) and not drawing.get("color"):
+            continue  # white fills erase; they show nothing of their own
+        visible.append({"rect": pymupdf.Rect(rect)})
+    clusters: list[Rect] = []
+    if visible:
+        try:
+            clustered = page.cluster_drawings(drawings=visible, x_tolerance=4, y_tolerance=4)
+        except Exception:  # noqa: BLE001
+            clustered = []
+        for cluster in clustered:
+            rect = tuple(cluster)
+            if rect[2] - rect[0] < 6 or rect[3] - rect[1] < 6:
+                continue
+            clusters.append(rect)
+    return clusters, rules, scissors
+
+
+def image_rects(page: pymupdf.Page, page_rect: Rect, scissors: list[Rect] = ()) -> list[Rect]:
+    """Placed images, cut to the clip rectangle they mostly fall in (tiles often overhang it)."""
+    rects = []
+    try:
+        infos = page.get_image_info()
+    except Exception:  # noqa: BLE001
+        return rects
+    for info in infos:
+        rect = clip(tuple(info["bbox"]), page_rect)
+        if rect is None:
+            continue
+        for scissor in scissors:
+            inside = intersection_area(rect, scissor)
+            if 0.5 * area(rect) <= inside < area(rect) and area(scissor) > 900:
+                rect = clip(rect, scissor) or rect
+                break
+        if rect[2] - rect[0] < 4 or rect[3] - rect[1] < 4:
+            continue
+        rects.append(rect)
+    return rects
+
+
+def clip(rect: Rect, bounds: Rect) -> Rect | None:
+    clipped = (max(rect[0], bounds[0]), max(rect[1], bounds[1]), min(rect[2], bounds[2]), min(rect[3], bounds[3]))
+    if clipped[2] <= clipped[0] or clipped[3] <= clipped[1]:
+        return None
+    return clipped
+
+
+def merge_rects(rects: list[Rect], tolerance: float) -> list[Rect]:
+    """Union rectangles that overlap or lie within ``tolerance`` of each other, until stable."""
+    merged = list(rects)
+    changed = True
+    while changed:
+        changed = False
+        result: list[Rect] = []
+        for rect in merged:
+            for position, other in enumerate(result):
+                if gap(rect, other) <= tolerance:
+                    result[position] = union([rect, other])
+                    changed = True
+                    break
+            else:
+                result.append(rect)
+        merged = result
+    return merged
