@@ -92,6 +92,9 @@ def find_regions(
 
     for i, caption in enumerate(captions):
         parts = assigned.get(i)
+        if not caption.lines[0].horizontal:
+            regions.captioned.append((caption, _rotated_region(caption, blocks, regions, parts)))
+            continue
         if parts:
             regions.captioned.append((caption, _within_text_area(union(parts), geometry)))
             continue
@@ -271,6 +274,19 @@ def _attach_subfigures(
                 assigned[best].append(picture)
                 used.add(id(picture))
                 changed = True
+
+
+def _rotated_region(
+    caption: TextBlock, blocks: list[TextBlock], regions: PageRegions, parts: list[Rect] | None
+) -> Rect | None:
+    """A caption set sideways heads a landscape table or figure: the region is everything on the page
+    written in the caption's direction, plus any graphics paired with it."""
+    members = [b for b in blocks if b is not caption and b.role in {"figure-text", "text"} and not b.lines[0].horizontal]
+    for member in members:
+        member.role = "figure-text"
+        regions.absorbed.add(id(member))
+    rects = [m.bbox for m in members] + list(parts or [])
+    return union(rects) if rects else None
 
 
 def _text_region(

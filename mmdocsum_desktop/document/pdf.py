@@ -205,7 +205,7 @@ def _read_page(page: pymupdf.Page, style: DocumentStyle) -> tuple[list[TextBlock
     regions = find_regions(blocks, graphics + clusters, rules, geometry)
     # Captions are kept as text blocks; text inside figures and tables and page furniture are not.
     kept = [b for b in blocks if b.role in {"body", "text", "caption"} and id(b) not in regions.absorbed]
-    kept = [b for b in kept if b.lines[0].horizontal]
+    kept = [b for b in kept if b.lines[0].horizontal or b.role == "caption"]
     return order_blocks(kept, geometry), regions, sum(len(line.text) for line in lines)
 
 
@@ -218,7 +218,7 @@ def _classify(block: TextBlock, style: DocumentStyle, page_height: float) -> Non
     ):
         block.role = "furniture"
         return
-    if not block.lines[0].horizontal:
+    if not block.lines[0].horizontal and block.caption is None:
         block.role = "figure-text"
         return
     if block.caption is not None:
@@ -243,7 +243,9 @@ def _accept_caption(block: TextBlock, style: DocumentStyle) -> bool:
     if start.strong:
         # "Table 1. Results" in running prose is rare; "Fig. 2. shows" is not a caption.
         return set_apart or not re.match(r"^\s*(shows?|presents?|illustrates?|depicts?)\b", start.rest)
-    return set_apart or len(block.lines) == 1 and len(start.rest.split()) <= 12
+    if start.rest[:1].islower():
+        return bool(first.first_span_bold)  # "Table 3-1 summarizes ..." is prose
+    return set_apart
 
 
 def _is_body(block: TextBlock, style: DocumentStyle) -> bool:
@@ -410,7 +412,9 @@ def _mark_abstract(document: Document) -> None:
 
 def _title(pdf: pymupdf.Document, document: Document) -> str | None:
     metadata_title = (pdf.metadata or {}).get("title", "") or ""
-    if 8 <= len(metadata_title) <= 300 and not re.search(r"\.(?:docx?|pdf|tex|dvi)$|^untitled|^microsoft", metadata_title, re.IGNORECASE):
+    if 8 <= len(metadata_title) <= 300 and not re.search(
+        r"\.(?:docx?|pdf|tex|dvi)$|^untitled|^microsoft|^doi:|^\d", metadata_title, re.IGNORECASE
+    ):
         return metadata_title.strip()
     first_page = [b for b in document.blocks if b.page == 1 and b.bbox is not None and b.type != "caption"]
     if not first_page:

@@ -129,7 +129,7 @@ def extract_lines(page: pymupdf.Page) -> list[Line]:
     for block in page_dict["blocks"]:
         if block.get("type") != 0:
             continue
-        for raw in block["lines"]:
+        for raw in _join_baseline_pieces(block["lines"]):
             spans = [s for s in raw["spans"] if s["text"].strip()]
             if not spans:
                 continue
@@ -159,6 +159,30 @@ def extract_lines(page: pymupdf.Page) -> list[Line]:
                 )
             )
     return lines
+
+
+def _join_baseline_pieces(raw_lines: list[dict]) -> list[dict]:
+    """PyMuPDF sometimes cuts one printed line into pieces ("Table" | "1." | "HPO ..."); rejoin them."""
+    joined: list[dict] = []
+    for raw in raw_lines:
+        if joined:
+            last = joined[-1]
+            same_direction = tuple(last.get("dir", (1, 0))) == tuple(raw.get("dir", (1, 0)))
+            height = min(last["bbox"][3] - last["bbox"][1], raw["bbox"][3] - raw["bbox"][1])
+            size = max((s["size"] for s in raw["spans"]), default=10.0)
+            overlap = min(last["bbox"][3], raw["bbox"][3]) - max(last["bbox"][1], raw["bbox"][1])
+            horizontal_gap = raw["bbox"][0] - last["bbox"][2]
+            if same_direction and overlap > 0.7 * height and -1 <= horizontal_gap <= 1.5 * size:
+                last["spans"] = last["spans"] + raw["spans"]
+                last["bbox"] = (
+                    min(last["bbox"][0], raw["bbox"][0]),
+                    min(last["bbox"][1], raw["bbox"][1]),
+                    max(last["bbox"][2], raw["bbox"][2]),
+                    max(last["bbox"][3], raw["bbox"][3]),
+                )
+                continue
+        joined.append(dict(raw))
+    return joined
 
 
 def _spans_text(spans: list[dict]) -> str:
@@ -219,17 +243,16 @@ def _caption_ended(previous: Line, line: Line) -> bool:
 
 
 def _caption_start(line: Line, previous: Line | None, *, starts_block: bool) -> CaptionStart | None:
-    if not line.horizontal:
-        return None
     start = parse_caption_start(line.text)
     if start is None:
         return None
-    if starts_block:
+    if starts_block or previous is None:
         return start
-    # Mid-block: only when the label is set apart typographically from the text before it.
-    if previous is not None and (
-        line.first_span_bold != previous.first_span_bold or line.first_span_font != previous.font
-    ):
+    # Mid-block: only when the label is set apart from the text before it, since prose often
+    # breaks a line right before "Fig. 2." ("... as shown in / Fig. 2. The ...").
+    if line.first_span_bold != previous.first_span_bold or line.first_span_font != previous.font:
+        return start
+    if start.strong and (abs(line.size - previous.size) > 0.4 or previous.gappy):
         return start
     return None
 

@@ -1,0 +1,915 @@
+"""HTML articles (saved web pages, Wikipedia) read into a Document, and the pieces every article reader shares.
+
+The shared pieces live here because HTML is the most general article format: Markdown hands its raw HTML
+blocks to the HTML converter, and JATS walks its XML tree with the same non-recursive walker.
+"""
+
+from __future__ import annotations
+
+import codecs
+import html.entities
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from html.parser import HTMLParser as _Tokenizer
+from pathlib import Path
+from typing import Protocol
+from urllib.parse import unquote, urlsplit
+from urllib.request import url2pathname
+
+from lxml import etree
+from lxml import html as lxml_html
+
+from mmdocsum_desktop.document.labels import CaptionStart, parse_caption_start
+from mmdocsum_desktop.document.limits import ReadLimits
+from mmdocsum_desktop.document.model import Block, BlockType, Document, DocumentKind, Figure
+from mmdocsum_desktop.errors import CorruptDocumentError
+from mmdocsum_desktop.jobs import JobControl
+
+# --------------------------------------------------------------------------------------------------
+# Decoding bytes into text
+# --------------------------------------------------------------------------------------------------
+
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),  # before UTF-16 LE, whose BOM is its prefix
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+# Browsers read these labels as windows-1252, which is a superset; so do we.
+_WINDOWS_1252_ALIASES = {"iso-8859-1", "iso8859-1", "latin-1", "latin1", "us-ascii", "ascii", "l1"}
+_CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_BINARY_SAMPLE_CHARS = 65536
+_BINARY_BAD_RATIO = 0.05
+
+
+def decode_text(data: bytes, source_name: str, declared_encoding: str | None = None) -> tuple[str, list[str]]:
+    """Decode a text file (BOM first, then the declared encoding, then UTF-8) and refuse binary data.
+
+    Returns the text, without control characters, and warnings about bytes that had to be replaced.
+    """
+    warnings: list[str] = []
+    encoding = None
+    for bom, bom_encoding in _BOMS:
+        if data.startswith(bom):
+            encoding, data = bom_encoding, data[len(bom) :]
+            break
+    if encoding is None:
+        encoding = _utf16_without_bom(data) or _usable_encoding(declared_encoding) or "utf-8"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError:
+        text = data.decode(encoding, errors="replace")
+        warnings.append(f"{source_name}: some bytes are not valid {encoding} and were replaced")
+    if _looks_binary(text):
+        raise CorruptDocumentError(f"{source_name}: not a readable text file (binary or undecodable data)")
+    return _CONTROL_CHARS.sub("", text), warnings
+
+
+def _usable_encoding(label: str | None) -> str | None:
+    if not label:
+        return None
+    label = label.strip().lower()
+    if label in _WINDOWS_1252_ALIASES:
+        return "cp1252"
+    try:
+        return codecs.lookup(label).name
+    except LookupError:
+        return None
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    # Markup in UTF-16 without a BOM shows as ASCII bytes alternating with NULs.
+    sample = data[:4096]
+    if len(sample) < 8:
+        return None
+    even_nuls = sample[0::2].count(0)
+    odd_nuls = sample[1::2].count(0)
+    half = len(sample) // 2
+    if odd_nuls > 0.8 * half and even_nuls < 0.1 * half:
+        return "utf-16-le"
+    if even_nuls > 0.8 * half and odd_nuls < 0.1 * half:
+        return "utf-16-be"
+    return None
+
+
+def _looks_binary(text: str) -> bool:
+    sample = text[:_BINARY_SAMPLE_CHARS]
+    if not sample:
+        return False
+    bad = len(_CONTROL_CHARS.findall(sample)) + sample.count("\ufffd")
+    return bad / len(sample) > _BINARY_BAD_RATIO
+
+
+# --------------------------------------------------------------------------------------------------
+# Walking lxml trees without recursion
+# --------------------------------------------------------------------------------------------------
+
+
+class TreeVisitor(Protocol):
+    def enter(self, element: etree._Element, depth: int) -> bool:
+        """Called at an element's start tag; return False to skip its children (its tail is still read)."""
+
+    def leave(self, element: etree._Element) -> None:
+        """Called at the end tag of an element whose children were visited."""
+
+    def text(self, text: str | None) -> None:
+        """Character data in document order."""
+
+
+def walk_tree(root: etree._Element, visitor: TreeVisitor) -> None:
+    """Visit ``root``'s subtree depth first with an explicit stack, so deep nesting cannot overflow Python's."""
+    if not visitor.enter(root, 0):
+        return
+    visitor.text(root.text)
+    stack = [(root, iter(root))]
+    while stack:
+        parent, children = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            visitor.leave(parent)
+            if stack:
+                visitor.text(parent.tail)
+            continue
+        if not isinstance(child.tag, str):
+            # Comments and processing instructions carry no text; unexpanded entities may name a character.
+            if child.tag is etree.Entity:
+                visitor.text(html.entities.html5.get(f"{child.name};", ""))
+            visitor.text(child.tail)
+            continue
+        if visitor.enter(child, len(stack)):
+            visitor.text(child.text)
+            stack.append((child, iter(child)))
+        else:
+            visitor.text(child.tail)
+
+
+def local_name(element: etree._Element) -> str:
+    """The element's tag without namespace, lower-cased; empty for comments, PIs and entities."""
+    tag = element.tag
+    if not isinstance(tag, str):
+        return ""
+    if tag.startswith("{"):
+        tag = tag.split("}", 1)[1]
+    return tag.lower()
+
+
+class _TextCollector:
+    def __init__(
+        self,
+        skip: Callable[[etree._Element], bool],
+        substitute: Callable[[etree._Element], str | None],
+        separates: Callable[[etree._Element], bool],
+    ) -> None:
+        self.parts: list[str] = []
+        self._skip = skip
+        self._substitute = substitute
+        self._separates = separates
+
+    def enter(self, element: etree._Element, depth: int) -> bool:
+        if depth and self._skip(element):
+            return False
+        replacement = self._substitute(element)
+        if replacement is not None:
+            self.parts.append(replacement)
+            return False
+        if self._separates(element):
+            self.parts.append(" ")
+        return True
+
+    def leave(self, element: etree._Element) -> None:
+        if self._separates(element):
+            self.parts.append(" ")
+
+    def text(self, text: str | None) -> None:
+        if text:
+            self.parts.append(text)
+
+
+def _never(_: etree._Element) -> bool:
+    return False
+
+
+def _no_substitute(_: etree._Element) -> str | None:
+    return None
+
+
+def collect_text(
+    element: etree._Element,
+    *,
+    skip: Callable[[etree._Element], bool] = _never,
+    substitute: Callable[[etree._Element], str | None] = _no_substitute,
+    separates: Callable[[etree._Element], bool] = _never,
+) -> str:
+    """The element's text with whitespace collapsed; ``skip``ped descendants are left out."""
+    collector = _TextCollector(skip, substitute, separates)
+    walk_tree(element, collector)
+    return normalise_space("".join(collector.parts))
+
+
+def normalise_space(text: str) -> str:
+    return " ".join(text.split())
+
+
+# --------------------------------------------------------------------------------------------------
+# Building a Document: ids, sections, abstract flags, images
+# --------------------------------------------------------------------------------------------------
+
+_IMAGE_SUFFIXES = frozenset(
+    {".png", ".jpg", ".jpeg", ".gif", ".tif", ".tiff", ".bmp", ".webp", ".svg", ".eps", ".jp2", ".ppm"}
+)
+_PROGRESS_EVERY = 256
+
+
+def caption_label(caption: str) -> CaptionStart | None:
+    """The label a caption opens with ("Figure 3:", "Table 2."), unless it is a continuation."""
+    start = parse_caption_start(caption)
+    if start is None or start.continued:
+        return None
+    return start
+
+
+class ArticleBuilder:
+    """Collects blocks and visuals in reading order, numbering them the way every article reader must.
+
+    Readers set ``in_abstract`` while they are inside the abstract; headings set the section of what follows.
+    """
+
+    def __init__(self, source: Path, kind: DocumentKind, control: JobControl, total_steps: int) -> None:
+        self.source = source
+        self.kind: DocumentKind = kind
+        self.control = control
+        self.blocks: list[Block] = []
+        self.figures: list[Figure] = []
+        self.tables: list[Figure] = []
+        self.warnings: list[str] = []
+        self.section: str | None = None
+        self.in_abstract = False
+        self._steps = 0
+        self._total_steps = max(total_steps, 1)
+
+    def step(self) -> None:
+        """Count one unit of work; report progress (and honour cancellation) every few hundred."""
+        self._steps += 1
+        if self._steps % _PROGRESS_EVERY == 0:
+            self.control.report(min(self._steps, self._total_steps), self._total_steps, "blocks")
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+
+    def add_block(self, block_type: BlockType, text: str, *, keep_lines: bool = False) -> Block | None:
+        """Append a block unless its text is empty; ``keep_lines`` keeps line breaks (lists, code)."""
+        if keep_lines:
+            text = "\n".join(line.rstrip() for line in text.strip("\n").splitlines() if line.strip())
+        else:
+            text = normalise_space(text)
+        if not text:
+            return None
+        block = Block(
+            id=f"b{len(self.blocks) + 1}",
+            type=block_type,
+            text=text,
+            section=self.section,
+            is_abstract=self.in_abstract,
+        )
+        self.blocks.append(block)
+        return block
+
+    def add_heading(self, text: str) -> Block | None:
+        text = normalise_space(text)
+        if not text:
+            return None
+        self.section = text
+        return self.add_block("heading", text)
+
+    def add_visual(
+        self,
+        kind: str,
+        *,
+        caption: str,
+        label: str | None,
+        caption_block: Block | None = None,
+    ) -> Figure:
+        collection = self.tables if kind == "table" else self.figures
+        index = len(collection) + 1
+        visual = Figure(
+            id=f"{'tab' if kind == 'table' else 'fig'}{index}",
+            kind="table" if kind == "table" else "figure",
+            index=index,
+            label=label,
+            caption=normalise_space(caption),
+            caption_block=caption_block.id if caption_block else None,
+        )
+        collection.append(visual)
+        return visual
+
+    def add_captioned_visual(self, kind: str, caption: str, *, caption_is_visible: bool = True) -> Figure:
+        """A visual labelled from its caption's opening; a visible caption also becomes a caption block."""
+        start = caption_label(caption)
+        if start is not None and kind == "figure" and start.kind == "table":
+            kind = "table"
+        block = self.add_block("caption", caption) if caption_is_visible else None
+        return self.add_visual(kind, caption=caption, label=start.label if start else None, caption_block=block)
+
+    def attach_image(
+        self,
+        visual: Figure,
+        reference: str | None,
+        base_dir: Path,
+        *,
+        guess_suffixes: Iterable[str] = (),
+    ) -> None:
+        """Point the visual at a local image file; remote, embedded or missing images only add a warning."""
+        if not reference or not reference.strip():
+            return
+        reference = reference.strip()
+        path = self._local_path(visual, reference)
+        if path is None:
+            return
+        candidates = [path if path.is_absolute() else base_dir / path]
+        if path.suffix.lower() not in _IMAGE_SUFFIXES:
+            candidates += [candidates[0].with_name(candidates[0].name + suffix) for suffix in guess_suffixes]
+        for candidate in candidates:
+            try:
+                if candidate.is_file():
+                    visual.source_image = str(candidate.resolve())
+                    return
+            except OSError:  # names too long or otherwise unusable on this system
+                continue
+        self.warn(f"{visual.id}: image {reference} not found")
+
+    def _local_path(self, visual: Figure, reference: str) -> Path | None:
+        parts = urlsplit(reference)
+        scheme = parts.scheme.lower()
+        if reference.startswith("//") or scheme in {"http", "https", "ftp", "ftps"}:
+            self.warn(f"{visual.id}: image {_shorten(reference)} is remote and was not fetched")
+            return None
+        if scheme == "data":
+            self.warn(f"{visual.id}: embedded data: image was skipped")
+            return None
+        if scheme == "file":
+            return Path(url2pathname(parts.path))
+        if len(scheme) > 1:  # one letter is a Windows drive, not a scheme
+            self.warn(f"{visual.id}: image {_shorten(reference)} is not a local file")
+            return None
+        if len(scheme) == 1:
+            return Path(reference)
+        return Path(unquote(parts.path)) if parts.path else None
+
+    def build(self, *, title: str | None, abstract: str | None, language: str | None) -> Document:
+        if not any(block.type != "caption" for block in self.blocks):
+            self.warn(f"{self.source.name}: no text found")
+        self.control.report(self._total_steps, self._total_steps, "blocks")
+        return Document(
+            source=str(self.source),
+            kind=self.kind,
+            title=normalise_space(title) if title and title.strip() else None,
+            abstract=abstract or None,
+            language=language.strip() if language and language.strip() else None,
+            blocks=self.blocks,
+            figures=self.figures,
+            tables=self.tables,
+            warnings=self.warnings,
+        )
+
+    def abstract_text(self) -> str | None:
+        text = "\n\n".join(b.text for b in self.blocks if b.is_abstract and b.type not in {"heading", "caption"})
+        return text or None
+
+
+def _shorten(reference: str, limit: int = 120) -> str:
+    return reference if len(reference) <= limit else reference[: limit - 1] + "…"
+
+
+def starts_abstract(heading: str) -> bool:
+    return normalise_space(heading).rstrip(":.").lower() == "abstract"
+
+
+# --------------------------------------------------------------------------------------------------
+# HTML parsing
+# --------------------------------------------------------------------------------------------------
+
+_META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.IGNORECASE)
+_XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9_.:\-]+)""", re.IGNORECASE)
+# libxml2 refuses to nest deeper than 256 elements and drops everything after; stay clear of that.
+_LIBXML_SAFE_DEPTH = 240
+_VOID_ELEMENTS = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
+)
+_SELF_CLOSING_SIBLINGS = frozenset({"p", "li", "dt", "dd", "tr", "td", "th", "option"})
+
+
+def parse_html_text(text: str) -> tuple[etree._Element | None, list[str]]:
+    """Parse HTML leniently, never touching the network; pathologically deep markup is flattened first."""
+    root, depth_exceeded = _parse_html_once(text)
+    warnings: list[str] = []
+    if depth_exceeded:
+        root, depth_exceeded = _parse_html_once(_flatten_deep_markup(text, _LIBXML_SAFE_DEPTH))
+        warnings.append("markup nested too deeply; the deepest elements were flattened")
+        if depth_exceeded:
+            warnings.append("part of the markup could not be read")
+    return root, warnings
+
+
+def _parse_html_once(text: str) -> tuple[etree._Element | None, bool]:
+    parser = lxml_html.HTMLParser(
+        encoding="utf-8", remove_comments=True, remove_pis=True, no_network=True, recover=True
+    )
+    try:
+        root = etree.fromstring(text.encode("utf-8", errors="replace"), parser)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+        root = None
+    depth_exceeded = any(entry.type_name == "ERR_RESOURCE_LIMIT" for entry in parser.error_log)
+    return root, depth_exceeded
+
+
+class _DepthFlattener(_Tokenizer):
+    """Re-emits markup with every tag deeper than ``max_depth`` dropped (their text is kept)."""
+
+    def __init__(self, max_depth: int) -> None:
+        super().__init__(convert_charrefs=False)
+        self.max_depth = max_depth
+        self.out: list[str] = []
+        self._open: list[str] = []
+        self._open_counts: Counter[str] = Counter()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _SELF_CLOSING_SIBLINGS and self._open and self._open[-1] == tag:
+            self._pop()
+        if tag in _VOID_ELEMENTS:
+            self.out.append(self.get_starttag_text() or "")
+            return
+        if len(self._open) >= self.max_depth:
+            return
+        self._open.append(tag)
+        self._open_counts[tag] += 1
+        self.out.append(self.get_starttag_text() or "")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if len(self._open) < self.max_depth or tag in _VOID_ELEMENTS:
+            self.out.append(self.get_starttag_text() or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        # An end tag with no open element of that name is stray (or belonged to a dropped one).
+        if not self._open_counts[tag]:
+            return
+        while self._open and self._pop() != tag:
+            pass
+
+    def _pop(self) -> str:
+        tag = self._open.pop()
+        self._open_counts[tag] -= 1
+        self.out.append(f"</{tag}>")
+        return tag
+
+    def handle_data(self, data: str) -> None:
+        self.out.append(data)
+
+    def handle_entityref(self, name: str) -> None:
+        self.out.append(f"&{name};")
+
+    def handle_charref(self, name: str) -> None:
+        self.out.append(f"&#{name};")
+
+    def handle_decl(self, decl: str) -> None:
+        self.out.append(f"<!{decl}>")
+
+
+def _flatten_deep_markup(text: str, max_depth: int) -> str:
+    flattener = _DepthFlattener(max_depth)
+    flattener.feed(text)
+    flattener.close()
+    return "".join(flattener.out)
+
+
+# --------------------------------------------------------------------------------------------------
+# HTML to blocks and visuals
+# --------------------------------------------------------------------------------------------------
+
+_INLINE_TAGS = frozenset(
+    """a abbr acronym b bdi bdo big cite code data del dfn em font i ins kbd label mark nobr q rp rt ruby s samp
+    small span strike strong sub sup time tt u var wbr""".split()
+)
+_HEADING_LEVELS = {f"h{level}": level for level in range(1, 7)}
+_LIST_TAGS = frozenset({"ul", "ol", "menu"})
+# Never content: code, styling, embedded documents, interactive widgets and page chrome.
+_IGNORED_TAGS = frozenset(
+    """script style noscript template iframe frame frameset object embed applet canvas svg audio map area
+    form button input select textarea option datalist dialog nav footer head title meta link base""".split()
+)
+_CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "menu", "menubar", "toolbar", "dialog"})
+_CHROME_CLASS_FRAGMENTS = (
+    "navbox",
+    "mw-editsection",
+    "noprint",
+    "catlinks",
+    "mw-jump-link",
+    "printfooter",
+    "reflist",
+    "mw-references",
+    "mw-cite-backlink",
+    "hatnote",
+    "shortdescription",
+    "mw-indicator",
+    "mw-portlet",
+    "sistersitebox",
+    "side-box",
+    "portalbox",
+    "authority-control",
+    "vector-menu",
+    "vector-dropdown",
+    "vector-toc",
+    "vector-page-toolbar",
+    "vector-body-before-content",
+    "vector-sticky",
+    "vector-pinnable",
+    "breadcrumb",
+    "skip-link",
+    "sr-only",
+    "visually-hidden",
+)
+# Matched as whole class tokens or ids: as fragments they would also hit ordinary names.
+_CHROME_TOKENS = frozenset({"toc", "reference", "references", "sidebar", "sitesub", "contentsub", "jump-to-nav"})
+_VISUAL_CONTENT_TAGS = frozenset({"img", "picture", "video", "svg", "canvas", "table", "object", "embed"})
+_DECORATIVE_MAX_PIXELS = 48
+_DISPLAYSTYLE = re.compile(r"^\{\\displaystyle\s*(.*)\}$", re.DOTALL)
+
+
+def _classes_and_id(element: etree._Element) -> tuple[list[str], str]:
+    return (element.get("class") or "").lower().split(), (element.get("id") or "").lower()
+
+
+def is_page_chrome(element: etree._Element) -> bool:
+    """Navigation, hidden and reference-marker elements that are not part of the article's text."""
+    tag = local_name(element)
+    if tag in _IGNORED_TAGS:
+        return True
+    if tag == "header" and element.find(".//h1") is None:
+        return True
+    if element.get("hidden") is not None or (element.get("aria-hidden") or "").lower() == "true":
+        return True
+    if (element.get("role") or "").lower() in _CHROME_ROLES:
+        return True
+    classes, element_id = _classes_and_id(element)
+    if element_id in _CHROME_TOKENS or any(token in _CHROME_TOKENS for token in classes):
+        return True
+    return any(fragment in token for token in classes for fragment in _CHROME_CLASS_FRAGMENTS)
+
+
+def _separates_text(element: etree._Element) -> bool:
+    return local_name(element) not in _INLINE_TAGS
+
+
+def math_text(element: etree._Element) -> str:
+    """TeX for a MathML <math> when the page carries it, else the MathML's own characters."""
+    for annotation in element.iter("{*}annotation", "annotation"):
+        if "tex" in (annotation.get("encoding") or "").lower() and annotation.text:
+            return annotation.text.strip()
+    alternative = (element.get("alttext") or "").strip()
+    if alternative:
+        match = _DISPLAYSTYLE.match(alternative)
+        return match.group(1).strip() if match else alternative
+    return collect_text(element, skip=lambda e: local_name(e) in {"annotation", "annotation-xml"})
+
+
+def _substitute_inline(element: etree._Element) -> str | None:
+    tag = local_name(element)
+    if tag == "math":
+        return f" {math_text(element)} "
+    if tag in {"img", "br"}:
+        return " "
+    return None
+
+
+def html_text(element: etree._Element) -> str:
+    """Visible text of an HTML element, without chrome such as "[edit]" links or "[12]" reference markers."""
+    return collect_text(element, skip=is_page_chrome, substitute=_substitute_inline, separates=_separates_text)
+
+
+def _pixel_size(value: str | None) -> int | None:
+    match = re.match(r"\s*(\d+)", value or "")
+    return int(match.group(1)) if match else None
+
+
+def _image_reference(element: etree._Element) -> str | None:
+    """The image an <img>, <video> or <picture> shows: src, a lazy-loading data-src, or srcset's first."""
+    tag = local_name(element)
+    if tag == "video":
+        return element.get("poster")
+    if tag == "img":
+        for attribute in ("src", "data-src"):
+            value = (element.get(attribute) or "").strip()
+            if value:
+                return value
+        srcset = (element.get("srcset") or "").strip()
+        return srcset.split(",")[0].split()[0] if srcset else None
+    return None
+
+
+class HtmlConverter:
+    """Turns an HTML tree into blocks and visuals on an ArticleBuilder, in document order."""
+
+    def __init__(self, builder: ArticleBuilder, base_dir: Path, limits: ReadLimits) -> None:
+        self.builder = builder
+        self.base_dir = base_dir
+        self.max_depth = max(limits.max_html_depth, 1)
+        self.first_h1: str | None = None
+        self._paragraph: list[str] = []
+        # Lists and data tables are read whole at their start; their subtree is then walked only for images.
+        self._text_muted_by: etree._Element | None = None
+        self._abstract_elements: list[etree._Element] = []
+        self._abstract_heading_level: int | None = None
+
+    def convert(self, root: etree._Element) -> None:
+        walk_tree(root, self)
+        self._flush()
+
+    # TreeVisitor ------------------------------------------------------------------------------------
+
+    def enter(self, element: etree._Element, depth: int) -> bool:
+        self.builder.step()
+        tag = local_name(element)
+        if is_page_chrome(element):
+            if tag not in _INLINE_TAGS:
+                self._flush()
+            return False
+        if depth >= self.max_depth:
+            # Deeper than we follow: keep the text, lose the structure.
+            if self._text_muted_by is None:
+                self._flush()
+                self.builder.add_block("paragraph", html_text(element))
+            return False
+        if self._text_muted_by is not None:
+            return self._enter_muted(element, tag)
+        if tag in _INLINE_TAGS:
+            return True
+        if tag == "br":
+            self._paragraph.append(" ")
+            return False
+        if tag == "math":
+            return self._math(element)
+        if tag in {"img", "video"}:
+            self._loose_image(element)
+            return False
+        self._flush()
+        opens_abstract = self._opens_abstract(element)
+        if opens_abstract:
+            self._abstract_elements.append(element)
+            self.builder.in_abstract = True
+        descend = self._enter_block(element, tag)
+        if opens_abstract and not descend:
+            self._leave_abstract(element)
+        return descend
+
+    def _enter_block(self, element: etree._Element, tag: str) -> bool:
+        if tag in _HEADING_LEVELS:
+            self._heading(element, _HEADING_LEVELS[tag])
+            return False
+        if tag in _LIST_TAGS:
+            self.builder.add_block("list", "\n".join(_list_lines(element)), keep_lines=True)
+            self._text_muted_by = element
+            return True
+        if tag == "figure" and _has_visual_content(element):
+            self._figure(element)
+            return False
+        if tag == "table" and not _is_layout_table(element):
+            self._table(element)
+            self._text_muted_by = element
+            return True
+        if tag == "pre":
+            self.builder.add_block("paragraph", "".join(element.itertext()), keep_lines=True)
+            return False
+        return True
+
+    def leave(self, element: etree._Element) -> None:
+        if element is self._text_muted_by:
+            self._text_muted_by = None
+        elif local_name(element) not in _INLINE_TAGS:
+            self._flush()
+        self._leave_abstract(element)
+
+    def text(self, text: str | None) -> None:
+        if text and self._text_muted_by is None:
+            self._paragraph.append(text)
+
+    # Elements ---------------------------------------------------------------------------------------
+
+    def _leave_abstract(self, element: etree._Element) -> None:
+        if self._abstract_elements and self._abstract_elements[-1] is element:
+            self._abstract_elements.pop()
+            self.builder.in_abstract = bool(self._abstract_elements) or self._abstract_heading_level is not None
+
+    def _enter_muted(self, element: etree._Element, tag: str) -> bool:
+        if tag in {"img", "video"}:
+            self._loose_image(element)
+            return False
+        if tag == "figure" and _has_visual_content(element):
+            self._figure(element)
+            return False
+        return tag not in _HEADING_LEVELS and tag != "math"
+
+    def _flush(self) -> None:
+        if self._paragraph:
+            self.builder.add_block("paragraph", "".join(self._paragraph))
+            self._paragraph = []
+
+    def _opens_abstract(self, element: etree._Element) -> bool:
+        classes, element_id = _classes_and_id(element)
+        return "abstract" in element_id or any("abstract" in token for token in classes)
+
+    def _heading(self, element: etree._Element, level: int) -> None:
+        text = html_text(element)
+        if not text:
+            return
+        if level == 1 and self.first_h1 is None:
+            self.first_h1 = text
+        if self._abstract_heading_level is not None and level <= self._abstract_heading_level:
+            self._abstract_heading_level = None
+            self.builder.in_abstract = bool(self._abstract_elements)
+        if starts_abstract(text):
+            self._abstract_heading_level = level
+            self.builder.in_abstract = True
+        self.builder.add_heading(text)
+
+    def _math(self, element: etree._Element) -> bool:
+        formula = math_text(element)
+        if (element.get("display") or "").lower() == "block":
+            self._flush()
+            self.builder.add_block("equation", formula)
+        else:
+            self._paragraph.append(f" {formula} ")
+        return False
+
+    def _figure(self, figure: etree._Element) -> None:
+        caption_element = next(figure.iter("figcaption"), None)
+        table = next(figure.iter("table"), None)
+        image = _first_image(figure)
+        if caption_element is not None:
+            caption, visible = html_text(caption_element), True
+        elif table is not None and (table_caption := next(table.iter("caption"), None)) is not None:
+            caption, visible = html_text(table_caption), True
+        else:
+            caption, visible = _alternative_text(image) if image is not None else "", False
+        kind = "table" if table is not None and image is None else "figure"
+        visual = self.builder.add_captioned_visual(kind, caption, caption_is_visible=visible)
+        if image is not None:
+            self.builder.attach_image(visual, _image_reference(image), self.base_dir)
+
+    def _table(self, table: etree._Element) -> None:
+        caption_element = next((child for child in table if local_name(child) == "caption"), None)
+        caption = html_text(caption_element) if caption_element is not None else ""
+        self.builder.add_captioned_visual("table", caption)
+
+    def _loose_image(self, image: etree._Element) -> None:
+        if _is_decorative(image):
+            return
+        reference = _image_reference(image)
+        if not reference:
+            return
+        visual = self.builder.add_captioned_visual("figure", _alternative_text(image), caption_is_visible=False)
+        self.builder.attach_image(visual, reference, self.base_dir)
+
+
+def _first_image(container: etree._Element) -> etree._Element | None:
+    for element in container.iter("img", "video"):
+        if _image_reference(element):
+            return element
+    return None
+
+
+def _alternative_text(image: etree._Element) -> str:
+    return normalise_space(image.get("alt") or "") or normalise_space(image.get("title") or "")
+
+
+def _is_decorative(image: etree._Element) -> bool:
+    if (image.get("role") or "").lower() in {"presentation", "none"}:
+        return True
+    if "mwe-math" in (image.get("class") or ""):
+        return True  # Wikipedia's fallback picture of a formula whose MathML we already read
+    sizes = [_pixel_size(image.get("width")), _pixel_size(image.get("height"))]
+    return any(size is not None and size < _DECORATIVE_MAX_PIXELS for size in sizes)
+
+
+def _has_visual_content(figure: etree._Element) -> bool:
+    # <figure> also wraps quotations and code listings; those are text, not visuals.
+    return any(local_name(element) in _VISUAL_CONTENT_TAGS for element in figure.iter())
+
+
+def _is_layout_table(table: etree._Element) -> bool:
+    """Tables used to lay out a page (role=presentation, or holding headings) are read as text."""
+    if (table.get("role") or "").lower() in {"presentation", "none"}:
+        return True
+    return next(table.iter(*_HEADING_LEVELS), None) is not None
+
+
+class _ListLines:
+    """One line per <li>, nested items indented; text outside any item gets a line of its own."""
+
+    def __init__(self) -> None:
+        self.lines: list[list[str]] = []
+        self._open_items: list[int] = []
+        self._list_depth = 0
+
+    def enter(self, element: etree._Element, depth: int) -> bool:
+        tag = local_name(element)
+        if depth and is_page_chrome(element):
+            return False
+        replacement = _substitute_inline(element)
+        if replacement is not None:
+            self.text(replacement)
+            return False
+        if tag in _LIST_TAGS:
+            self._list_depth += 1
+        elif tag == "li":
+            self.lines.append(["  " * max(self._list_depth - 1, 0)])
+            self._open_items.append(len(self.lines) - 1)
+        elif tag not in _INLINE_TAGS:
+            self.text(" ")
+        return True
+
+    def leave(self, element: etree._Element) -> None:
+        tag = local_name(element)
+        if tag in _LIST_TAGS:
+            self._list_depth -= 1
+        elif tag == "li" and self._open_items:
+            self._open_items.pop()
+        elif tag not in _INLINE_TAGS:
+            self.text(" ")
+
+    def text(self, text: str | None) -> None:
+        if not text:
+            return
+        if not self._open_items:
+            if not text.strip():
+                return
+            self.lines.append([""])
+            self._open_items.append(len(self.lines) - 1)
+            self.lines[-1].append(text)
+            self._open_items.pop()
+            return
+        self.lines[self._open_items[-1]].append(text)
+
+
+def _list_lines(list_element: etree._Element) -> list[str]:
+    collector = _ListLines()
+    walk_tree(list_element, collector)
+    lines = []
+    for parts in collector.lines:
+        indent, text = parts[0], normalise_space("".join(parts[1:]))
+        if text:
+            lines.append(indent + text)
+    return lines
+
+
+def _content_root(root: etree._Element) -> etree._Element:
+    """The page's main content when it marks one (<main>, role=main), else <body>."""
+    main = next(root.iter("main"), None)
+    if main is None:
+        main = next((e for e in root.iter() if (e.get("role") or "").lower() == "main"), None)
+    if main is not None:
+        return main
+    return next(root.iter("body"), root)
+
+
+def _page_title(root: etree._Element, first_h1: str | None) -> str | None:
+    title_element = root.find("head/title")
+    title = normalise_space(title_element.text_content()) if title_element is not None else ""
+    # <title> usually carries the site's name too ("Duck - Wikipedia"); the <h1> inside it does not.
+    if first_h1 and (not title or first_h1.lower() in title.lower()):
+        return first_h1
+    return title or first_h1
+
+
+def _page_language(root: etree._Element) -> str | None:
+    return root.get("lang") or root.get("{http://www.w3.org/XML/1998/namespace}lang") or root.get("xml:lang")
+
+
+def declared_html_encoding(data: bytes) -> str | None:
+    head = data[:4096]
+    match = _XML_ENCODING.match(head) or _META_CHARSET.search(head)
+    return match.group(1).decode("ascii") if match else None
+
+
+def count_elements(root: etree._Element) -> int:
+    return sum(1 for _ in root.iter())
+
+
+def read_html(path: Path, *, limits: ReadLimits, control: JobControl) -> Document:
+    """Read a saved HTML page: headings, paragraphs, lists, figures, tables; never fetches anything."""
+    data = path.read_bytes()
+    text, warnings = decode_text(data, path.name, declared_html_encoding(data))
+    root, parse_warnings = parse_html_text(text) if text.strip() else (None, [])
+    builder = ArticleBuilder(path, "html", control, count_elements(root) if root is not None else 0)
+    builder.warnings.extend(warnings)
+    builder.warnings.extend(f"{path.name}: {warning}" for warning in parse_warnings)
+    if root is None:
+        return builder.build(title=None, abstract=None, language=None)
+    converter = HtmlConverter(builder, path.parent, limits)
+    converter.convert(_content_root(root))
+    return builder.build(
+        title=_page_title(root, converter.first_h1),
+        abstract=builder.abstract_text(),
+        language=_page_language(root),
+    )
