@@ -39,3 +39,31 @@ class ImageTooLargeError(MmdocsumError):
 
 class JobCancelled(MmdocsumError):
     exit_code = 130
+
+
+class CorruptImageError(MmdocsumError):
+    """An image file or buffer that cannot be decoded."""
+
+
+class ModelError(MmdocsumError):
+    """A model is missing, damaged or cannot run."""
+
+
+class ModelNotFoundError(ModelError):
+    """No model of that name is registered, or its files are not installed."""
+
+
+class ModelChecksumError(ModelError):
+    """A model file's sha256 differs from the expected one."""
+
+
+class ModelDownloadError(ModelError):
+    """A model file could not be downloaded."""
+
+
+class ModelExportError(ModelError):
+    """A model could not be converted (for example a CLIP checkpoint to ONNX)."""
+
+
+class MissingDependencyError(ModelError):
+    """An optional package needed for this feature is not installed."""

@@ -90,16 +90,24 @@ def find_regions(
     used = {id(rect) for parts in assigned.values() for rect in parts}
     _attach_subfigures(captions, assigned, pictures, used, obstacles)
 
+    taken = [r for parts in assigned.values() for r in parts]
+    # Text regions in two passes: every caption's own zone first, then each widens without
+    # reaching into a zone that belongs to another caption (tables side by side).
+    zones = {
+        i: _text_zone(caption, blocks, rules, geometry, taken)
+        for i, caption in enumerate(captions)
+        if not assigned.get(i) and caption.lines[0].horizontal
+    }
     for i, caption in enumerate(captions):
         parts = assigned.get(i)
         if not caption.lines[0].horizontal:
             regions.captioned.append((caption, _rotated_region(caption, blocks, regions, parts)))
-            continue
-        if parts:
+        elif parts:
             regions.captioned.append((caption, _within_text_area(union(parts), geometry)))
-            continue
-        region = _text_region(caption, blocks, rules, geometry, regions, taken=[r for p in assigned.values() for r in p])
-        regions.captioned.append((caption, region))
+        else:
+            others = [_zone_rect(members) for j, members in zones.items() if j != i and members]
+            region = _text_region(caption, zones[i], blocks, geometry, regions, taken, others)
+            regions.captioned.append((caption, region))
 
     page_area = area(geometry.rect)
     for picture in pictures:
@@ -289,34 +297,84 @@ def _rotated_region(
     return union(rects) if rects else None
 
 
+def _text_zone(
+    caption: TextBlock, blocks: list[TextBlock], rules: list[Rect], geometry: PageGeometry, taken: list[Rect]
+) -> list:
+    """The non-body text (and table rules) next to a caption, on the side that looks most tabular."""
+    kind = caption.caption.kind if caption.caption else "figure"
+    listing = caption.caption.label.startswith("Example")
+    directions = ["below", "above"] if kind == "table" or listing else ["above", "below"]
+    span = geometry.column_span(caption.bbox)
+    proposals = []
+    for rank, direction in enumerate(directions):
+        members = _collect_zone(caption, blocks, rules, span, direction, taken)
+        if members:
+            proposals.append((_tabular_evidence(members), -rank, members))
+    if not proposals:
+        return []
+    return max(proposals, key=lambda p: (p[0], p[1]))[2]
+
+
 def _text_region(
     caption: TextBlock,
+    members: list,
     blocks: list[TextBlock],
-    rules: list[Rect],
     geometry: PageGeometry,
     regions: PageRegions,
     taken: list[Rect],
+    others: list[Rect],
 ) -> Rect | None:
-    """A region made of non-body text (and table rules) next to a caption: tables, code listings."""
-    kind = caption.caption.kind if caption.caption else "figure"
-    directions = ["below", "above"] if kind == "table" or caption.caption.label.startswith("Example") else [
-        "above",
-        "below",
-    ]
+    """A region made of non-body text next to a caption: tables, code listings, text-only figures."""
+    if not members:
+        return None
+    members = _widen_zone(members, blocks, taken, others)
     left, right = geometry.column_span(caption.bbox)
-    for direction in directions:
-        members = _collect_zone(caption, blocks, rules, (left, right), direction, taken)
-        if members:
-            rects = [m.bbox if isinstance(m, TextBlock) else m for m in members]
-            region = union(rects)
-            if caption.caption.label.startswith("Example") and region[2] - region[0] > 0.4 * (right - left):
-                region = (min(region[0], left), region[1], max(region[2], right), region[3])
-            for member in members:
-                if isinstance(member, TextBlock):
-                    member.role = "figure-text"
-                    regions.absorbed.add(id(member))
-            return region
-    return None
+    region = union([m.bbox if isinstance(m, TextBlock) else m for m in members])
+    if caption.caption.label.startswith("Example") and region[2] - region[0] > 0.4 * (right - left):
+        region = (min(region[0], left), region[1], max(region[2], right), region[3])
+    for member in members:
+        if isinstance(member, TextBlock):
+            member.role = "figure-text"
+            regions.absorbed.add(id(member))
+    return region
+
+
+def _tabular_evidence(members: list) -> float:
+    """How much a zone looks like a table or listing: gappy rows, rules, many short lines."""
+    score = 0.0
+    for member in members:
+        if isinstance(member, TextBlock):
+            score += sum(1.0 for line in member.lines if line.gappy) + 0.3 * len(member.lines)
+        else:
+            score += 1.0
+    return score
+
+
+def _zone_rect(members: list) -> Rect:
+    return union([m.bbox if isinstance(m, TextBlock) else m for m in members])
+
+
+def _widen_zone(members: list, blocks: list[TextBlock], taken: list[Rect], others: list[Rect]) -> list:
+    """A table may be wider than its caption's column: take in the non-body text beside the zone."""
+    members = list(members)
+    region = union([m.bbox if isinstance(m, TextBlock) else m for m in members])
+    changed = True
+    while changed:
+        changed = False
+        for block in blocks:
+            if block in members or block.role in {"body", "caption", "furniture", "figure-text"}:
+                continue
+            if block.bbox[1] < region[1] - 2 or block.bbox[3] > region[3] + 2:
+                continue
+            distance = gap(block.bbox, region)
+            if distance > 30 or any(gap(block.bbox, other) < distance for other in others):
+                continue
+            if any(intersection_area(block.bbox, t) > 0.3 * max(area(block.bbox), 1e-6) for t in taken):
+                continue
+            members.append(block)
+            region = union([region, block.bbox])
+            changed = True
+    return members
 
 
 def _collect_zone(

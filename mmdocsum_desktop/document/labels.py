@@ -27,11 +27,12 @@ _WORDS: dict[str, tuple[str, VisualKind]] = {
 }
 
 _NUMBER = r"(?:S?\d{1,3}(?:[-.‐–]\d{1,3})?)"
+_ROMAN = r"(?:[IVXL]{1,6}\b)"  # IEEE numbers tables "TABLE IV"
 _CAPTION_RE = re.compile(
     rf"""^\s*
     (?:Supplementary\s+|Extended\s+Data\s+)?
     (?P<word>Figure|FIGURE|Fig\.?|FIG\.?|Scheme|SCHEME|Chart|Plate|Example|Table|TABLE|Tab\.)
-    \s*(?P<number>{_NUMBER})(?P<sub>[a-zA-Z](?![a-zA-Z]))?
+    \s*(?P<number>{_NUMBER}|{_ROMAN})(?P<sub>[a-zA-Z](?![a-zA-Z]))?
     (?P<after>.*)$""",
     re.VERBOSE | re.DOTALL,
 )
@@ -75,7 +76,7 @@ def parse_caption_start(text: str) -> CaptionStart | None:
 # Mentions: "Fig. 3", "Figure 3a", "Figs. 2 and 3", "Figures 2-4", "Table 1, 2, and 3", "Fig. 1(a)".
 _MENTION_RE = re.compile(
     rf"""\b(?P<word>Figures?|FIGURES?|Figs?\.?|FIGS?\.?|Schemes?|Tables?|TABLES?|Tab\.|Example)
-    \s*(?P<list>{_NUMBER}[a-z]?(?:\s*(?:,|and|&|to|[-–—])\s*(?:{_NUMBER}|[a-z]\b)[a-z]?)*)""",
+    \s*(?P<list>(?:{_NUMBER}|(?<=Table\s){_ROMAN}|(?<=TABLE\s){_ROMAN})[a-z]?(?:\s*(?:,|and|&|to|[-–—])\s*(?:{_NUMBER}|[a-z]\b)[a-z]?)*)""",
     re.VERBOSE,
 )
 _NUMBER_IN_LIST = re.compile(rf"{_NUMBER}")

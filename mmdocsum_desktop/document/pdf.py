@@ -200,13 +200,19 @@ def _read_page(page: pymupdf.Page, style: DocumentStyle) -> tuple[list[TextBlock
     for block in blocks:
         _classify(block, style, height)
     clusters, rules, scissors = drawing_rects(page, page_rect)
-    graphics = image_rects(page, page_rect, scissors)
+    graphics = [g for g in image_rects(page, page_rect, scissors) + clusters if not _in_margin_band(g, page_rect)]
     geometry = _geometry(page_rect, blocks)
-    regions = find_regions(blocks, graphics + clusters, rules, geometry)
+    regions = find_regions(blocks, graphics, rules, geometry)
     # Captions are kept as text blocks; text inside figures and tables and page furniture are not.
     kept = [b for b in blocks if b.role in {"body", "text", "caption"} and id(b) not in regions.absorbed]
     kept = [b for b in kept if b.lines[0].horizontal or b.role == "caption"]
     return order_blocks(kept, geometry), regions, sum(len(line.text) for line in lines)
+
+
+def _in_margin_band(rect: Rect, page_rect: Rect) -> bool:
+    """Running header banners and footer logos live entirely inside the top or bottom margin."""
+    height = page_rect[3] - page_rect[1]
+    return rect[3] <= page_rect[1] + _MARGIN * height or rect[1] >= page_rect[3] - _MARGIN * height
 
 
 def _classify(block: TextBlock, style: DocumentStyle, page_height: float) -> None:

@@ -1,0 +1,451 @@
+"""JATS (NLM/PMC) article XML read into a Document: front matter, body sections, figures, tables, back matter."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from lxml import etree
+
+from mmdocsum_desktop.document.html import (
+    ArticleBuilder,
+    collect_text,
+    count_elements,
+    decode_text,
+    local_name,
+    normalise_space,
+    walk_tree,
+)
+from mmdocsum_desktop.document.labels import parse_caption_start
+from mmdocsum_desktop.document.limits import ReadLimits
+from mmdocsum_desktop.document.model import BlockType, Document
+from mmdocsum_desktop.errors import CorruptDocumentError
+from mmdocsum_desktop.jobs import JobControl
+
+_XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+_XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+# JATS graphics often name the file without its extension ("elife-56337-fig1").
+_GRAPHIC_SUFFIXES = (".jpg", ".png", ".tif", ".gif", ".jpeg", ".tiff")
+_XML_DECLARATION = re.compile(rb"^\s*<\?xml[^>]*\?>")
+_XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9_.:\-]+)""")
+
+_VISUALS = frozenset({"fig", "table-wrap"})
+# Never article text: the reference list, peer-review sub-articles, data files and machine metadata.
+_SKIPPED = frozenset(
+    {
+        "ref-list",
+        "sub-article",
+        "response",
+        "supplementary-material",
+        "object-id",
+        "alt-text",
+        "long-desc",
+        "processing-meta",
+        "permissions",
+        "counts",
+        "kwd-group",
+        "inline-graphic",
+        "graphic",
+        "media",
+        "institution-id",
+    }
+)
+# Citation-like parts (names, years, titles) that JATS writes without spaces between them.
+_SPACED_INLINE = frozenset(
+    {
+        "name",
+        "string-name",
+        "surname",
+        "given-names",
+        "person-group",
+        "collab",
+        "etal",
+        "year",
+        "source",
+        "data-title",
+        "article-title",
+        "pub-id",
+        "institution",
+        "funding-source",
+        "award-id",
+        "element-citation",
+        "mixed-citation",
+    }
+)
+_HEADING_PARENTS = frozenset(
+    {"sec", "app", "ack", "boxed-text", "abstract", "trans-abstract", "glossary", "notes", "fn-group", "statement"}
+)
+# Elements whose start and end break the running paragraph; everything else is inline text.
+_BLOCK_CONTAINERS = frozenset(
+    {
+        "body",
+        "back",
+        "floats-group",
+        "sec",
+        "app",
+        "app-group",
+        "ack",
+        "abstract",
+        "trans-abstract",
+        "boxed-text",
+        "disp-quote",
+        "statement",
+        "glossary",
+        "notes",
+        "fn-group",
+        "fig-group",
+        "caption",
+        "verse-group",
+        "verse-line",
+        "speech",
+        "def-list",
+        "list-item",
+        "title-group",
+        "table-wrap-foot",
+        "address",
+    }
+)
+_LISTS = frozenset({"list", "def-list"})
+_LIST_ITEMS = frozenset({"list-item", "def-item"})
+_PREFORMATTED = frozenset({"preformat", "code"})
+_FORMULAS = frozenset({"disp-formula", "disp-formula-group"})
+
+
+def _parser(*, recover: bool) -> etree.XMLParser:
+    # The safe configuration: no entity expansion (billion laughs), no DTD, no network, no huge trees.
+    return etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        huge_tree=False,
+        load_dtd=False,
+        dtd_validation=False,
+        remove_comments=True,
+        remove_pis=True,
+        recover=recover,
+    )
+
+
+def _parse(data: bytes, source_name: str) -> tuple[etree._Element, list[str]]:
+    try:
+        return etree.fromstring(data, _parser(recover=False)), []
+    except etree.XMLSyntaxError as error:
+        first_error = getattr(error, "msg", None) or str(error).splitlines()[0] or "syntax error"
+    # Malformed (often truncated) XML: read what the parser can recover from text we decoded ourselves.
+    declared = _XML_ENCODING.match(data[:1024])
+    text, warnings = decode_text(data, source_name, declared.group(1).decode("ascii") if declared else None)
+    cleaned = _XML_DECLARATION.sub(b"", text.encode("utf-8"), count=1)
+    try:
+        root = etree.fromstring(cleaned, _parser(recover=True)) if cleaned.strip() else None
+    except etree.XMLSyntaxError:
+        root = None
+    if root is None:
+        raise CorruptDocumentError(f"{source_name}: not well-formed XML ({first_error})")
+    return root, [*warnings, f"{source_name}: malformed XML ({first_error}); read what could be recovered"]
+
+
+def _children(element: etree._Element, name: str) -> list[etree._Element]:
+    return [child for child in element if local_name(child) == name]
+
+
+def _child(element: etree._Element | None, name: str) -> etree._Element | None:
+    if element is None:
+        return None
+    return next((child for child in element if local_name(child) == name), None)
+
+
+def _skip_in_text(element: etree._Element) -> bool:
+    return local_name(element) in _SKIPPED or local_name(element) in _VISUALS
+
+
+def _substitute_in_text(element: etree._Element) -> str | None:
+    name = local_name(element)
+    if name in {"inline-formula", "disp-formula"}:
+        return f" {formula_text(element)} "
+    if name == "break":
+        return " "
+    return None
+
+
+def _separates(element: etree._Element) -> bool:
+    name = local_name(element)
+    return name in _BLOCK_CONTAINERS or name in _SPACED_INLINE or name in {"p", "title", "label", "td", "th"}
+
+
+def jats_text(element: etree._Element) -> str:
+    """Text of a JATS element with inline markup flattened and nested floats and data files left out."""
+    return collect_text(element, skip=_skip_in_text, substitute=_substitute_in_text, separates=_separates)
+
+
+def formula_text(formula: etree._Element) -> str:
+    """TeX when the formula carries it, else MathML's alttext, else the characters of its markup."""
+    for element in formula.iter():
+        if local_name(element) == "tex-math" and (text := "".join(element.itertext()).strip()):
+            return text
+    for element in formula.iter():
+        if local_name(element) == "math" and (alternative := (element.get("alttext") or "").strip()):
+            return alternative
+    return collect_text(
+        formula,
+        skip=lambda e: local_name(e) in {"label", "graphic", "annotation", "annotation-xml"},
+    )
+
+
+class _JatsConverter:
+    """Walks body, back matter and abstracts, feeding paragraphs, lists, formulas and floats to the builder."""
+
+    def __init__(self, builder: ArticleBuilder, base_dir: Path) -> None:
+        self.builder = builder
+        self.base_dir = base_dir
+        self.back_matter = False
+        self._paragraph: list[str] = []
+        self._appendices: list[etree._Element] = []
+
+    def convert(self, root: etree._Element, *, back_matter: bool = False) -> None:
+        self.back_matter = back_matter
+        walk_tree(root, self)
+        self._flush()
+
+    # TreeVisitor ------------------------------------------------------------------------------------
+
+    def enter(self, element: etree._Element, depth: int) -> bool:
+        self.builder.step()
+        name = local_name(element)
+        if name in _SKIPPED:
+            return False
+        if name == "label" and local_name(element.getparent()) in _HEADING_PARENTS:
+            return False  # read together with the section's title
+        if name in {"inline-formula", "break"}:
+            self._paragraph.append(_substitute_in_text(element) or " ")
+            return False
+        if name == "title" and local_name(element.getparent()) in _HEADING_PARENTS:
+            self._flush()
+            self._heading(element)
+            return False
+        if name == "title" and local_name(element.getparent()) == "caption":
+            self._flush()  # a boxed text's caption title
+            self._heading(element)
+            return False
+        if name in _VISUALS or name == "table":
+            self._flush()
+            self._visuals(element)
+            return False
+        if name in _FORMULAS:
+            self._flush()
+            self.builder.add_block("equation", formula_text(element))
+            return False
+        if name in _LISTS:
+            self._flush()
+            self.builder.add_block("list", "\n".join(_list_lines(element)), keep_lines=True)
+            return False
+        if name == "fn":
+            self._flush()
+            self.builder.add_block("footnote", jats_text(element))
+            return False
+        if name in _PREFORMATTED:
+            self._flush()
+            self.builder.add_block(self._text_type(), "".join(element.itertext()), keep_lines=True)
+            return False
+        if name in {"app", "app-group"}:
+            self._appendices.append(element)
+        if name == "p" or name in _BLOCK_CONTAINERS:
+            self._flush()
+        if name == "ack" and _child(element, "title") is None:
+            self.builder.add_heading("Acknowledgements")
+        if name in _SPACED_INLINE:
+            self._paragraph.append(" ")
+        return True
+
+    def leave(self, element: etree._Element) -> None:
+        name = local_name(element)
+        if name == "p" or name in _BLOCK_CONTAINERS:
+            self._flush()
+        elif name in _SPACED_INLINE:
+            self._paragraph.append(" ")
+        if self._appendices and self._appendices[-1] is element:
+            self._appendices.pop()
+
+    def text(self, text: str | None) -> None:
+        if text:
+            self._paragraph.append(text)
+
+    # Elements ---------------------------------------------------------------------------------------
+
+    def _text_type(self) -> BlockType:
+        # Back matter (acknowledgements, funding, notes) is not the article's body; appendices are.
+        return "footnote" if self.back_matter and not self._appendices else "paragraph"
+
+    def _flush(self) -> None:
+        if self._paragraph:
+            self.builder.add_block(self._text_type(), "".join(self._paragraph))
+            self._paragraph = []
+
+    def _heading(self, title: etree._Element) -> None:
+        label = _child(title.getparent(), "label")
+        text = jats_text(title)
+        if label is not None and (label_text := jats_text(label)) and text:
+            text = f"{label_text} {text}"
+        self.builder.add_heading(text)
+
+    def _visuals(self, container: etree._Element) -> None:
+        """A fig or table-wrap, and the figure supplements nested in it (eLife), each as its own visual."""
+        if local_name(container) == "table":  # a bare table with no table-wrap: no label, no caption
+            self.builder.add_visual("table", caption="", label=None)
+            return
+        for element in container.iter():
+            if local_name(element) in _VISUALS and not _inside_skipped(element, container):
+                self._visual(element)
+
+    def _visual(self, element: etree._Element) -> None:
+        name = local_name(element)
+        kind = "figure" if name == "fig" else "table"
+        label_element = _child(element, "label")
+        caption_element = _child(element, "caption")
+        label_text = jats_text(label_element) if label_element is not None else ""
+        caption_text = jats_text(caption_element) if caption_element is not None else ""
+        caption = normalise_space(f"{label_text} {caption_text}")
+        caption_block = self.builder.add_block("caption", caption)
+        visual = self.builder.add_visual(
+            kind, caption=caption, label=_normalised_label(label_text), caption_block=caption_block
+        )
+        graphic = _own_graphic(element)
+        if graphic is not None:
+            self.builder.attach_image(
+                visual, graphic.get(_XLINK_HREF), self.base_dir, guess_suffixes=_GRAPHIC_SUFFIXES
+            )
+        for footer in _children(element, "table-wrap-foot"):
+            for note in footer:
+                self.builder.add_block("footnote", jats_text(note))
+
+
+def _normalised_label(label_text: str) -> str | None:
+    """ "Fig 1" -> "Figure 1"; a sub-item such as "Figure 1—figure supplement 1" gets no label of its own,
+    or mentions of Figure 1 would be linked to it."""
+    start = parse_caption_start(label_text)
+    if start is None or start.rest.strip(" .:"):
+        return None
+    return start.label
+
+
+def _owning_visual(element: etree._Element | None) -> etree._Element | None:
+    while element is not None:
+        if local_name(element) in _VISUALS:
+            return element
+        element = element.getparent()
+    return None
+
+
+def _inside_skipped(element: etree._Element, container: etree._Element) -> bool:
+    """Whether a nested float sits inside something we never read (a data file's description)."""
+    parent = element.getparent()
+    while parent is not None and parent is not container:
+        if local_name(parent) in _SKIPPED:
+            return True
+        parent = parent.getparent()
+    return False
+
+
+def _own_graphic(visual: etree._Element) -> etree._Element | None:
+    """The visual's image: its first <graphic> that does not belong to a nested figure or a data file."""
+    for element in visual.iter():
+        if local_name(element) != "graphic":
+            continue
+        owner = element.getparent()
+        while owner is not None and owner is not visual:
+            if local_name(owner) in _VISUALS or local_name(owner) == "supplementary-material":
+                break
+            owner = owner.getparent()
+        if owner is visual:
+            return element
+    return None
+
+
+class _ListLines:
+    def __init__(self) -> None:
+        self.lines: list[list[str]] = []
+        self._open: list[int] = []
+        self._depth = 0
+
+    def enter(self, element: etree._Element, depth: int) -> bool:
+        name = local_name(element)
+        if depth and _skip_in_text(element):
+            return False
+        substitute = _substitute_in_text(element)
+        if substitute is not None:
+            self.text(substitute)
+            return False
+        if name in _LISTS:
+            self._depth += 1
+        elif name in _LIST_ITEMS:
+            self.lines.append(["  " * max(self._depth - 1, 0)])
+            self._open.append(len(self.lines) - 1)
+        elif name in {"p", "term", "def", "title"}:
+            self.text(" ")
+        return True
+
+    def leave(self, element: etree._Element) -> None:
+        name = local_name(element)
+        if name in _LISTS:
+            self._depth -= 1
+        elif name in _LIST_ITEMS and self._open:
+            self._open.pop()
+        elif name in {"p", "term", "def", "title"}:
+            self.text(" ")
+
+    def text(self, text: str | None) -> None:
+        if not text:
+            return
+        if self._open:
+            self.lines[self._open[-1]].append(text)
+        elif text.strip():
+            self.lines.append(["", text])
+
+
+def _list_lines(list_element: etree._Element) -> list[str]:
+    collector = _ListLines()
+    walk_tree(list_element, collector)
+    lines = []
+    for indent, *parts in collector.lines:
+        text = normalise_space("".join(parts))
+        if text:
+            lines.append(indent + text)
+    return lines
+
+
+def _abstract_heading(abstract: etree._Element) -> str:
+    abstract_type = (abstract.get("abstract-type") or "").strip()
+    return abstract_type.replace("-", " ").capitalize() if abstract_type else "Abstract"
+
+
+def read_jats(path: Path, *, limits: ReadLimits, control: JobControl) -> Document:
+    """Read JATS XML (PMC .nxml): title, abstracts, sections, figures and tables; references are skipped."""
+    root, warnings = _parse(path.read_bytes(), path.name)
+    if local_name(root) != "article":
+        raise CorruptDocumentError(f"{path.name}: not a JATS article (root element <{local_name(root)}>)")
+    builder = ArticleBuilder(path, "jats", control, count_elements(root))
+    builder.warnings.extend(warnings)
+    converter = _JatsConverter(builder, path.parent)
+
+    article_meta = _child(_child(root, "front"), "article-meta")
+    title_element = _child(_child(article_meta, "title-group"), "article-title")
+    title = jats_text(title_element) if title_element is not None else None
+
+    main_abstract: str | None = None
+    builder.in_abstract = True
+    for abstract in _children(article_meta, "abstract") if article_meta is not None else []:
+        first_block = len(builder.blocks)
+        if _child(abstract, "title") is None:
+            builder.add_heading(_abstract_heading(abstract))
+        converter.convert(abstract)
+        is_main = (abstract.get("abstract-type") or "abstract") == "abstract"
+        if main_abstract is None and is_main:
+            text = "\n\n".join(b.text for b in builder.blocks[first_block:] if b.type != "heading")
+            main_abstract = text or None
+    builder.in_abstract = False
+    main_abstract = main_abstract or builder.abstract_text()
+
+    for part_name in ("body", "back", "floats-group"):
+        for part in _children(root, part_name):
+            converter.convert(part, back_matter=part_name == "back")
+
+    return builder.build(title=title, abstract=main_abstract, language=root.get(_XML_LANG))
+

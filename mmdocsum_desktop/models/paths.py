@@ -1,0 +1,34 @@
+"""Where the model layer keeps its files.
+
+* data dir (``platformdirs.user_data_dir("mmdocsum-desktop")``, or ``MMDOCSUM_DATA_DIR``): the user's
+  model index ``models.json``, downloaded and assembled models, exported CLIP ONNX files.
+* cache dir (``platformdirs.user_cache_dir("mmdocsum-desktop")``, or ``MMDOCSUM_CACHE_DIR``): the
+  content cache of embeddings and OCR results; deleting it only costs recomputation.
+
+Both are read from the environment on every call, so tests can point them at a temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+APP_NAME = "mmdocsum-desktop"
+
+
+def data_dir() -> Path:
+    override = os.environ.get("MMDOCSUM_DATA_DIR")
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def cache_dir() -> Path:
+    override = os.environ.get("MMDOCSUM_CACHE_DIR")
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
