@@ -220,7 +220,7 @@ def normalise_space(text: str) -> str:
 _IMAGE_SUFFIXES = frozenset(
     {".png", ".jpg", ".jpeg", ".gif", ".tif", ".tiff", ".bmp", ".webp", ".svg", ".eps", ".jp2", ".ppm"}
 )
-_PROGRESS_EVERY = 256
+_PROGRESS_EVERY = 100
 
 
 def caption_label(caption: str) -> CaptionStart | None:
@@ -359,7 +359,7 @@ class ArticleBuilder:
         return Path(unquote(parts.path)) if parts.path else None
 
     def build(self, *, title: str | None, abstract: str | None, language: str | None) -> Document:
-        if not any(block.type != "caption" for block in self.blocks):
+        if not self.blocks:
             self.warn(f"{self.source.name}: no text found")
         self.control.report(self._total_steps, self._total_steps, "blocks")
         return Document(
@@ -901,13 +901,14 @@ def read_html(path: Path, *, limits: ReadLimits, control: JobControl) -> Documen
     data = path.read_bytes()
     text, warnings = decode_text(data, path.name, declared_html_encoding(data))
     root, parse_warnings = parse_html_text(text) if text.strip() else (None, [])
-    builder = ArticleBuilder(path, "html", control, count_elements(root) if root is not None else 0)
+    content = _content_root(root) if root is not None else None
+    builder = ArticleBuilder(path, "html", control, count_elements(content) if content is not None else 0)
     builder.warnings.extend(warnings)
     builder.warnings.extend(f"{path.name}: {warning}" for warning in parse_warnings)
-    if root is None:
+    if root is None or content is None:
         return builder.build(title=None, abstract=None, language=None)
     converter = HtmlConverter(builder, path.parent, limits)
-    converter.convert(_content_root(root))
+    converter.convert(content)
     return builder.build(
         title=_page_title(root, converter.first_h1),
         abstract=builder.abstract_text(),

@@ -418,20 +418,26 @@ def _abstract_heading(abstract: etree._Element) -> str:
 
 def read_jats(path: Path, *, limits: ReadLimits, control: JobControl) -> Document:
     """Read JATS XML (PMC .nxml): title, abstracts, sections, figures and tables; references are skipped."""
-    root, warnings = _parse(path.read_bytes(), path.name)
+    data = path.read_bytes()
+    if not data.strip():
+        return ArticleBuilder(path, "jats", control, 0).build(title=None, abstract=None, language=None)
+    root, warnings = _parse(data, path.name)
     if local_name(root) != "article":
         raise CorruptDocumentError(f"{path.name}: not a JATS article (root element <{local_name(root)}>)")
-    builder = ArticleBuilder(path, "jats", control, count_elements(root))
+    article_meta = _child(_child(root, "front"), "article-meta")
+    abstracts = _children(article_meta, "abstract") if article_meta is not None else []
+    parts = [(part, name == "back") for name in ("body", "back", "floats-group") for part in _children(root, name)]
+    total_steps = sum(count_elements(element) for element in [*abstracts, *(part for part, _ in parts)])
+    builder = ArticleBuilder(path, "jats", control, total_steps)
     builder.warnings.extend(warnings)
     converter = _JatsConverter(builder, path.parent)
 
-    article_meta = _child(_child(root, "front"), "article-meta")
     title_element = _child(_child(article_meta, "title-group"), "article-title")
     title = jats_text(title_element) if title_element is not None else None
 
     main_abstract: str | None = None
     builder.in_abstract = True
-    for abstract in _children(article_meta, "abstract") if article_meta is not None else []:
+    for abstract in abstracts:
         first_block = len(builder.blocks)
         if _child(abstract, "title") is None:
             builder.add_heading(_abstract_heading(abstract))
@@ -443,9 +449,8 @@ def read_jats(path: Path, *, limits: ReadLimits, control: JobControl) -> Documen
     builder.in_abstract = False
     main_abstract = main_abstract or builder.abstract_text()
 
-    for part_name in ("body", "back", "floats-group"):
-        for part in _children(root, part_name):
-            converter.convert(part, back_matter=part_name == "back")
+    for part, is_back_matter in parts:
+        converter.convert(part, back_matter=is_back_matter)
 
     return builder.build(title=title, abstract=main_abstract, language=root.get(_XML_LANG))
 

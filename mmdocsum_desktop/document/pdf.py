@@ -103,7 +103,7 @@ def _read(
             f"{path.name}: {page_count} pages is over the limit of {limits.max_pages} (--max-pages)"
         )
     document = Document(source=str(path.resolve()), kind="pdf", page_count=page_count, page_sizes=[])
-    style = _document_style(pdf, control)
+    style, cached_lines = _document_style(pdf, control)
     collected: list[tuple[int, TextBlock]] = []
     visuals: list[tuple[int, str, TextBlock | None, Rect | None]] = []
     text_chars = 0
@@ -113,7 +113,7 @@ def _read(
         try:
             page = pdf.load_page(number)
             document.page_sizes.append((round(page.rect.width, 2), round(page.rect.height, 2)))
-            page_blocks, regions, page_chars = _read_page(page, style)
+            page_blocks, regions, page_chars = _read_page(page, style, cached_lines.pop(number, None))
         except Exception as error:  # noqa: BLE001 — one broken page must not cost the document
             document.warnings.append(f"page {number + 1}: could not be read ({_short(error)})")
             continue
@@ -140,14 +140,18 @@ def _read(
     return document
 
 
-def _document_style(pdf: pymupdf.Document, control: JobControl) -> DocumentStyle:
-    """Body type size and fonts, and running headers/footers, from a sample of pages."""
+def _document_style(
+    pdf: pymupdf.Document, control: JobControl
+) -> tuple[DocumentStyle, dict[int, list[Line]]]:
+    """Body type size and fonts, and running headers/footers, from a sample of pages.
+
+    The sampled pages' lines are returned too: for documents short enough to be sampled whole, the
+    main pass reuses them instead of extracting every page twice."""
     count = pdf.page_count
     step = max(1, count // _SAMPLE_PAGES)
     sizes: Counter[float] = Counter()
-    fonts: Counter[str] = Counter()
     margin_texts: Counter[str] = Counter()
-    sampled = 0
+    sampled: dict[int, list[Line]] = {}
     for number in range(0, count, step):
         control.check()
         try:
@@ -155,7 +159,7 @@ def _document_style(pdf: pymupdf.Document, control: JobControl) -> DocumentStyle
             lines = extract_lines(page)
         except Exception:  # noqa: BLE001
             continue
-        sampled += 1
+        sampled[number] = lines
         height = page.rect.height
         seen: set[str] = set()
         for line in lines:
@@ -168,21 +172,17 @@ def _document_style(pdf: pymupdf.Document, control: JobControl) -> DocumentStyle
                     seen.add(key)
                     margin_texts[key] += 1
     body_size = sizes.most_common(1)[0][0] if sizes else 10.0
-    for number in range(0, count, step):
-        try:
-            lines = extract_lines(pdf.load_page(number))
-        except Exception:  # noqa: BLE001
-            continue
+    fonts: Counter[str] = Counter()
+    for lines in sampled.values():
         for line in lines:
             if abs(line.size - body_size) <= 0.6:
                 fonts[line.font] += len(line.text)
-        if sum(fonts.values()) > 50_000:
-            break
     total = sum(fonts.values()) or 1
     body_fonts = {font for font, chars in fonts.items() if chars >= 0.12 * total}
-    repeat = max(2, int(0.3 * sampled))
-    furniture = {text for text, seen_on in margin_texts.items() if seen_on >= repeat} if sampled > 1 else set()
-    return DocumentStyle(body_size, body_fonts, furniture)
+    repeat = max(2, int(0.3 * len(sampled)))
+    furniture = {text for text, seen_on in margin_texts.items() if seen_on >= repeat} if len(sampled) > 1 else set()
+    reusable = sampled if step == 1 else {}
+    return DocumentStyle(body_size, body_fonts, furniture), reusable
 
 
 def _furniture_key(text: str) -> str:
@@ -192,9 +192,11 @@ def _furniture_key(text: str) -> str:
 _PAGE_NUMBER = re.compile(r"^(?:page\s*)?[#\divxlc-]{1,7}(?:\s*(?:of|/)\s*#+)?$", re.IGNORECASE)
 
 
-def _read_page(page: pymupdf.Page, style: DocumentStyle) -> tuple[list[TextBlock], PageRegions, int]:
+def _read_page(
+    page: pymupdf.Page, style: DocumentStyle, lines: list[Line] | None = None
+) -> tuple[list[TextBlock], PageRegions, int]:
     page_rect: Rect = tuple(page.rect)
-    lines = extract_lines(page)
+    lines = extract_lines(page) if lines is None else lines
     blocks = group_blocks(lines)
     height = page_rect[3] - page_rect[1]
     for block in blocks:
@@ -366,7 +368,7 @@ def _build_document(
             caption_ids[id(text_block)] = block_id
     _join_hyphenation(document.blocks)
     _mark_abstract(document)
-    document.title = _title(pdf, document)
+    document.title = _title(pdf, collected)
     document.language = _metadata_language(pdf) or guess_language(document.body_text())
     _add_visuals(document, visuals, caption_ids)
 
@@ -416,26 +418,20 @@ def _mark_abstract(document: Document) -> None:
         return
 
 
-def _title(pdf: pymupdf.Document, document: Document) -> str | None:
+def _title(pdf: pymupdf.Document, collected: list[tuple[int, TextBlock]]) -> str | None:
     metadata_title = (pdf.metadata or {}).get("title", "") or ""
     if 8 <= len(metadata_title) <= 300 and not re.search(
         r"\.(?:docx?|pdf|tex|dvi)$|^untitled|^microsoft|^doi:|^\d", metadata_title, re.IGNORECASE
     ):
         return metadata_title.strip()
-    first_page = [b for b in document.blocks if b.page == 1 and b.bbox is not None and b.type != "caption"]
+    first_page = [b for page, b in collected if page == 1 and b.role != "caption" and 3 < len(b.text) < 300]
     if not first_page:
         return None
-    try:
-        page = pdf.load_page(0)
-        sizes = {}
-        for line in extract_lines(page):
-            sizes[line.text[:40]] = line.size
-    except Exception:  # noqa: BLE001
-        return first_page[0].text[:200]
-    upper = [b for b in first_page if b.bbox[1] < page.rect.height * 0.5 and len(b.text) < 300]
-    if not upper:
-        return first_page[0].text[:200]
-    return max(upper, key=lambda b: sizes.get(b.text[:40], 0.0)).text
+    top = min(b.bbox[1] for b in first_page)
+    bottom = max(b.bbox[3] for b in first_page)
+    upper = [b for b in first_page if b.bbox[1] < top + 0.5 * (bottom - top)] or first_page
+    # The title is the largest type in the upper half of the first page; ties go to the higher block.
+    return max(upper, key=lambda b: (round(b.size, 1), -b.bbox[1])).text.strip()
 
 
 def _metadata_language(pdf: pymupdf.Document) -> str | None:
@@ -508,7 +504,7 @@ def render_visuals(
                 raise ImageTooLargeError(f"{visual.id}: a {dpi} dpi crop would have {pixels:.0f} pixels")
             pixmap = page.get_pixmap(clip=clip, dpi=dpi, alpha=False)
             target = figures_dir / f"{visual.id}.png"
-            write_bytes_atomic(target, pixmap.tobytes("png"))
+            write_bytes_atomic(target, pixmap.tobytes("png"), durable=False)
             visual.image = f"figures/{target.name}"
         control.report(len(visuals), len(visuals), "done")
     finally:

@@ -24,7 +24,7 @@ TEXT_FLAGS = (
 )
 
 
-@dataclass
+@dataclass(eq=False)
 class Line:
     bbox: Rect
     text: str
@@ -39,7 +39,7 @@ class Line:
     gappy: bool  # wide gaps between spans: a table row or figure labels, not running prose
 
 
-@dataclass
+@dataclass(eq=False)  # blocks are compared by identity: two identical-looking blocks are still two
 class TextBlock:
     lines: list[Line]
     caption: CaptionStart | None = None

@@ -1,0 +1,162 @@
+"""Sentence embeddings with all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime; no torch.
+
+Tokenizer: ``tokenizer.json`` of the same model through the ``tokenizers`` library, truncated to 256
+tokens (the sentence-transformers setting of this model), padded per batch. Vectors: mean of
+``last_hidden_state`` over the attention mask, L2-normalised, float32, 384 values.
+
+Results are cached by (model id, sha256 of the text) in a :class:`ContentCache`; the model id carries the
+first 12 hex digits of the ONNX file's sha256 and the truncation length, so another model file never
+returns stale vectors.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from mmdocsum_desktop.errors import MissingDependencyError, ModelError
+from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.models.cache import ContentCache
+from mmdocsum_desktop.models.devices import make_session, provider_device
+from mmdocsum_desktop.models.hashing import sha256_file
+
+DEFAULT_MODEL = "minilm-int8"
+DIM = 384
+
+
+class TextEmbedder:
+    """``TextEmbedder().embed(["a sentence", ...]) -> float32 array (n, 384)``, rows L2-normalised.
+
+    ``cache``: True → the default on-disk :class:`ContentCache`; False/None → no cache; or a ContentCache.
+    ``session_runs`` counts the onnxruntime ``run`` calls this instance made (a cache hit makes none).
+    """
+
+    dim = DIM
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str] | None = None,
+        tokenizer_path: str | os.PathLike[str] | None = None,
+        *,
+        intra_op_threads: int = 2,
+        max_length: int = 256,
+        cache: ContentCache | bool | None = True,
+        prefer_gpu: bool = True,
+    ) -> None:
+        if model_path is None or tokenizer_path is None:
+            from mmdocsum_desktop.models.registry import get_model
+
+            entry = get_model(DEFAULT_MODEL)
+            model_path = model_path or entry.path("model")
+            tokenizer_path = tokenizer_path or entry.path("tokenizer")
+        self.model_path = Path(model_path)
+        self.tokenizer_path = Path(tokenizer_path)
+        self.max_length = int(max_length)
+        self.session_runs = 0
+
+        try:
+            from tokenizers import Tokenizer
+        except ImportError as error:
+            raise MissingDependencyError("text embeddings need the tokenizers package: pip install tokenizers") from error
+        try:
+            self._tokenizer = Tokenizer.from_file(str(self.tokenizer_path))
+        except Exception as error:  # noqa: BLE001 — tokenizers raises plain Exception subclasses
+            raise ModelError(f"cannot load the tokenizer {self.tokenizer_path}: {error}") from error
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(max_length=self.max_length)
+        self._pad_id = self._tokenizer.token_to_id("[PAD]") or 0
+
+        self._session = make_session(self.model_path, intra_op_threads=intra_op_threads, prefer_gpu=prefer_gpu)
+        names = {i.name for i in self._session.get_inputs()}
+        if not {"input_ids", "attention_mask"} <= names:
+            raise ModelError(f"{self.model_path.name} is not a BERT-style encoder (inputs: {sorted(names)})")
+        self._uses_token_types = "token_type_ids" in names
+        self.device = provider_device(self._session.get_providers()[0])
+        self.model_id = f"minilm:{sha256_file(self.model_path)[:12]}:len{self.max_length}"
+
+        self._owns_cache = cache is True
+        if cache is True:
+            self.cache: ContentCache | None = ContentCache()
+        elif cache is False or cache is None:
+            self.cache = None
+        else:
+            self.cache = cache
+
+    def embed(self, texts: Sequence[str], batch_size: int = 32, control: JobControl | None = None) -> np.ndarray:
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a list of strings, not one string")
+        texts = list(texts)
+        for index, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"texts[{index}] is {type(text).__name__}, not str")
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        result = np.zeros((len(texts), DIM), dtype=np.float32)
+        if not texts:
+            return result
+        control = ensure_control(control)
+
+        keys = [ContentCache.key_for_text(t) for t in texts]
+        cached = self.cache.get_many(self.model_id, keys) if self.cache is not None else {}
+        todo: dict[str, str] = {}  # key -> text, first occurrence, cache misses only
+        for key, text in zip(keys, texts, strict=True):
+            if key not in cached and key not in todo:
+                todo[key] = text
+
+        computed: dict[str, np.ndarray] = {}
+        if todo:
+            todo_keys = list(todo)
+            encodings = self._tokenizer.encode_batch([todo[k] for k in todo_keys])
+            # Sort by length so each batch pads little; results do not depend on the batch (see tests).
+            order = sorted(range(len(todo_keys)), key=lambda i: len(encodings[i].ids))
+            total = len(order)
+            control.report(0, total, "embedding")
+            for start in range(0, total, batch_size):
+                batch = order[start : start + batch_size]
+                vectors = self._run([encodings[i] for i in batch])
+                for row, i in enumerate(batch):
+                    computed[todo_keys[i]] = vectors[row]
+                control.report(min(start + batch_size, total), total, "embedding")
+            if self.cache is not None:
+                self.cache.put_many(self.model_id, ((k, v.tobytes()) for k, v in computed.items()))
+
+        for row, key in enumerate(keys):
+            if key in computed:
+                result[row] = computed[key]
+            else:
+                result[row] = np.frombuffer(cached[key], dtype=np.float32)
+        return result
+
+    def _run(self, encodings) -> np.ndarray:
+        width = max(len(e.ids) for e in encodings)
+        count = len(encodings)
+        ids = np.full((count, width), self._pad_id, dtype=np.int64)
+        mask = np.zeros((count, width), dtype=np.int64)
+        types = np.zeros((count, width), dtype=np.int64)
+        for row, encoding in enumerate(encodings):
+            length = len(encoding.ids)
+            ids[row, :length] = encoding.ids
+            mask[row, :length] = 1
+            types[row, :length] = encoding.type_ids
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if self._uses_token_types:
+            feeds["token_type_ids"] = types
+        hidden = self._session.run(None, feeds)[0]
+        self.session_runs += 1
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+    def close(self) -> None:
+        """Close the cache this instance opened itself (a cache passed in stays open)."""
+        if self.cache is not None and self._owns_cache:
+            self.cache.close()
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """Cosine similarity of two vectors (1-D)."""
+    return float(np.dot(a, b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-12))
