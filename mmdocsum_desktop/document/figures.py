@@ -171,7 +171,9 @@ def _absorb_labels(pictures: list[Rect], blocks: list[TextBlock], regions: PageR
                 if block.role == "body":
                     inside = 0.0  # running text on a shaded box stays text
                 near_label = (
-                    block.role != "body" and len(block.lines) <= 4 and gap(block.bbox, picture) <= 6.0
+                    block.role != "body"
+                    and len(block.lines) <= 4
+                    and gap(block.bbox, picture) <= max(8.0, 0.8 * block.size)
                 )
                 if inside >= 0.6 or near_label:
                     block.role = "figure-text"

@@ -20,7 +20,7 @@ from urllib.request import url2pathname
 from lxml import etree
 from lxml import html as lxml_html
 
-from mmdocsum_desktop.document.labels import CaptionStart, parse_caption_start
+from mmdocsum_desktop.document.labels import CaptionStart, VisualKind, parse_caption_start
 from mmdocsum_desktop.document.limits import ReadLimits
 from mmdocsum_desktop.document.model import Block, BlockType, Document, DocumentKind, Figure
 from mmdocsum_desktop.errors import CorruptDocumentError
@@ -74,9 +74,11 @@ def _usable_encoding(label: str | None) -> str | None:
     if label in _WINDOWS_1252_ALIASES:
         return "cp1252"
     try:
-        return codecs.lookup(label).name
+        name = codecs.lookup(label).name
     except LookupError:
         return None
+    # A page that could declare its own encoding in ASCII is not UTF-16/32 (without a BOM, browsers agree).
+    return None if name.startswith(("utf-16", "utf-32")) else name
 
 
 def _utf16_without_bom(data: bytes) -> str | None:
@@ -213,6 +215,76 @@ def normalise_space(text: str) -> str:
     return " ".join(text.split())
 
 
+class _ListLineCollector:
+    def __init__(
+        self,
+        lists: frozenset[str],
+        items: frozenset[str],
+        skip: Callable[[etree._Element], bool],
+        substitute: Callable[[etree._Element], str | None],
+        separates: Callable[[etree._Element], bool],
+    ) -> None:
+        self.lines: list[list[str]] = []  # [indent, text parts...]
+        self._lists, self._items = lists, items
+        self._skip, self._substitute, self._separates = skip, substitute, separates
+        self._open_items: list[int] = []
+        self._list_depth = 0
+
+    def enter(self, element: etree._Element, depth: int) -> bool:
+        if depth and self._skip(element):
+            return False
+        replacement = self._substitute(element)
+        if replacement is not None:
+            self.text(replacement)
+            return False
+        name = local_name(element)
+        if name in self._lists:
+            self._list_depth += 1
+        elif name in self._items:
+            self.lines.append(["  " * max(self._list_depth - 1, 0)])
+            self._open_items.append(len(self.lines) - 1)
+        elif self._separates(element):
+            self.text(" ")
+        return True
+
+    def leave(self, element: etree._Element) -> None:
+        name = local_name(element)
+        if name in self._lists:
+            self._list_depth -= 1
+        elif name in self._items and self._open_items:
+            self._open_items.pop()
+        elif self._separates(element):
+            self.text(" ")
+
+    def text(self, text: str | None) -> None:
+        if not text:
+            return
+        if self._open_items:
+            self.lines[self._open_items[-1]].append(text)
+        elif text.strip():  # stray text between items (broken markup) keeps a line of its own
+            self.lines.append(["", text])
+
+
+def list_lines(
+    list_element: etree._Element,
+    *,
+    lists: frozenset[str],
+    items: frozenset[str],
+    skip: Callable[[etree._Element], bool] = _never,
+    substitute: Callable[[etree._Element], str | None] = _no_substitute,
+    separates: Callable[[etree._Element], bool] = _never,
+) -> list[str]:
+    """One line per list item, nested items indented by two spaces per level."""
+    collector = _ListLineCollector(lists, items, skip, substitute, separates)
+    walk_tree(list_element, collector)
+    lines = []
+    for indent, *parts in collector.lines:
+        text = normalise_space("".join(parts))
+        if text:
+            lines.append(indent + text)
+    return lines
+
+
 # --------------------------------------------------------------------------------------------------
 # Building a Document: ids, sections, abstract flags, images
 # --------------------------------------------------------------------------------------------------
@@ -286,7 +358,7 @@ class ArticleBuilder:
 
     def add_visual(
         self,
-        kind: str,
+        kind: VisualKind,
         *,
         caption: str,
         label: str | None,
@@ -296,7 +368,7 @@ class ArticleBuilder:
         index = len(collection) + 1
         visual = Figure(
             id=f"{'tab' if kind == 'table' else 'fig'}{index}",
-            kind="table" if kind == "table" else "figure",
+            kind=kind,
             index=index,
             label=label,
             caption=normalise_space(caption),
@@ -305,13 +377,17 @@ class ArticleBuilder:
         collection.append(visual)
         return visual
 
-    def add_captioned_visual(self, kind: str, caption: str, *, caption_is_visible: bool = True) -> Figure:
+    def add_captioned_visual(
+        self, kind: VisualKind, caption: str, *, caption_is_visible: bool = True
+    ) -> Figure:
         """A visual labelled from its caption's opening; a visible caption also becomes a caption block."""
         start = caption_label(caption)
         if start is not None and kind == "figure" and start.kind == "table":
             kind = "table"
         block = self.add_block("caption", caption) if caption_is_visible else None
-        return self.add_visual(kind, caption=caption, label=start.label if start else None, caption_block=block)
+        return self.add_visual(
+            kind, caption=caption, label=start.label if start else None, caption_block=block
+        )
 
     def attach_image(
         self,
@@ -338,7 +414,7 @@ class ArticleBuilder:
                     return
             except OSError:  # names too long or otherwise unusable on this system
                 continue
-        self.warn(f"{visual.id}: image {reference} not found")
+        self.warn(f"{visual.id}: image {_shorten(reference)} not found")
 
     def _local_path(self, visual: Figure, reference: str) -> Path | None:
         parts = urlsplit(reference)
@@ -375,7 +451,9 @@ class ArticleBuilder:
         )
 
     def abstract_text(self) -> str | None:
-        text = "\n\n".join(b.text for b in self.blocks if b.is_abstract and b.type not in {"heading", "caption"})
+        text = "\n\n".join(
+            b.text for b in self.blocks if b.is_abstract and b.type not in {"heading", "caption"}
+        )
         return text or None
 
 
@@ -395,9 +473,7 @@ _META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:\
 _XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9_.:\-]+)""", re.IGNORECASE)
 # libxml2 refuses to nest deeper than 256 elements and drops everything after; stay clear of that.
 _LIBXML_SAFE_DEPTH = 240
-_VOID_ELEMENTS = frozenset(
-    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
-)
+_VOID_ELEMENTS = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 _SELF_CLOSING_SIBLINGS = frozenset({"p", "li", "dt", "dd", "tr", "td", "th", "option"})
 
 
@@ -499,7 +575,9 @@ _IGNORED_TAGS = frozenset(
     """script style noscript template iframe frame frameset object embed applet canvas svg audio map area
     form button input select textarea option datalist dialog nav footer head title meta link base""".split()
 )
-_CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "menu", "menubar", "toolbar", "dialog"})
+_CHROME_ROLES = frozenset(
+    {"navigation", "banner", "contentinfo", "search", "menu", "menubar", "toolbar", "dialog"}
+)
 _CHROME_CLASS_FRAGMENTS = (
     "navbox",
     "mw-editsection",
@@ -531,9 +609,12 @@ _CHROME_CLASS_FRAGMENTS = (
     "visually-hidden",
 )
 # Matched as whole class tokens or ids: as fragments they would also hit ordinary names.
-_CHROME_TOKENS = frozenset({"toc", "reference", "references", "sidebar", "sitesub", "contentsub", "jump-to-nav"})
+_CHROME_TOKENS = frozenset(
+    {"toc", "reference", "references", "sidebar", "sitesub", "contentsub", "jump-to-nav"}
+)
 _VISUAL_CONTENT_TAGS = frozenset({"img", "picture", "video", "svg", "canvas", "table", "object", "embed"})
 _DECORATIVE_MAX_PIXELS = 48
+_MAX_ABSTRACT_HEADINGS = 3
 _DISPLAYSTYLE = re.compile(r"^\{\\displaystyle\s*(.*)\}$", re.DOTALL)
 
 
@@ -585,7 +666,9 @@ def _substitute_inline(element: etree._Element) -> str | None:
 
 def html_text(element: etree._Element) -> str:
     """Visible text of an HTML element, without chrome such as "[edit]" links or "[12]" reference markers."""
-    return collect_text(element, skip=is_page_chrome, substitute=_substitute_inline, separates=_separates_text)
+    return collect_text(
+        element, skip=is_page_chrome, substitute=_substitute_inline, separates=_separates_text
+    )
 
 
 def _pixel_size(value: str | None) -> int | None:
@@ -668,7 +751,15 @@ class HtmlConverter:
             self._heading(element, _HEADING_LEVELS[tag])
             return False
         if tag in _LIST_TAGS:
-            self.builder.add_block("list", "\n".join(_list_lines(element)), keep_lines=True)
+            lines = list_lines(
+                element,
+                lists=_LIST_TAGS,
+                items=frozenset({"li"}),
+                skip=is_page_chrome,
+                substitute=_substitute_inline,
+                separates=_separates_text,
+            )
+            self.builder.add_block("list", "\n".join(lines), keep_lines=True)
             self._text_muted_by = element
             return True
         if tag == "figure" and _has_visual_content(element):
@@ -699,7 +790,10 @@ class HtmlConverter:
     def _leave_abstract(self, element: etree._Element) -> None:
         if self._abstract_elements and self._abstract_elements[-1] is element:
             self._abstract_elements.pop()
-            self.builder.in_abstract = bool(self._abstract_elements) or self._abstract_heading_level is not None
+            self._abstract_heading_level = None  # an "Abstract" heading inside it ends with it
+            self.builder.in_abstract = (
+                bool(self._abstract_elements) or self._abstract_heading_level is not None
+            )
 
     def _enter_muted(self, element: etree._Element, tag: str) -> bool:
         if tag in {"img", "video"}:
@@ -717,7 +811,13 @@ class HtmlConverter:
 
     def _opens_abstract(self, element: etree._Element) -> bool:
         classes, element_id = _classes_and_id(element)
-        return "abstract" in element_id or any("abstract" in token for token in classes)
+        if "abstract" not in element_id and not any("abstract" in token for token in classes):
+            return False
+        # A wrapper around the whole article ("abstract-page") holds many sections; an abstract does not.
+        headings = element.iter(*_HEADING_LEVELS)
+        return sum(1 for _, _ in zip(range(_MAX_ABSTRACT_HEADINGS + 1), headings, strict=False)) <= (
+            _MAX_ABSTRACT_HEADINGS
+        )
 
     def _heading(self, element: etree._Element, level: int) -> None:
         text = html_text(element)
@@ -752,7 +852,7 @@ class HtmlConverter:
             caption, visible = html_text(table_caption), True
         else:
             caption, visible = _alternative_text(image) if image is not None else "", False
-        kind = "table" if table is not None and image is None else "figure"
+        kind: VisualKind = "table" if table is not None and image is None else "figure"
         visual = self.builder.add_captioned_visual(kind, caption, caption_is_visible=visible)
         if image is not None:
             self.builder.attach_image(visual, _image_reference(image), self.base_dir)
@@ -768,7 +868,9 @@ class HtmlConverter:
         reference = _image_reference(image)
         if not reference:
             return
-        visual = self.builder.add_captioned_visual("figure", _alternative_text(image), caption_is_visible=False)
+        visual = self.builder.add_captioned_visual(
+            "figure", _alternative_text(image), caption_is_visible=False
+        )
         self.builder.attach_image(visual, reference, self.base_dir)
 
 
@@ -802,65 +904,6 @@ def _is_layout_table(table: etree._Element) -> bool:
     if (table.get("role") or "").lower() in {"presentation", "none"}:
         return True
     return next(table.iter(*_HEADING_LEVELS), None) is not None
-
-
-class _ListLines:
-    """One line per <li>, nested items indented; text outside any item gets a line of its own."""
-
-    def __init__(self) -> None:
-        self.lines: list[list[str]] = []
-        self._open_items: list[int] = []
-        self._list_depth = 0
-
-    def enter(self, element: etree._Element, depth: int) -> bool:
-        tag = local_name(element)
-        if depth and is_page_chrome(element):
-            return False
-        replacement = _substitute_inline(element)
-        if replacement is not None:
-            self.text(replacement)
-            return False
-        if tag in _LIST_TAGS:
-            self._list_depth += 1
-        elif tag == "li":
-            self.lines.append(["  " * max(self._list_depth - 1, 0)])
-            self._open_items.append(len(self.lines) - 1)
-        elif tag not in _INLINE_TAGS:
-            self.text(" ")
-        return True
-
-    def leave(self, element: etree._Element) -> None:
-        tag = local_name(element)
-        if tag in _LIST_TAGS:
-            self._list_depth -= 1
-        elif tag == "li" and self._open_items:
-            self._open_items.pop()
-        elif tag not in _INLINE_TAGS:
-            self.text(" ")
-
-    def text(self, text: str | None) -> None:
-        if not text:
-            return
-        if not self._open_items:
-            if not text.strip():
-                return
-            self.lines.append([""])
-            self._open_items.append(len(self.lines) - 1)
-            self.lines[-1].append(text)
-            self._open_items.pop()
-            return
-        self.lines[self._open_items[-1]].append(text)
-
-
-def _list_lines(list_element: etree._Element) -> list[str]:
-    collector = _ListLines()
-    walk_tree(list_element, collector)
-    lines = []
-    for parts in collector.lines:
-        indent, text = parts[0], normalise_space("".join(parts[1:]))
-        if text:
-            lines.append(indent + text)
-    return lines
 
 
 def _content_root(root: etree._Element) -> etree._Element:

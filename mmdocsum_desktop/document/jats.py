@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html.entities
 import re
 from pathlib import Path
 
@@ -12,11 +13,12 @@ from mmdocsum_desktop.document.html import (
     collect_text,
     count_elements,
     decode_text,
+    list_lines,
     local_name,
     normalise_space,
     walk_tree,
 )
-from mmdocsum_desktop.document.labels import parse_caption_start
+from mmdocsum_desktop.document.labels import VisualKind, parse_caption_start
 from mmdocsum_desktop.document.limits import ReadLimits
 from mmdocsum_desktop.document.model import BlockType, Document
 from mmdocsum_desktop.errors import CorruptDocumentError
@@ -28,6 +30,8 @@ _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 _GRAPHIC_SUFFIXES = (".jpg", ".png", ".tif", ".gif", ".jpeg", ".tiff")
 _XML_DECLARATION = re.compile(rb"^\s*<\?xml[^>]*\?>")
 _XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9_.:\-]+)""")
+_HTML_ENTITY = re.compile(r"&([A-Za-z][A-Za-z0-9]{1,31});")
+_XML_PREDEFINED_ENTITIES = frozenset({"amp", "lt", "gt", "quot", "apos"})
 
 _VISUALS = frozenset({"fig", "table-wrap"})
 # Never article text: the reference list, peer-review sub-articles, data files and machine metadata.
@@ -73,7 +77,18 @@ _SPACED_INLINE = frozenset(
     }
 )
 _HEADING_PARENTS = frozenset(
-    {"sec", "app", "ack", "boxed-text", "abstract", "trans-abstract", "glossary", "notes", "fn-group", "statement"}
+    {
+        "sec",
+        "app",
+        "ack",
+        "boxed-text",
+        "abstract",
+        "trans-abstract",
+        "glossary",
+        "notes",
+        "fn-group",
+        "statement",
+    }
 )
 # Elements whose start and end break the running paragraph; everything else is inline text.
 _BLOCK_CONTAINERS = frozenset(
@@ -130,10 +145,15 @@ def _parse(data: bytes, source_name: str) -> tuple[etree._Element, list[str]]:
         return etree.fromstring(data, _parser(recover=False)), []
     except etree.XMLSyntaxError as error:
         first_error = getattr(error, "msg", None) or str(error).splitlines()[0] or "syntax error"
-    # Malformed (often truncated) XML: read what the parser can recover from text we decoded ourselves.
     declared = _XML_ENCODING.match(data[:1024])
     text, warnings = decode_text(data, source_name, declared.group(1).decode("ascii") if declared else None)
-    cleaned = _XML_DECLARATION.sub(b"", text.encode("utf-8"), count=1)
+    cleaned = _XML_DECLARATION.sub(b"", _HTML_ENTITY.sub(_numeric_reference, text).encode("utf-8"), count=1)
+    # Often the only fault is an HTML entity (&eacute;) whose declaration lives in the DTD we do not load.
+    try:
+        return etree.fromstring(cleaned, _parser(recover=False)), warnings
+    except etree.XMLSyntaxError:
+        pass
+    # Malformed (often truncated) XML: read what the parser can recover.
     try:
         root = etree.fromstring(cleaned, _parser(recover=True)) if cleaned.strip() else None
     except etree.XMLSyntaxError:
@@ -141,6 +161,19 @@ def _parse(data: bytes, source_name: str) -> tuple[etree._Element, list[str]]:
     if root is None:
         raise CorruptDocumentError(f"{source_name}: not well-formed XML ({first_error})")
     return root, [*warnings, f"{source_name}: malformed XML ({first_error}); read what could be recovered"]
+
+
+def _numeric_reference(match: re.Match[str]) -> str:
+    name = match.group(1)
+    if name in _XML_PREDEFINED_ENTITIES:
+        return match.group(0)
+    characters = html.entities.html5.get(f"{name};")
+    return "".join(f"&#{ord(c)};" for c in characters) if characters else match.group(0)
+
+
+def _parent_name(element: etree._Element) -> str:
+    parent = element.getparent()
+    return local_name(parent) if parent is not None else ""
 
 
 def _children(element: etree._Element, name: str) -> list[etree._Element]:
@@ -168,7 +201,11 @@ def _substitute_in_text(element: etree._Element) -> str | None:
 
 def _separates(element: etree._Element) -> bool:
     name = local_name(element)
-    return name in _BLOCK_CONTAINERS or name in _SPACED_INLINE or name in {"p", "title", "label", "td", "th"}
+    return (
+        name in _BLOCK_CONTAINERS
+        or name in _SPACED_INLINE
+        or name in {"p", "title", "label", "td", "th", "term", "def"}
+    )
 
 
 def jats_text(element: etree._Element) -> str:
@@ -212,17 +249,16 @@ class _JatsConverter:
         name = local_name(element)
         if name in _SKIPPED:
             return False
-        if name == "label" and local_name(element.getparent()) in _HEADING_PARENTS:
+        if name == "label" and _parent_name(element) in _HEADING_PARENTS:
             return False  # read together with the section's title
         if name in {"inline-formula", "break"}:
             self._paragraph.append(_substitute_in_text(element) or " ")
             return False
-        if name == "title" and local_name(element.getparent()) in _HEADING_PARENTS:
+        # Figure and table captions never get here (floats are read whole); a boxed text's caption does.
+        if name == "title" and (
+            _parent_name(element) in _HEADING_PARENTS or _parent_name(element) == "caption"
+        ):
             self._flush()
-            self._heading(element)
-            return False
-        if name == "title" and local_name(element.getparent()) == "caption":
-            self._flush()  # a boxed text's caption title
             self._heading(element)
             return False
         if name in _VISUALS or name == "table":
@@ -235,7 +271,15 @@ class _JatsConverter:
             return False
         if name in _LISTS:
             self._flush()
-            self.builder.add_block("list", "\n".join(_list_lines(element)), keep_lines=True)
+            lines = list_lines(
+                element,
+                lists=_LISTS,
+                items=_LIST_ITEMS,
+                skip=_skip_in_text,
+                substitute=_substitute_in_text,
+                separates=_separates,
+            )
+            self.builder.add_block("list", "\n".join(lines), keep_lines=True)
             return False
         if name == "fn":
             self._flush()
@@ -297,7 +341,7 @@ class _JatsConverter:
 
     def _visual(self, element: etree._Element) -> None:
         name = local_name(element)
-        kind = "figure" if name == "fig" else "table"
+        kind: VisualKind = "figure" if name == "fig" else "table"
         label_element = _child(element, "label")
         caption_element = _child(element, "caption")
         label_text = jats_text(label_element) if label_element is not None else ""
@@ -326,14 +370,6 @@ def _normalised_label(label_text: str) -> str | None:
     return start.label
 
 
-def _owning_visual(element: etree._Element | None) -> etree._Element | None:
-    while element is not None:
-        if local_name(element) in _VISUALS:
-            return element
-        element = element.getparent()
-    return None
-
-
 def _inside_skipped(element: etree._Element, container: etree._Element) -> bool:
     """Whether a nested float sits inside something we never read (a data file's description)."""
     parent = element.getparent()
@@ -359,58 +395,6 @@ def _own_graphic(visual: etree._Element) -> etree._Element | None:
     return None
 
 
-class _ListLines:
-    def __init__(self) -> None:
-        self.lines: list[list[str]] = []
-        self._open: list[int] = []
-        self._depth = 0
-
-    def enter(self, element: etree._Element, depth: int) -> bool:
-        name = local_name(element)
-        if depth and _skip_in_text(element):
-            return False
-        substitute = _substitute_in_text(element)
-        if substitute is not None:
-            self.text(substitute)
-            return False
-        if name in _LISTS:
-            self._depth += 1
-        elif name in _LIST_ITEMS:
-            self.lines.append(["  " * max(self._depth - 1, 0)])
-            self._open.append(len(self.lines) - 1)
-        elif name in {"p", "term", "def", "title"}:
-            self.text(" ")
-        return True
-
-    def leave(self, element: etree._Element) -> None:
-        name = local_name(element)
-        if name in _LISTS:
-            self._depth -= 1
-        elif name in _LIST_ITEMS and self._open:
-            self._open.pop()
-        elif name in {"p", "term", "def", "title"}:
-            self.text(" ")
-
-    def text(self, text: str | None) -> None:
-        if not text:
-            return
-        if self._open:
-            self.lines[self._open[-1]].append(text)
-        elif text.strip():
-            self.lines.append(["", text])
-
-
-def _list_lines(list_element: etree._Element) -> list[str]:
-    collector = _ListLines()
-    walk_tree(list_element, collector)
-    lines = []
-    for indent, *parts in collector.lines:
-        text = normalise_space("".join(parts))
-        if text:
-            lines.append(indent + text)
-    return lines
-
-
 def _abstract_heading(abstract: etree._Element) -> str:
     abstract_type = (abstract.get("abstract-type") or "").strip()
     return abstract_type.replace("-", " ").capitalize() if abstract_type else "Abstract"
@@ -426,7 +410,9 @@ def read_jats(path: Path, *, limits: ReadLimits, control: JobControl) -> Documen
         raise CorruptDocumentError(f"{path.name}: not a JATS article (root element <{local_name(root)}>)")
     article_meta = _child(_child(root, "front"), "article-meta")
     abstracts = _children(article_meta, "abstract") if article_meta is not None else []
-    parts = [(part, name == "back") for name in ("body", "back", "floats-group") for part in _children(root, name)]
+    parts = [
+        (part, name == "back") for name in ("body", "back", "floats-group") for part in _children(root, name)
+    ]
     total_steps = sum(count_elements(element) for element in [*abstracts, *(part for part, _ in parts)])
     builder = ArticleBuilder(path, "jats", control, total_steps)
     builder.warnings.extend(warnings)
@@ -453,4 +439,3 @@ def read_jats(path: Path, *, limits: ReadLimits, control: JobControl) -> Documen
         converter.convert(part, back_matter=is_back_matter)
 
     return builder.build(title=title, abstract=main_abstract, language=root.get(_XML_LANG))
-

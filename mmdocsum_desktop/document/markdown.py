@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lxml import etree
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
@@ -104,7 +105,11 @@ def _first_line_and_rest(text: str) -> tuple[str, str]:
 def _display_math(text: str) -> str | None:
     stripped = text.strip()
     for opening, closing in _DISPLAY_MATH:
-        if stripped.startswith(opening) and stripped.endswith(closing) and len(stripped) > len(opening + closing):
+        if (
+            stripped.startswith(opening)
+            and stripped.endswith(closing)
+            and len(stripped) > len(opening + closing)
+        ):
             return stripped[len(opening) : -len(closing)].strip()
     return None
 
@@ -199,32 +204,23 @@ class _MarkdownConverter:
         if caption_text is None:
             self._images_with_alt_captions(inline)
             return after
-        caption_block = self.builder.add_block("caption", caption_text)
+        visual = self.builder.add_captioned_visual("figure", caption_text)
         if inline.images:
-            self._image_figure(inline.images[0], caption_text, caption_block)
+            source = inline.images[0].attrGet("src")
+            self.builder.attach_image(visual, str(source) if source else None, self.base_dir)
         else:
-            self._html(inline.html_images[0], caption_text, caption_block)
+            self.builder.attach_image(visual, self._html_image_source(inline.html_images[0]), self.base_dir)
         return after
 
     def _images_with_alt_captions(self, inline: _Inline) -> None:
         for image in inline.images:
-            self._image_figure(image, None, None)
-        for markup in inline.html_images:
-            self._html(markup)
-
-    def _image_figure(self, image: Token, caption: str | None, caption_block: Block | None) -> None:
-        if caption is None:
             title = image.attrGet("title")
             caption = normalise_space(image.content) or normalise_space(str(title or ""))
             visual = self.builder.add_captioned_visual("figure", caption, caption_is_visible=False)
-        else:
-            start = caption_label(normalise_space(caption))
-            kind = "table" if start is not None and start.kind == "table" else "figure"
-            visual = self.builder.add_visual(
-                kind, caption=caption, label=start.label if start else None, caption_block=caption_block
-            )
-        source = image.attrGet("src")
-        self.builder.attach_image(visual, str(source) if source is not None else None, self.base_dir)
+            source = image.attrGet("src")
+            self.builder.attach_image(visual, str(source) if source else None, self.base_dir)
+        for markup in inline.html_images:
+            self._html(markup)
 
     def _list(self, tokens: list[Token], position: int) -> int:
         lines: list[str] = []
@@ -242,6 +238,8 @@ class _MarkdownConverter:
             elif token.type == "list_item_open":
                 lines.append("  " * (depth - 1))
             elif token.type == "inline":
+                if not lines:
+                    lines.append("")
                 inline = _split_inline(token)
                 lines[-1] = f"{lines[-1]}{' ' if lines[-1].strip() else ''}{normalise_space(inline.text)}"
                 if inline.has_images:
@@ -265,7 +263,9 @@ class _MarkdownConverter:
         )
         return after
 
-    def _table_caption(self, tokens: list[Token], table_start: int, after: int) -> tuple[str, Block | None, int]:
+    def _table_caption(
+        self, tokens: list[Token], table_start: int, after: int
+    ) -> tuple[str, Block | None, int]:
         """The paragraph right before the table ("Table 2: ...") or right after it ("Table: ...")."""
         previous = self.builder.blocks[-1] if self.builder.blocks else None
         if (
@@ -288,26 +288,21 @@ class _MarkdownConverter:
                 return caption, self.builder.add_block("caption", caption), after + 3
         return "", None, after
 
-    def _html(self, markup: str, caption: str | None = None, caption_block: Block | None = None) -> None:
-        """Raw HTML inside Markdown is read like an HTML page; an <img> may take a Markdown caption."""
+    def _html(self, markup: str) -> None:
+        """Raw HTML inside Markdown is read like an HTML page."""
+        body = self._parse_html(markup)
+        if body is not None:
+            HtmlConverter(self.builder, self.base_dir, self.limits).convert(body)
+
+    def _html_image_source(self, markup: str) -> str | None:
+        body = self._parse_html(markup)
+        image = next((e for e in body.iter() if local_name(e) == "img"), None) if body is not None else None
+        return image.get("src") if image is not None else None
+
+    def _parse_html(self, markup: str) -> etree._Element | None:
         root, warnings = parse_html_text(markup)
         self.builder.warnings.extend(f"{self.builder.source.name}: {warning}" for warning in warnings)
-        if root is None:
-            return
-        body = next(root.iter("body"), root)
-        if caption is not None:
-            image = next((e for e in body.iter() if local_name(e) == "img"), None)
-            if image is not None:
-                start = caption_label(normalise_space(caption))
-                visual = self.builder.add_visual(
-                    "table" if start is not None and start.kind == "table" else "figure",
-                    caption=caption,
-                    label=start.label if start else None,
-                    caption_block=caption_block,
-                )
-                self.builder.attach_image(visual, image.get("src"), self.base_dir)
-                return
-        HtmlConverter(self.builder, self.base_dir, self.limits).convert(body)
+        return next(root.iter("body"), root) if root is not None else None
 
 
 def read_markdown(path: Path, *, limits: ReadLimits, control: JobControl) -> Document:

@@ -31,11 +31,10 @@ from mmdocsum_desktop.errors import (
     CorruptDocumentError,
     DocumentTooLargeError,
     EncryptedDocumentError,
-    ImageTooLargeError,
     ScannedDocumentError,
 )
-from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.fileio import write_bytes_atomic
+from mmdocsum_desktop.jobs import JobControl
 
 # Text recognised on a scanned page: (page, png bytes) -> [(text, bbox in PDF points)].
 PageOcr = Callable[[pymupdf.Page], list[tuple[str, Rect]]]
@@ -476,6 +475,14 @@ def _add_visuals(
         target.append(visual)
 
 
+def _dpi_within_limit(clip: pymupdf.Rect, dpi: int, max_pixels: int) -> int:
+    """A poster-sized page would make a crop of billions of pixels; lower the resolution instead."""
+    pixels = (clip.width * dpi / 72) * (clip.height * dpi / 72)
+    if pixels <= max_pixels:
+        return dpi
+    return max(1, int(dpi * (max_pixels / pixels) ** 0.5))
+
+
 def render_visuals(
     document: Document,
     figures_dir: Path,
@@ -499,10 +506,10 @@ def render_visuals(
             clip &= page.rect
             if clip.is_empty:
                 continue
-            pixels = (clip.width * dpi / 72) * (clip.height * dpi / 72)
-            if pixels > limits.max_image_pixels:
-                raise ImageTooLargeError(f"{visual.id}: a {dpi} dpi crop would have {pixels:.0f} pixels")
-            pixmap = page.get_pixmap(clip=clip, dpi=dpi, alpha=False)
+            crop_dpi = _dpi_within_limit(clip, dpi, limits.max_image_pixels)
+            if crop_dpi < dpi:
+                document.warnings.append(f"{visual.id}: rendered at {crop_dpi} dpi to stay under the pixel limit")
+            pixmap = page.get_pixmap(clip=clip, dpi=crop_dpi, alpha=False)
             target = figures_dir / f"{visual.id}.png"
             write_bytes_atomic(target, pixmap.tobytes("png"), durable=False)
             visual.image = f"figures/{target.name}"

@@ -198,7 +198,11 @@ def test_broken_and_truncated_html_is_read_as_far_as_it_goes(tmp_path: Path) -> 
 
 def test_encoding_comes_from_the_meta_charset(tmp_path: Path) -> None:
     path = tmp_path / "latin.html"
-    path.write_bytes('<html><head><meta charset="iso-8859-1"></head><body><p>Café crème</p></body></html>'.encode("latin-1"))
+    path.write_bytes(
+        '<html><head><meta charset="iso-8859-1"></head><body><p>Café crème</p></body></html>'.encode(
+            "latin-1"
+        )
+    )
     assert read_document(path).blocks[0].text == "Café crème"
 
 
@@ -222,7 +226,10 @@ def test_figures_tables_labels_and_mentions(tmp_path: Path) -> None:
         <table><caption>Table 1. Counts</caption><tr><td>3</td></tr></table>
         <figure><table><tr><td>1</td></tr></table><figcaption>Table 2: Inside a figure</figcaption></figure>""",
     )
-    assert [(f.id, f.index, f.label) for f in document.figures] == [("fig1", 1, "Figure 1"), ("fig2", 2, None)]
+    assert [(f.id, f.index, f.label) for f in document.figures] == [
+        ("fig1", 1, "Figure 1"),
+        ("fig2", 2, None),
+    ]
     assert [(t.id, t.index, t.kind, t.label) for t in document.tables] == [
         ("tab1", 1, "table", "Table 1"),
         ("tab2", 2, "table", "Table 2"),
@@ -249,7 +256,10 @@ def test_image_outside_a_figure_takes_its_alt_text(tmp_path: Path) -> None:
         """<p>Intro</p><img src="pond.png" alt="A pond at dawn"><img src="pond.png" title="Titled">
         <img src="icon.png" width="16" height="16" alt="tiny icon">""",
     )
-    assert [(f.caption, f.caption_block) for f in document.figures] == [("A pond at dawn", None), ("Titled", None)]
+    assert [(f.caption, f.caption_block) for f in document.figures] == [
+        ("A pond at dawn", None),
+        ("Titled", None),
+    ]
     assert document.figures[0].source_image == str((tmp_path / "pond.png").resolve())
 
 
@@ -271,7 +281,8 @@ def test_local_image_is_exported_as_png(tmp_path: Path, suffix: str) -> None:
     (tmp_path / "img").mkdir()
     Image.new("RGB", (32, 24), (200, 120, 10)).save(tmp_path / "img" / f"duck{suffix}")
     document = read_page(
-        tmp_path, f'<p>See Figure 1.</p><figure><img src="img/duck{suffix}"><figcaption>Figure 1: Duck</figcaption></figure>'
+        tmp_path,
+        f'<p>See Figure 1.</p><figure><img src="img/duck{suffix}"><figcaption>Figure 1: Duck</figcaption></figure>',
     )
     assert document.warnings == []
     export_document(document, tmp_path / "out")
@@ -288,7 +299,9 @@ def test_local_image_is_exported_as_png(tmp_path: Path, suffix: str) -> None:
 
 def test_hundred_thousand_nested_divs_parse_quickly(tmp_path: Path) -> None:
     depth = 100_000
-    path = write_page(tmp_path, "<p>before</p>" + "<div>" * depth + "deep text" + "</div>" * depth + "<p>after</p>")
+    path = write_page(
+        tmp_path, "<p>before</p>" + "<div>" * depth + "deep text" + "</div>" * depth + "<p>after</p>"
+    )
     started = time.monotonic()
     document = read_document(path)
     assert time.monotonic() - started < 15
@@ -296,9 +309,14 @@ def test_hundred_thousand_nested_divs_parse_quickly(tmp_path: Path) -> None:
 
 
 def test_content_deeper_than_the_limit_is_flattened(tmp_path: Path) -> None:
-    path = write_page(tmp_path, "<div>" * 10 + "<h2>Deep</h2><p>one</p><p>two</p>" + "</div>" * 10 + "<p>after</p>")
+    path = write_page(
+        tmp_path, "<div>" * 10 + "<h2>Deep</h2><p>one</p><p>two</p>" + "</div>" * 10 + "<p>after</p>"
+    )
     document = read_html(path, limits=ReadLimits(max_html_depth=6), control=JobControl())
-    assert [(b.type, b.text) for b in document.blocks] == [("paragraph", "Deep one two"), ("paragraph", "after")]
+    assert [(b.type, b.text) for b in document.blocks] == [
+        ("paragraph", "Deep one two"),
+        ("paragraph", "after"),
+    ]
 
 
 def test_binary_garbage_is_corrupt(tmp_path: Path) -> None:

@@ -1,0 +1,156 @@
+"""PDF ingestion on the real papers of the shared corpus."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pymupdf
+import pytest
+from PIL import Image
+
+from mmdocsum_desktop.document.model import Document
+from mmdocsum_desktop.document.reader import export_document
+from tests.conftest import PAPERS, read_paper
+
+# Captions printed in each paper, counted on the rendered pages.
+PRINTED = {
+    "mineru_demo1.pdf": (["Figure 1", "Figure 2", "Figure 3", "Figure 4", "Figure 5"],
+                         ["Table 1", "Table 2", "Table 3", "Table 4", "Table 5"]),
+    "mineru_demo2.pdf": (["Figure 1", "Figure 2", "Figure 3", "Figure 4", "Figure 5"], ["Table I", "Table II"]),
+    "mineru_demo3.pdf": (["Figure 1", "Figure 2"], [f"Table {n}" for n in range(1, 8)]),
+    "pymupdf_test_3780.pdf": (["Figure 1", "Figure 2", "Figure 3"], []),
+    "pymupdf_test_4751.pdf": (["Figure 1"], [f"Table {n}" for n in range(1, 16)]),
+    "docling_amt_handbook_sample.pdf": (["Figure 7-26", "Figure 7-27"], []),
+    "docling_picture_classification.pdf": (["Figure 1", "Figure 2"], []),
+    "docling_2305.03393v1-pg9.pdf": ([], ["Table 1"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRINTED))
+def test_every_printed_caption_is_found_once_with_a_region(name):
+    document = read_paper(name)
+    figures, tables = PRINTED[name]
+    assert [f.label for f in document.figures if f.label] == figures
+    assert [t.label for t in document.tables] == tables
+    assert all(v.bbox is not None for v in document.visuals if v.label)
+
+
+def test_caption_text_is_the_whole_caption_and_is_kept_as_a_caption_block():
+    document = read_paper("mineru_demo2.pdf")
+    figure2 = next(f for f in document.figures if f.label == "Figure 2")
+    assert figure2.caption.startswith("Figure 2: Two sample frames")
+    block = document.block(figure2.caption_block)
+    assert block.type == "caption" and block.text == figure2.caption
+    assert figure2.page == 4
+
+
+def test_pipe_style_captions_and_side_by_side_captions():
+    nature = read_paper("pymupdf_test_3780.pdf")
+    assert next(f for f in nature.figures if f.label == "Figure 1").caption.startswith("Figure 1 | Crystal")
+    amt = read_paper("docling_amt_handbook_sample.pdf")
+    left, right = amt.figures
+    assert left.bbox[2] <= right.bbox[0], "figures set side by side must not overlap"
+    assert left.caption == "Figure 7-26. Self-locking nuts."
+
+
+def test_subfigures_under_one_caption_are_one_figure():
+    document = read_paper("mineru_demo2.pdf")
+    figure3 = next(f for f in document.figures if f.label == "Figure 3")
+    # Figure 3 stacks three plots, titled by noise level; one region covers all of them.
+    page = pymupdf.open(PAPERS / "mineru_demo2.pdf")[figure3.page - 1]
+    titles = page.search_for("Noise:")
+    assert len(titles) >= 2
+    region = pymupdf.Rect(figure3.bbox) + (-1, -1, 1, 1)  # bboxes are rounded to 0.01 pt
+    assert all(region.contains(title) for title in titles)
+    assert len([f for f in document.figures if f.page == figure3.page and f.label is None]) == 0
+
+
+def test_prose_that_starts_like_a_caption_is_not_a_caption():
+    document = read_paper("docling_redp5110_sampled.pdf")
+    labels = [t.label for t in document.tables]
+    assert labels == ["Table 2-1", "Table 2-2", "Table 3-1", "Table 3-2"]
+    prose = [b for b in document.blocks if b.text.startswith("Table 3-1 summarizes")]
+    assert prose and prose[0].type != "caption"
+
+
+def test_rotated_table_is_found_on_its_landscape_page():
+    document = read_paper("mineru_demo1.pdf")
+    table1 = next(t for t in document.tables if t.label == "Table 1")
+    assert table1.page == 5 and table1.bbox is not None
+    width, height = table1.bbox[2] - table1.bbox[0], table1.bbox[3] - table1.bbox[1]
+    assert height > width, "the sideways table is taller than wide on the portrait page"
+
+
+def test_two_column_reading_order_and_abstract():
+    document = read_paper("mineru_demo3.pdf")
+    assert document.title.startswith("TABLEFORMER")
+    assert document.abstract.startswith("Understanding tables is an important")
+    texts = [b.text for b in document.blocks]
+    intro = next(i for i, t in enumerate(texts) if t == "1 Introduction")
+    abstract_blocks = [i for i, b in enumerate(document.blocks) if b.is_abstract]
+    assert abstract_blocks and max(abstract_blocks) < intro
+    # The left column of page 1 is read before the right column.
+    recently = next(i for i, t in enumerate(texts) if t.startswith("Recently, semi-structured"))
+    right_column = next(i for i, t in enumerate(texts) if t.startswith("tables or rows into word"))
+    assert intro < recently < right_column
+    assert document.block(f"b{recently + 1}").section == "1 Introduction"
+
+
+def test_headings_are_recognised_and_give_sections():
+    document = read_paper("mineru_demo2.pdf")
+    headings = [b.text for b in document.blocks if b.type == "heading"]
+    for expected in ["I. INTRODUCTION", "II. BACKGROUND", "III. METHOD", "IV. RESULTS"]:
+        assert expected in headings
+    method_paragraphs = [b for b in document.blocks if b.section == "III. METHOD" and b.type == "paragraph"]
+    assert len(method_paragraphs) >= 3
+
+
+def test_running_headers_and_page_numbers_are_removed():
+    document = read_paper("pymupdf_test_4751.pdf")
+    in_margins = [
+        b.text.strip()
+        for b in document.blocks
+        if b.bbox[1] < 0.08 * document.page_sizes[b.page - 1][1] or b.bbox[3] > 0.92 * document.page_sizes[b.page - 1][1]
+    ]
+    assert not [t for t in in_margins if re.fullmatch(r"\d{1,3}", t)], "page numbers leaked into the text"
+    assert not [t for t in in_margins if t.lower().startswith("technical report")], "running header leaked"
+    pdf = pymupdf.open(PAPERS / "pymupdf_test_4751.pdf")
+    assert document.page_count == pdf.page_count == 26
+    assert len(document.page_sizes) == 26
+
+
+def test_hyphenated_line_breaks_are_joined():
+    document = read_paper("mineru_demo3.pdf")
+    text = " ".join(b.text for b in document.blocks)
+    assert "perfor- mance" not in text and "perfor-mance" not in text
+    assert "performance" in text
+
+
+def test_mentions_link_blocks_that_cite_each_figure_and_table():
+    document = read_paper("mineru_demo1.pdf")
+    for visual in [v for v in document.visuals if v.label]:
+        assert visual.mentions, f"{visual.label} is cited in the paper but no mention was linked"
+        for block_id in visual.mentions:
+            block = document.block(block_id)
+            assert block.type != "caption"
+            number = visual.label.split()[-1]
+            assert re.search(rf"(Fig\w*\.?|Table\w*)\s*(\d+[a-z]?(,|\s|and|–|-)*)*{number}", block.text)
+
+
+def test_export_writes_document_json_and_a_png_per_visual(tmp_path):
+    document = read_paper("mineru_demo2.pdf").model_copy(deep=True)
+    written = export_document(document, tmp_path, dpi=100)
+    assert written == tmp_path / "document.json"
+    data = json.loads(written.read_text())
+    reloaded = Document.model_validate(data)
+    assert reloaded.kind == "pdf" and reloaded.page_count == 6
+    for key in ("source", "kind", "title", "abstract", "language", "page_count", "page_sizes", "blocks", "figures", "tables"):
+        assert key in data
+    for visual in reloaded.visuals:
+        png = tmp_path / visual.image
+        assert png.is_file()
+        with Image.open(png) as image:
+            expected_width = (visual.bbox[2] - visual.bbox[0] + 4) * 100 / 72
+            assert abs(image.width - expected_width) <= 3
+    assert not list(tmp_path.rglob("*.tmp")), "temporary files must not survive an export"
