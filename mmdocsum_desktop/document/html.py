@@ -1,4 +1,4 @@
-"""HTML articles (saved web pages, Wikipedia) read into a Document, and the pieces every article reader shares.
+"""HTML articles (saved web pages, Wikipedia) read into a Document, and pieces all article readers share.
 
 The shared pieces live here because HTML is the most general article format: Markdown hands its raw HTML
 blocks to the HTML converter, and JATS walks its XML tree with the same non-recursive walker.
@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from html.parser import HTMLParser as _Tokenizer
+from itertools import islice
 from pathlib import Path
 from typing import Protocol
 from urllib.parse import unquote, urlsplit
@@ -121,7 +122,7 @@ class TreeVisitor(Protocol):
 
 
 def walk_tree(root: etree._Element, visitor: TreeVisitor) -> None:
-    """Visit ``root``'s subtree depth first with an explicit stack, so deep nesting cannot overflow Python's."""
+    """Visit ``root``'s subtree depth first with an explicit stack: deep nesting cannot overflow Python's."""
     if not visitor.enter(root, 0):
         return
     visitor.text(root.text)
@@ -565,8 +566,8 @@ def _flatten_deep_markup(text: str, max_depth: int) -> str:
 # --------------------------------------------------------------------------------------------------
 
 _INLINE_TAGS = frozenset(
-    """a abbr acronym b bdi bdo big cite code data del dfn em font i ins kbd label mark nobr q rp rt ruby s samp
-    small span strike strong sub sup time tt u var wbr""".split()
+    """a abbr acronym b bdi bdo big cite code data del dfn em font i ins kbd label mark nobr q rp rt ruby
+    s samp small span strike strong sub sup time tt u var wbr""".split()
 )
 _HEADING_LEVELS = {f"h{level}": level for level in range(1, 7)}
 _LIST_TAGS = frozenset({"ul", "ol", "menu"})
@@ -645,7 +646,7 @@ def _separates_text(element: etree._Element) -> bool:
 
 def math_text(element: etree._Element) -> str:
     """TeX for a MathML <math> when the page carries it, else the MathML's own characters."""
-    for annotation in element.iter("{*}annotation", "annotation"):
+    for annotation in element.iter("{*}annotation"):
         if "tex" in (annotation.get("encoding") or "").lower() and annotation.text:
             return annotation.text.strip()
     alternative = (element.get("alttext") or "").strip()
@@ -677,7 +678,7 @@ def _pixel_size(value: str | None) -> int | None:
 
 
 def _image_reference(element: etree._Element) -> str | None:
-    """The image an <img>, <video> or <picture> shows: src, a lazy-loading data-src, or srcset's first."""
+    """An <img>'s src (or lazy-loading data-src, or first srcset candidate); a <video>'s poster frame."""
     tag = local_name(element)
     if tag == "video":
         return element.get("poster")
@@ -686,8 +687,8 @@ def _image_reference(element: etree._Element) -> str | None:
             value = (element.get(attribute) or "").strip()
             if value:
                 return value
-        srcset = (element.get("srcset") or "").strip()
-        return srcset.split(",")[0].split()[0] if srcset else None
+        candidates = (element.get("srcset") or "").split()
+        return candidates[0].rstrip(",") if candidates else None
     return None
 
 
@@ -791,9 +792,7 @@ class HtmlConverter:
         if self._abstract_elements and self._abstract_elements[-1] is element:
             self._abstract_elements.pop()
             self._abstract_heading_level = None  # an "Abstract" heading inside it ends with it
-            self.builder.in_abstract = (
-                bool(self._abstract_elements) or self._abstract_heading_level is not None
-            )
+            self.builder.in_abstract = bool(self._abstract_elements)
 
     def _enter_muted(self, element: etree._Element, tag: str) -> bool:
         if tag in {"img", "video"}:
@@ -814,10 +813,8 @@ class HtmlConverter:
         if "abstract" not in element_id and not any("abstract" in token for token in classes):
             return False
         # A wrapper around the whole article ("abstract-page") holds many sections; an abstract does not.
-        headings = element.iter(*_HEADING_LEVELS)
-        return sum(1 for _, _ in zip(range(_MAX_ABSTRACT_HEADINGS + 1), headings, strict=False)) <= (
-            _MAX_ABSTRACT_HEADINGS
-        )
+        headings = islice(element.iter(*_HEADING_LEVELS), _MAX_ABSTRACT_HEADINGS + 1)
+        return sum(1 for _ in headings) <= _MAX_ABSTRACT_HEADINGS
 
     def _heading(self, element: etree._Element, level: int) -> None:
         text = html_text(element)

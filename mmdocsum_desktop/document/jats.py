@@ -1,4 +1,4 @@
-"""JATS (NLM/PMC) article XML read into a Document: front matter, body sections, figures, tables, back matter."""
+"""JATS (NLM/PMC) article XML read into a Document: front matter, sections, figures, tables, back matter."""
 
 from __future__ import annotations
 
@@ -228,7 +228,7 @@ def formula_text(formula: etree._Element) -> str:
 
 
 class _JatsConverter:
-    """Walks body, back matter and abstracts, feeding paragraphs, lists, formulas and floats to the builder."""
+    """Walks abstracts, body and back matter, feeding paragraphs, lists, formulas and floats to a builder."""
 
     def __init__(self, builder: ArticleBuilder, base_dir: Path) -> None:
         self.builder = builder

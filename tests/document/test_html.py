@@ -159,6 +159,25 @@ def test_abstract_from_a_class(tmp_path: Path) -> None:
     assert document.abstract == "We show ducks quack.\n\nTwice."
 
 
+def test_abstract_container_with_its_own_heading_ends_with_the_container(tmp_path: Path) -> None:
+    document = read_page(
+        tmp_path,
+        """<div id="abstract"><h2>Abstract</h2><p>Summary.</p></div><p>Unheaded introduction.</p>""",
+    )
+    assert [(b.text, b.is_abstract) for b in document.blocks] == [
+        ("Abstract", True),
+        ("Summary.", True),
+        ("Unheaded introduction.", False),
+    ]
+
+
+def test_a_page_wrapper_named_abstract_is_not_an_abstract(tmp_path: Path) -> None:
+    sections = "".join(f"<h2>Part {n}</h2><p>Text {n}.</p>" for n in range(5))
+    document = read_page(tmp_path, f'<div class="abstract-theme">{sections}</div>')
+    assert not any(b.is_abstract for b in document.blocks)
+    assert document.abstract is None
+
+
 def test_abstract_from_a_heading_ends_at_the_next_heading(tmp_path: Path) -> None:
     document = read_page(
         tmp_path, "<h1>Paper</h1><h2>Abstract</h2><p>Short summary.</p><h2>Methods</h2><p>Body.</p>"

@@ -282,6 +282,14 @@ def test_external_entities_are_not_read(tmp_path: Path) -> None:
     assert document.blocks[0].text == "Leak: end & été"
 
 
+def test_html_entities_without_a_dtd_are_read_without_complaint(tmp_path: Path) -> None:
+    path = tmp_path / "entities.nxml"
+    path.write_text("<article><body><p>Caf&eacute;&nbsp;au lait &amp; cr&egrave;me</p></body></article>")
+    document = read_document(path)
+    assert document.blocks[0].text == "Café au lait & crème"
+    assert document.warnings == []
+
+
 def test_binary_garbage_is_corrupt(tmp_path: Path) -> None:
     path = tmp_path / "garbage.nxml"
     path.write_bytes(random.Random(11).randbytes(4096))
