@@ -9,6 +9,7 @@ from pathlib import Path
 from PIL import Image
 
 from mmdocsum_desktop.document.labels import link_mentions
+from mmdocsum_desktop.document.language import guess_language
 from mmdocsum_desktop.document.limits import DEFAULT_LIMITS, ReadLimits, configure_pillow
 from mmdocsum_desktop.document.model import Document, DocumentKind
 from mmdocsum_desktop.errors import (
@@ -87,6 +88,8 @@ def read_document(
 
         document = read_jats(source, limits=limits, control=control)
     link_mentions(document)
+    if document.language is None:
+        document.language = guess_language(document.body_text())
     return document
 
 
