@@ -207,7 +207,8 @@ def _read_page(
     # Captions are kept as text blocks; text inside figures and tables and page furniture are not.
     kept = [b for b in blocks if b.role in {"body", "text", "caption"} and id(b) not in regions.absorbed]
     kept = [b for b in kept if b.lines[0].horizontal or b.role == "caption"]
-    return order_blocks(kept, geometry), regions, sum(len(line.text) for line in lines)
+    cuts = [region for _, region in regions.captioned if region is not None] + regions.uncaptioned
+    return order_blocks(kept, geometry, cuts), regions, sum(len(line.text) for line in lines)
 
 
 def _in_margin_band(rect: Rect, page_rect: Rect) -> bool:

@@ -7,10 +7,11 @@ bands; inside a band the left column is read before the right one.
 from __future__ import annotations
 
 from mmdocsum_desktop.document.figures import PageGeometry
-from mmdocsum_desktop.document.pdf_layout import TextBlock
+from mmdocsum_desktop.document.pdf_layout import Rect, TextBlock
 
 
-def order_blocks(blocks: list[TextBlock], geometry: PageGeometry) -> list[TextBlock]:
+def order_blocks(blocks: list[TextBlock], geometry: PageGeometry, cuts: list[Rect] = ()) -> list[TextBlock]:
+    """``cuts`` are regions (figures, tables) that may span both columns and so end a band."""
     if not geometry.two_columns:
         return sorted(blocks, key=lambda b: (round(b.bbox[1], 1), b.bbox[0]))
     middle = geometry.middle
@@ -29,8 +30,13 @@ def order_blocks(blocks: list[TextBlock], geometry: PageGeometry) -> list[TextBl
         ordered.extend(sorted(right, key=lambda b: b.bbox[1]))
         band.clear()
 
-    for block in sorted(blocks, key=lambda b: (b.bbox[1], b.bbox[0])):
-        if spans(block):
+    spanning_cuts = [c for c in cuts if c[0] < middle - 0.06 * width and c[2] > middle + 0.06 * width]
+    items: list[tuple[float, float, TextBlock | None]] = [(b.bbox[1], b.bbox[0], b) for b in blocks]
+    items += [(c[1], c[0], None) for c in spanning_cuts]
+    for _, _, block in sorted(items, key=lambda item: (item[0], item[1])):
+        if block is None:
+            flush_band()
+        elif spans(block):
             flush_band()
             ordered.append(block)
         else:
