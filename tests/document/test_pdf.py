@@ -11,19 +11,13 @@ from PIL import Image
 
 from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.document.reader import export_document
-from tests.conftest import PAPERS, read_paper
+from tests.conftest import PAPERS, REPO_ROOT, read_paper
 
-# Captions printed in each paper, counted on the rendered pages.
+# Captions printed in each paper, counted on the rendered pages (shared with the benchmark).
 PRINTED = {
-    "mineru_demo1.pdf": (["Figure 1", "Figure 2", "Figure 3", "Figure 4", "Figure 5"],
-                         ["Table 1", "Table 2", "Table 3", "Table 4", "Table 5"]),
-    "mineru_demo2.pdf": (["Figure 1", "Figure 2", "Figure 3", "Figure 4", "Figure 5"], ["Table I", "Table II"]),
-    "mineru_demo3.pdf": (["Figure 1", "Figure 2"], [f"Table {n}" for n in range(1, 8)]),
-    "pymupdf_test_3780.pdf": (["Figure 1", "Figure 2", "Figure 3"], []),
-    "pymupdf_test_4751.pdf": (["Figure 1"], [f"Table {n}" for n in range(1, 16)]),
-    "docling_amt_handbook_sample.pdf": (["Figure 7-26", "Figure 7-27"], []),
-    "docling_picture_classification.pdf": (["Figure 1", "Figure 2"], []),
-    "docling_2305.03393v1-pg9.pdf": ([], ["Table 1"]),
+    name: (entry["figures"], entry["tables"])
+    for name, entry in json.loads((REPO_ROOT / "benchmarks" / "printed_captions.json").read_text()).items()
+    if not name.startswith("_")
 }
 
 
@@ -31,8 +25,8 @@ PRINTED = {
 def test_every_printed_caption_is_found_once_with_a_region(name):
     document = read_paper(name)
     figures, tables = PRINTED[name]
-    assert [f.label for f in document.figures if f.label] == figures
-    assert [t.label for t in document.tables] == tables
+    assert [f.label for f in document.figures if f.label and not f.continues] == figures
+    assert [t.label for t in document.tables if not t.continues] == tables
     assert all(v.bbox is not None for v in document.visuals if v.label)
 
 
