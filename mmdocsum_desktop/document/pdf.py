@@ -135,7 +135,7 @@ def _read(
         )
     if ocr_pages:
         document.warnings.append(f"{ocr_pages} scanned page(s) read with OCR")
-    _build_document(document, pdf, collected, visuals)
+    _build_document(document, pdf, collected, visuals, style)
     return document
 
 
@@ -159,13 +159,13 @@ def _document_style(
         except Exception:  # noqa: BLE001
             continue
         sampled[number] = lines
-        height = page.rect.height
+        top_band, bottom_band = _edge_bands(lines, page.rect.height)
         seen: set[str] = set()
         for line in lines:
             if not line.horizontal:
                 continue
             sizes[line.size] += len(line.text)
-            if line.bbox[1] < _MARGIN * height or line.bbox[3] > (1 - _MARGIN) * height:
+            if line.bbox[1] < top_band or line.bbox[3] > bottom_band:
                 key = _furniture_key(line.text)
                 if key and key not in seen:
                     seen.add(key)
@@ -185,7 +185,11 @@ def _document_style(
 
 
 def _furniture_key(text: str) -> str:
-    return re.sub(r"\d+", "#", text.strip().lower())[:80]
+    """Running headers differ from page to page only in numbers, and the page number sits before or
+    after them depending on the side of the spread."""
+    key = re.sub(r"\d+", "#", text.strip().lower())
+    stripped = re.sub(r"^(?:#\s+)+|(?:\s+#)+$", "", key)
+    return (stripped or key)[:80]
 
 
 _PAGE_NUMBER = re.compile(r"^(?:page\s*)?[#\divxlc-]{1,7}(?:\s*(?:of|/)\s*#+)?$", re.IGNORECASE)
@@ -198,8 +202,9 @@ def _read_page(
     lines = extract_lines(page) if lines is None else lines
     blocks = group_blocks(lines)
     height = page_rect[3] - page_rect[1]
+    bands = _edge_bands(lines, height)
     for block in blocks:
-        _classify(block, style, height)
+        _classify(block, style, bands)
     clusters, rules, scissors = drawing_rects(page, page_rect)
     graphics = [g for g in image_rects(page, page_rect, scissors) + clusters if not _in_margin_band(g, page_rect)]
     geometry = _geometry(page_rect, blocks)
@@ -217,9 +222,22 @@ def _in_margin_band(rect: Rect, page_rect: Rect) -> bool:
     return rect[3] <= page_rect[1] + _MARGIN * height or rect[1] >= page_rect[3] - _MARGIN * height
 
 
-def _classify(block: TextBlock, style: DocumentStyle, page_height: float) -> None:
+def _edge_bands(lines: list[Line], page_height: float) -> tuple[float, float]:
+    """Where running headers and footers can be: the page margins, or the first and last line of
+    text when the page box has wide empty margins (journals often put the header well inside)."""
+    horizontal = [line for line in lines if line.horizontal]
+    top_band, bottom_band = _MARGIN * page_height, (1 - _MARGIN) * page_height
+    if horizontal:
+        first = min(line.bbox[1] for line in horizontal)
+        last = max(line.bbox[3] for line in horizontal)
+        top_band = max(top_band, min(first + 10, 0.2 * page_height))
+        bottom_band = min(bottom_band, max(last - 10, 0.8 * page_height))
+    return top_band, bottom_band
+
+
+def _classify(block: TextBlock, style: DocumentStyle, bands: tuple[float, float]) -> None:
     top, bottom = block.bbox[1], block.bbox[3]
-    in_margin = top < _MARGIN * page_height or bottom > (1 - _MARGIN) * page_height
+    in_margin = top < bands[0] or bottom > bands[1]
     text = block.text.strip()
     if in_margin and (
         _furniture_key(text) in style.furniture or _PAGE_NUMBER.match(_furniture_key(text)) or len(text) <= 2
@@ -318,11 +336,25 @@ def _block_type(block: TextBlock, style: DocumentStyle) -> str:
     return "paragraph"
 
 
+_SECTION_NAME = re.compile(
+    r"^(?:(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s+)?(?:abstract|introduction|background|related work|preliminaries|"
+    r"methods?|methodology|materials and methods|approach|experiments?|experimental setup|evaluation|"
+    r"results?(?: and discussion)?|discussion|conclusions?(?: and future work)?|summary|limitations|"
+    r"future work|acknowledge?ments?|references|bibliography|appendix)\s*$",
+    re.IGNORECASE,
+)
+
+
 def _is_heading(block: TextBlock, style: DocumentStyle) -> bool:
     text = block.text.strip()
     words = text.split()
     if not words or len(block.lines) > 3 or len(words) > 16 or len(text) < 2:
         return False
+    letters = sum(ch.isalpha() for ch in text)
+    if not re.search(r"[^\W\d_]{3,}", text) or letters < 0.5 * len(text.replace(" ", "")) or "©" in text:
+        return False  # "E Z 1:0 K", ISBN and copyright lines: not headings
+    if _SECTION_NAME.match(text) and len(block.lines) == 1:
+        return True
     if block.role == "body" and len(words) > 8:
         return False
     if text.endswith((".", ",", ";")) and not _HEADING_NUMBER.match(text):
@@ -330,7 +362,8 @@ def _is_heading(block: TextBlock, style: DocumentStyle) -> bool:
     if not any(ch.isalpha() for ch in text):
         return False
     larger = block.size >= style.body_size + 0.9
-    numbered = bool(_HEADING_NUMBER.match(text)) and (block.bold or larger or text.isupper())
+    own_font = bool(style.body_fonts) and all(line.font not in style.body_fonts for line in block.lines)
+    numbered = bool(_HEADING_NUMBER.match(text)) and (block.bold or larger or text.isupper() or own_font)
     return larger or block.bold or numbered or (text.isupper() and len(words) <= 6 and len(text) > 3)
 
 
@@ -339,17 +372,23 @@ def _build_document(
     pdf: pymupdf.Document,
     collected: list[tuple[int, TextBlock]],
     visuals: list[tuple[int, str, TextBlock | None, Rect | None]],
+    style: DocumentStyle,
 ) -> None:
-    style_size = Counter(round(b.size, 1) for _, b in collected if b.role == "body")
-    body_size = style_size.most_common(1)[0][0] if style_size else 10.0
-    style = DocumentStyle(body_size, set(), set())
     section: str | None = None
+    title_block = _title_block(collected)
     caption_ids: dict[int, str] = {}
+    body_started = False
     for page_number, text_block in collected:
         block_type = _block_type(text_block, style)
         text = text_block.text.strip()
         if not text:
             continue
+        # Author names and affiliations above the abstract are set large or bold, but they are
+        # front matter, not sections; the title is the one heading there.
+        if block_type == "heading" and not body_started and text_block is not title_block:
+            block_type = "paragraph" if not _SECTION_NAME.match(text) else block_type
+        if text_block.role == "body" or _SECTION_NAME.match(text) or page_number > 1:
+            body_started = True
         block_id = f"b{len(document.blocks) + 1}"
         if block_type == "heading":
             section = text
@@ -368,7 +407,7 @@ def _build_document(
             caption_ids[id(text_block)] = block_id
     _join_hyphenation(document.blocks)
     _mark_abstract(document)
-    document.title = _title(pdf, collected)
+    document.title = _title(pdf, title_block)
     document.language = _metadata_language(pdf) or guess_language(document.body_text())
     _add_visuals(document, visuals, caption_ids)
 
@@ -418,20 +457,24 @@ def _mark_abstract(document: Document) -> None:
         return
 
 
-def _title(pdf: pymupdf.Document, collected: list[tuple[int, TextBlock]]) -> str | None:
-    metadata_title = (pdf.metadata or {}).get("title", "") or ""
-    if 8 <= len(metadata_title) <= 300 and not re.search(
-        r"\.(?:docx?|pdf|tex|dvi)$|^untitled|^microsoft|^doi:|^\d", metadata_title, re.IGNORECASE
-    ):
-        return metadata_title.strip()
+def _title_block(collected: list[tuple[int, TextBlock]]) -> TextBlock | None:
+    """The largest type in the upper half of the first page; ties go to the higher block."""
     first_page = [b for page, b in collected if page == 1 and b.role != "caption" and 3 < len(b.text) < 300]
     if not first_page:
         return None
     top = min(b.bbox[1] for b in first_page)
     bottom = max(b.bbox[3] for b in first_page)
     upper = [b for b in first_page if b.bbox[1] < top + 0.5 * (bottom - top)] or first_page
-    # The title is the largest type in the upper half of the first page; ties go to the higher block.
-    return max(upper, key=lambda b: (round(b.size, 1), -b.bbox[1])).text.strip()
+    return max(upper, key=lambda b: (round(b.size, 1), -b.bbox[1]))
+
+
+def _title(pdf: pymupdf.Document, title_block: TextBlock | None) -> str | None:
+    metadata_title = (pdf.metadata or {}).get("title", "") or ""
+    if 8 <= len(metadata_title) <= 300 and not re.search(
+        r"\.(?:docx?|pdf|tex|dvi)$|^untitled|^microsoft|^doi:|^\d", metadata_title, re.IGNORECASE
+    ):
+        return metadata_title.strip()
+    return title_block.text.strip() if title_block is not None else None
 
 
 def _metadata_language(pdf: pymupdf.Document) -> str | None:

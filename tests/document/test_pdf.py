@@ -96,8 +96,13 @@ def test_headings_are_recognised_and_give_sections():
     headings = [b.text for b in document.blocks if b.type == "heading"]
     for expected in ["I. INTRODUCTION", "II. BACKGROUND", "III. METHOD", "IV. RESULTS"]:
         assert expected in headings
-    method_paragraphs = [b for b in document.blocks if b.section == "III. METHOD" and b.type == "paragraph"]
+    texts = [b.text for b in document.blocks]
+    method, results = texts.index("III. METHOD"), texts.index("IV. RESULTS")
+    subsections = [b.text for b in document.blocks[method:results] if b.type == "heading"][1:]
+    assert subsections[:2] == ["A. Two-Pass Spatial Cost Aggregation", "B. Temporal cost aggregation"]
+    method_paragraphs = [b for b in document.blocks[method:results] if b.type == "paragraph"]
     assert len(method_paragraphs) >= 3
+    assert all(p.section in ["III. METHOD", *subsections] for p in method_paragraphs)
 
 
 def test_running_headers_and_page_numbers_are_removed():
