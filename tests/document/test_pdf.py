@@ -153,3 +153,11 @@ def test_export_writes_document_json_and_a_png_per_visual(tmp_path):
             expected_width = (visual.bbox[2] - visual.bbox[0] + 4) * 100 / 72
             assert abs(image.width - expected_width) <= 3
     assert not list(tmp_path.rglob("*.tmp")), "temporary files must not survive an export"
+
+
+def test_running_header_inside_a_wide_page_margin_is_removed():
+    document = read_paper("mineru_demo1.pdf")
+    assert not [b for b in document.blocks if "Lane et al. / Journal of Hydrology" in b.text]
+    headings = [b.text for b in document.blocks if b.type == "heading"]
+    assert ["1. Introduction", "2. Methods"] == headings[2:4]
+    assert "5. Discussion" in headings and "6. Summary and conclusions" in headings
