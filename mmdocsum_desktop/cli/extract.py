@@ -19,6 +19,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--password", help="password of an encrypted PDF")
     parser.add_argument("--max-pages", type=int, default=ReadLimits.max_pages)
     parser.add_argument("--max-file-mb", type=int, default=ReadLimits.max_file_bytes // 1024**2)
+    parser.add_argument(
+        "--no-ocr", action="store_true", help="do not OCR scanned pages (a PDF with no text layer is refused)"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
     parser.set_defaults(handler=run)
 
@@ -29,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
     limits = ReadLimits(max_pages=args.max_pages, max_file_bytes=args.max_file_mb * 1024**2)
     started = time.perf_counter()
     with tqdm_control("reading", enabled=not args.quiet) as control:
-        document = read_document(args.file, password=args.password, limits=limits, control=control)
+        ocr = None if args.no_ocr else _page_ocr()
+        document = read_document(args.file, password=args.password, limits=limits, control=control, ocr=ocr)
     with tqdm_control("rendering", enabled=not args.quiet) as control:
         written = export_document(
             document, args.output, dpi=args.dpi, password=args.password, limits=limits, control=control
@@ -38,6 +42,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(format_summary(document, seconds, written))
     return 0
+
+
+def _page_ocr():
+    # Imported here: the OCR model loads only when a scanned page actually needs it.
+    from mmdocsum_desktop.models.scanned import page_ocr
+
+    return page_ocr()
 
 
 def format_summary(document, seconds: float, written: Path) -> str:

@@ -36,8 +36,10 @@ from mmdocsum_desktop.errors import (
 from mmdocsum_desktop.fileio import write_bytes_atomic
 from mmdocsum_desktop.jobs import JobControl
 
-# Text recognised on a scanned page: (page, png bytes) -> [(text, bbox in PDF points)].
-PageOcr = Callable[[pymupdf.Page], list[tuple[str, Rect]]]
+# Text recognition for scanned pages, injected by the caller so that documents know nothing of models:
+# PNG bytes of the page rendered at OCR_DPI -> [(line text, (x0, y0, x1, y1) in that image's pixels)].
+PageOcr = Callable[[bytes], list[tuple[str, Rect]]]
+OCR_DPI = 200
 
 _SAMPLE_PAGES = 40
 _MARGIN = 0.085  # share of the page height where running headers and footers live
@@ -305,12 +307,29 @@ def _looks_scanned(page: pymupdf.Page) -> bool:
 
 
 def _ocr_blocks(page: pymupdf.Page, ocr: PageOcr) -> list[TextBlock]:
-    blocks = []
-    for text, bbox in ocr(page):
-        line = Line(bbox, text, 10.0, "ocr", False, False, "ocr", False, True, -1, False)
-        block = TextBlock([line])
+    """Recognised lines, in points, grouped into paragraphs by their vertical spacing."""
+    scale = 72 / OCR_DPI
+    png = page.get_pixmap(dpi=OCR_DPI, alpha=False).tobytes("png")
+    lines = []
+    for text, box in ocr(png):
+        if not text.strip():
+            continue
+        bbox = (box[0] * scale, box[1] * scale, box[2] * scale, box[3] * scale)
+        height = bbox[3] - bbox[1]
+        lines.append(Line(bbox, text.strip(), round(height * 0.8, 1), "ocr", False, False, "ocr", False, True, -1, False))
+    lines.sort(key=lambda line: (line.bbox[1], line.bbox[0]))
+    blocks: list[TextBlock] = []
+    for line in lines:
+        last = blocks[-1].lines[-1] if blocks else None
+        if last is not None and 0 <= line.bbox[1] - last.bbox[3] < 0.8 * (last.bbox[3] - last.bbox[1]) and (
+            min(line.bbox[2], last.bbox[2]) > max(line.bbox[0], last.bbox[0])
+        ):
+            blocks[-1].lines.append(line)
+            blocks[-1].refresh()
+        else:
+            blocks.append(TextBlock([line]))
+    for block in blocks:
         block.role = "ocr"
-        blocks.append(block)
     return blocks
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PIL import Image
 
@@ -19,6 +20,9 @@ from mmdocsum_desktop.errors import (
     UnsupportedFormatError,
 )
 from mmdocsum_desktop.jobs import JobControl, ensure_control
+
+if TYPE_CHECKING:
+    from mmdocsum_desktop.document.pdf import PageOcr
 
 _SUFFIX_KINDS: dict[str, DocumentKind] = {
     ".pdf": "pdf",
@@ -56,8 +60,12 @@ def read_document(
     password: str | None = None,
     limits: ReadLimits = DEFAULT_LIMITS,
     control: JobControl | None = None,
+    ocr: PageOcr | None = None,
 ) -> Document:
-    """Read a PDF, HTML, Markdown or JATS file into a Document (no files are written)."""
+    """Read a PDF, HTML, Markdown or JATS file into a Document (no files are written).
+
+    ``ocr`` reads scanned PDF pages (see models.scanned.page_ocr); without it a PDF with no text layer
+    is refused with ScannedDocumentError."""
     source = Path(path)
     if not source.exists():
         raise InputNotFoundError(f"{source}: no such file")
@@ -74,7 +82,7 @@ def read_document(
     if kind == "pdf":
         from mmdocsum_desktop.document.pdf import read_pdf
 
-        document = read_pdf(source, password=password, limits=limits, control=control)
+        document = read_pdf(source, password=password, limits=limits, control=control, ocr=ocr)
     elif kind == "html":
         from mmdocsum_desktop.document.html import read_html
 

@@ -4,6 +4,7 @@ Every bad file is built by the test itself."""
 
 from __future__ import annotations
 
+import json
 import struct
 import zlib
 
@@ -69,16 +70,33 @@ def test_encrypted_pdf_needs_its_password(tmp_path):
     assert (tmp_path / "out" / "figures" / "fig1.png").is_file()
 
 
-def test_scanned_pdf_says_it_has_no_text_layer(tmp_path):
-    paper = pymupdf.open(PAPERS / "docling_multi_page.pdf")
+@pytest.fixture(scope="module")
+def scanned_pdf(tmp_path_factory):
+    """The first page of a real text PDF, rasterised: a scan with no text layer."""
+    page = pymupdf.open(PAPERS / "docling_multi_page.pdf")[0]
     scanned = pymupdf.open()
-    for page in paper:
-        pixmap = page.get_pixmap(dpi=60)
-        new_page = scanned.new_page(width=page.rect.width, height=page.rect.height)
-        new_page.insert_image(new_page.rect, pixmap=pixmap)
-    path = tmp_path / "scan.pdf"
+    new_page = scanned.new_page(width=page.rect.width, height=page.rect.height)
+    new_page.insert_image(new_page.rect, pixmap=page.get_pixmap(dpi=150))
+    path = tmp_path_factory.mktemp("scan") / "scan.pdf"
     scanned.save(path)
-    assert_one_line_error(extract(path, tmp_path), 4, "no text layer", "OCR")
+    return path
+
+
+def test_scanned_pdf_without_ocr_says_it_has_no_text_layer(tmp_path, scanned_pdf):
+    assert_one_line_error(extract(scanned_pdf, tmp_path, "--no-ocr"), 4, "no text layer", "OCR")
+
+
+def test_scanned_pdf_is_read_with_ocr_and_marked_so(tmp_path, scanned_pdf):
+    result = extract(scanned_pdf, tmp_path)
+    assert result.returncode == 0, result.stderr
+    document = json.loads((tmp_path / "out" / "document.json").read_text())
+    assert document["blocks"] and all(block["ocr"] for block in document["blocks"])
+    text = " ".join(block["text"] for block in document["blocks"])
+    original = pymupdf.open(PAPERS / "docling_multi_page.pdf")[0].get_text()
+    words = {w.lower() for w in original.split() if len(w) > 5 and w.isalpha()}
+    recognised = {w.lower().strip(".,;:") for w in text.split()}
+    assert len(words & recognised) >= 0.6 * len(words)
+    assert any("scanned page" in warning for warning in document["warnings"])
 
 
 def test_pdf_with_zero_pages(tmp_path):
