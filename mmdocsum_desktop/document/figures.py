@@ -72,7 +72,7 @@ def find_regions(
 ) -> PageRegions:
     regions = PageRegions()
     captions = [b for b in blocks if b.role == "caption"]
-    pictures = merge_rects(_split_at_gutter(graphics, captions, geometry), tolerance=6.0)
+    pictures = merge_rects(graphics, tolerance=6.0)
     pictures = [p for p in pictures if not _is_text_box(p, blocks)]
     pictures = _absorb_labels(pictures, blocks, regions)
     obstacles = [b for b in blocks if b.role in {"body", "caption"}]
@@ -128,33 +128,6 @@ def _within_text_area(region: Rect, geometry: PageGeometry, margin: float = 15.0
     if x1 - x0 < 0.5 * (region[2] - region[0]):
         return region
     return (x0, max(region[1], page[1]), x1, min(region[3], page[3]))
-
-
-def _split_at_gutter(pictures: list[Rect], captions: list[TextBlock], geometry: PageGeometry) -> list[Rect]:
-    """Two captions side by side in two columns mean two figures side by side. Graphics of one may
-    reach into the other (clip paths are not applied to the rectangles PyMuPDF reports), so a picture
-    crossing the gutter above such captions is cut at the gutter."""
-    if not geometry.two_columns:
-        return pictures
-    middle = geometry.middle
-    left = [c for c in captions if c.bbox[2] <= middle + 5]
-    right = [c for c in captions if c.bbox[0] >= middle - 5]
-    rows = [(a, b) for a in left for b in right if y_overlap(a.bbox, b.bbox) > 0]
-    if not rows:
-        return pictures
-    result: list[Rect] = []
-    for picture in pictures:
-        crosses = picture[0] < middle - 10 and picture[2] > middle + 10
-        above_row = any(picture[3] <= max(a.bbox[3], b.bbox[3]) + 5 for a, b in rows)
-        if crosses and above_row:
-            # The larger side is where the graphic belongs; the rest is hidden by its clip path.
-            if middle - picture[0] >= picture[2] - middle:
-                result.append((picture[0], picture[1], middle - 3, picture[3]))
-            else:
-                result.append((middle + 3, picture[1], picture[2], picture[3]))
-        else:
-            result.append(picture)
-    return result
 
 
 def _absorb_labels(pictures: list[Rect], blocks: list[TextBlock], regions: PageRegions) -> list[Rect]:
