@@ -1,0 +1,194 @@
+"""`mmdocsum bench SUITE ...`: run a benchmark suite, print its metrics, write OUT/predictions.json and
+OUT/metrics.json.
+
+Suites are subcommands of ``bench``. FTII-Bench is built in (``bench ftii``); other suites live in their
+own modules, listed in ``SUITE_MODULES`` as ``"module"`` (its ``register(suites)`` is called) or
+``"module:function"``; each adds its subparser with a ``handler``:
+
+    # mmdocsum_desktop/cli/bench_rouge.py
+    def register(suites):
+        parser = suites.add_parser("rouge", help="...")
+        add_output_options(parser)
+        parser.set_defaults(handler=run)
+
+A listed module that is not installed is skipped, so a suite can be added before or after its entry.
+
+The helpers here (:func:`add_output_options`, :func:`write_outputs`, :func:`print_metrics`) keep the
+suites alike: the same -o/--quiet options, the same files, the same one-line metrics.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from mmdocsum_desktop.cli.progress import tqdm_control
+from mmdocsum_desktop.errors import MmdocsumError
+from mmdocsum_desktop.fileio import write_json_atomic
+
+# Further suites: "module" (calls module.register(suites)) or "module:function" (calls function(suites)).
+SUITE_MODULES: list[str] = [
+    "mmdocsum_desktop.cli.bench_common:register_all",  # mdocsum, mcite, rouge, compare, report
+]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("bench", help="run a benchmark suite and score it")
+    suites = parser.add_subparsers(dest="suite", metavar="SUITE")
+    parser.set_defaults(handler=lambda args: _usage(parser))
+    register_ftii(suites)
+    for entry in SUITE_MODULES:
+        module_name, _, function = entry.partition(":")
+        if importlib.util.find_spec(module_name) is None:
+            continue
+        getattr(importlib.import_module(module_name), function or "register")(suites)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+# ------------------------------------------------------------------------------------- shared helpers
+
+
+def add_output_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-o", "--output", type=Path, required=True, help="output folder")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def write_outputs(out: Path, predictions: Any, metrics: Mapping[str, Any]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / "predictions.json", predictions)
+    write_json_atomic(out / "metrics.json", dict(metrics))
+
+
+def print_metrics(metrics: Mapping[str, Any], names: Mapping[str, str]) -> None:
+    """One line: ``Acc_b 0.912  Acc_i 0.611 ...`` (n/a where a metric has no slots)."""
+    parts = []
+    for key, label in names.items():
+        value = metrics.get(key)
+        parts.append(f"{label} {value:.3f}" if isinstance(value, float) else f"{label} {value if value is not None else 'n/a'}")
+    print("  ".join(parts))
+
+
+# ----------------------------------------------------------------------------------------------- ftii
+
+
+def register_ftii(suites: argparse._SubParsersAction) -> None:
+    from mmdocsum_desktop.placement import STRATEGIES
+
+    parser = suites.add_parser(
+        "ftii",
+        help="FTII-Bench: flow text with image insertion (Acc_b, Acc_i, Acc_ni) or single choice",
+        description="Score image insertion on FTII-Bench data: its flow-insertion JSON (Acc_b, Acc_i, "
+        "Acc_ni) or its single-choice TSV (accuracy).",
+    )
+    parser.add_argument("--data", type=Path, required=True, help="FTII flow-insertion JSON or single-choice TSV")
+    parser.add_argument("--images-root", type=Path, help="folder the image paths of the data are relative to")
+    parser.add_argument(
+        "--captions",
+        type=Path,
+        help="JSON {image path as in the data: caption} (or {path: {caption, label, context}}) for splits "
+        "built from documents",
+    )
+    parser.add_argument("--strategy", choices=STRATEGIES, default="global")
+    parser.add_argument(
+        "--predictions",
+        type=Path,
+        help="score these predictions instead of placing: JSON {article id: [image path or \"\" per "
+        "paragraph]} (single choice: a JSON list of answers, letters or 1-based numbers)",
+    )
+    parser.add_argument("--threshold", type=float, help="calibrated score below which no image is placed")
+    parser.add_argument("--no-ocr", action="store_true", help="do not read the text inside images")
+    parser.add_argument("--clip", metavar="NAME", help="a registered CLIP model to use as well")
+    add_output_options(parser)
+    parser.set_defaults(handler=run_ftii)
+
+
+def _engine(args: argparse.Namespace):
+    from mmdocsum_desktop.placement import PlacementEngine, PlacementError
+
+    if args.threshold is not None and not 0.0 < args.threshold < 1.0:
+        raise PlacementError("--threshold is a calibrated score between 0 and 1")
+    if args.images_root is None:
+        raise MmdocsumError("--images-root is needed to place images (or give --predictions to score them)")
+    return PlacementEngine.with_default_models(ocr=not args.no_ocr, clip=args.clip, threshold=args.threshold)
+
+
+def run_ftii(args: argparse.Namespace) -> int:
+    if args.data.suffix.lower() in (".tsv", ".tab"):
+        return _run_single_choice(args)
+    from mmdocsum_desktop.bench.ftii import (
+        load_flow_insertion,
+        load_predictions,
+        run_flow_insertion,
+        score_articles,
+    )
+
+    articles = load_flow_insertion(args.data)
+    if args.predictions is not None:
+        predictions = load_predictions(args.predictions)
+        warnings: list[str] = []
+    else:
+        from mmdocsum_desktop.placement import read_captions_file
+
+        engine = _engine(args)
+        captions = read_captions_file(args.captions) if args.captions else None
+        with tqdm_control("ftii", enabled=not args.quiet) as control:
+            run = run_flow_insertion(
+                articles, engine, args.images_root, captions=captions, strategy=args.strategy, control=control
+            )
+        predictions, warnings = run.predictions, run.warnings
+    metrics = score_articles(articles, predictions)
+    write_outputs(args.output, {a.id: predictions[a.id] for a in articles}, metrics.as_json())
+    for warning in dict.fromkeys(warnings):
+        print(f"mmdocsum: warning: {warning}")
+    print_metrics(metrics.as_json(), {"acc_b": "Acc_b", "acc_i": "Acc_i", "acc_ni": "Acc_ni", "n_slots": "slots"})
+    return 0
+
+
+def _run_single_choice(args: argparse.Namespace) -> int:
+    from mmdocsum_desktop.bench.ftii import (
+        BenchDataError,
+        load_single_choice,
+        run_single_choice,
+        single_choice_accuracy,
+    )
+
+    items = load_single_choice(args.data)
+    if args.predictions is not None:
+        try:
+            raw = json.loads(args.predictions.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise BenchDataError(f"{args.predictions}: not a readable JSON list of answers ({error})") from error
+        if not isinstance(raw, list):
+            raise BenchDataError(f"{args.predictions}: expected a JSON list of answers")
+        answers = [_answer_index(value) for value in raw]
+    else:
+        engine = _engine(args)
+        with tqdm_control("ftii", enabled=not args.quiet) as control:
+            answers = run_single_choice(items, engine, args.images_root, args.output / "images", control=control)
+    accuracy = single_choice_accuracy(items, answers)
+    letters = [chr(ord("A") + a) if a is not None else None for a in answers]
+    write_outputs(args.output, letters, {"accuracy": accuracy, "n_questions": len(items)})
+    print_metrics({"accuracy": accuracy, "n_questions": len(items)}, {"accuracy": "Accuracy", "n_questions": "questions"})
+    return 0
+
+
+def _answer_index(value: Any) -> int | None:
+    """An answer as FTII writes them: a letter ("B") or a 1-based number; None when unanswered."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value - 1
+    if isinstance(value, str) and len(value.strip()) == 1 and value.strip().isalpha():
+        return ord(value.strip().upper()) - ord("A")
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip()) - 1
+    return None

@@ -1,0 +1,167 @@
+"""`mmdocsum place --paragraphs FILE --images DOC_OR_FOLDER -o OUT`: put images after the right paragraphs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+from mmdocsum_desktop.cli.progress import tqdm_control
+from mmdocsum_desktop.errors import InputNotFoundError
+from mmdocsum_desktop.fileio import write_json_atomic, write_text_atomic
+from mmdocsum_desktop.placement import (
+    STRATEGIES,
+    ImageCandidate,
+    Placement,
+    PlacementEngine,
+    PlacementError,
+    candidates_from_document,
+    candidates_from_folder,
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "place",
+        help="insert images after the paragraphs they illustrate",
+        description="Choose for each paragraph the image of a pool that belongs after it, or none; write "
+        "OUT/placement.json and OUT/placement.md.",
+    )
+    parser.add_argument(
+        "--paragraphs",
+        type=Path,
+        required=True,
+        help="JSON list of strings, or Markdown/text with paragraphs separated by blank lines",
+    )
+    parser.add_argument(
+        "--images",
+        type=Path,
+        required=True,
+        help="a document (PDF, HTML, Markdown, JATS), an extraction folder with document.json, or a folder "
+        "of images (captions from captions.json beside them, or --captions)",
+    )
+    parser.add_argument("-o", "--output", type=Path, required=True, help="output folder")
+    parser.add_argument("--strategy", choices=STRATEGIES, default="global", help="global (default) or greedy (FTII's)")
+    parser.add_argument("--threshold", type=float, help="calibrated score below which no image is placed (0-1)")
+    parser.add_argument("--no-ocr", action="store_true", help="do not read the text inside images")
+    parser.add_argument("--captions", type=Path, help="JSON {image file name: caption} for a folder of images")
+    parser.add_argument("--no-tables", action="store_true", help="place figures only, not tables, of a document")
+    parser.add_argument("--clip", metavar="NAME", help="a registered CLIP model to use as well")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    parser.set_defaults(handler=run)
+
+
+def read_paragraphs(path: Path) -> list[str]:
+    """Paragraphs from a JSON list of strings, or blank-line-separated Markdown or text."""
+    if not path.is_file():
+        raise InputNotFoundError(f"{path}: no such paragraphs file")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise PlacementError(f"{path}: cannot read the paragraphs ({error})") from error
+    if path.suffix.lower() == ".json" or text.lstrip().startswith("["):
+        try:
+            data = json.loads(text)
+        except ValueError as error:
+            raise PlacementError(f"{path}: not valid JSON ({error})") from error
+        if isinstance(data, dict) and isinstance(data.get("paragraphs"), list):
+            data = data["paragraphs"]
+        if not isinstance(data, list) or not all(isinstance(p, str) or p is None for p in data):
+            raise PlacementError(f"{path}: expected a JSON list of paragraph strings")
+        return [p or "" for p in data]
+    return [block.strip() for block in re.split(r"\n[ \t]*\n", text.replace("\r\n", "\n")) if block.strip()]
+
+
+def load_pool(images: Path, out: Path, *, captions: Path | None, include_tables: bool, quiet: bool):
+    """(candidates, how the pool was read)."""
+    if images.is_dir():
+        if (images / "document.json").is_file():
+            from mmdocsum_desktop.document.model import Document
+
+            try:
+                document = Document.load(images / "document.json")
+            except (OSError, ValueError) as error:
+                raise PlacementError(f"{images / 'document.json'}: not a readable document ({error})") from error
+            return candidates_from_document(document, images, include_tables=include_tables), "extraction folder"
+        return candidates_from_folder(images, captions), "image folder"
+    if not images.exists():
+        raise InputNotFoundError(f"{images}: no such document or folder")
+    from mmdocsum_desktop.document.reader import export_document, read_document
+
+    with tqdm_control("reading", enabled=not quiet) as control:
+        document = read_document(images, control=control)
+    with tqdm_control("rendering", enabled=not quiet) as control:
+        export_document(document, out, control=control)
+    return candidates_from_document(document, out, include_tables=include_tables), f"{document.kind} document"
+
+
+def relative(path: str | None, out: Path) -> str | None:
+    if path is None:
+        return None
+    try:
+        return Path(os.path.relpath(Path(path).resolve(), out.resolve())).as_posix()
+    except ValueError:  # another drive on Windows
+        return Path(path).resolve().as_posix()
+
+
+def render_markdown(placements: list[Placement], candidates: list[ImageCandidate], out: Path) -> str:
+    parts = []
+    for placement in placements:
+        parts.append(placement.paragraph_text.strip())
+        if placement.candidate is not None:
+            candidate = candidates[placement.candidate]
+            alt = candidate.caption.strip() or candidate.display_name()
+            alt = re.sub(r"\s+", " ", alt)[:200].replace("[", "(").replace("]", ")")
+            parts.append(f"![{alt}]({relative(candidate.image, out)})")
+    return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.threshold is not None and not 0.0 < args.threshold < 1.0:
+        raise PlacementError("--threshold is a calibrated score between 0 and 1")
+    paragraphs = read_paragraphs(args.paragraphs)
+    out: Path = args.output
+    out.mkdir(parents=True, exist_ok=True)
+    candidates, pool_kind = load_pool(
+        args.images, out, captions=args.captions, include_tables=not args.no_tables, quiet=args.quiet
+    )
+    engine = PlacementEngine.with_default_models(ocr=not args.no_ocr, clip=args.clip, threshold=args.threshold)
+    with tqdm_control("placing", enabled=not args.quiet) as control:
+        placements = engine.place(paragraphs, candidates, strategy=args.strategy, control=control)
+    rows = []
+    for placement in placements:
+        row = placement.summary()
+        row["image"] = relative(placement.image, out)
+        rows.append(row)
+    write_json_atomic(out / "placement.json", rows)
+    write_text_atomic(out / "placement.md", render_markdown(placements, candidates, out))
+    for warning in engine.warnings:
+        print(f"mmdocsum: warning: {warning}", file=sys.stderr)
+    if not args.quiet:
+        placed = [p for p in placements if p.candidate is not None]
+        table = [
+            ("paragraphs", str(len(paragraphs))),
+            ("images", f"{len(candidates)} ({pool_kind})"),
+            ("placed", str(len(placed))),
+            ("strategy", args.strategy),
+            ("models", ", ".join(_models(engine)) or "none (word overlap)"),
+            ("written", str(out / "placement.json")),
+        ]
+        table += [(f"paragraph {p.paragraph}", f"{p.figure or Path(p.image or '').name} ({p.score:.2f})") for p in placed]
+        width = max(len(key) for key, _ in table)
+        print("\n".join(f"{key:<{width}}  {value}" for key, value in table))
+    return 0
+
+
+def _models(engine: PlacementEngine) -> list[str]:
+    names = []
+    if engine.embedder is not None:
+        names.append("text embeddings")
+    if engine.ocr is not None:
+        names.append("OCR")
+    if engine.clip is not None:
+        names.append("CLIP")
+    return names

@@ -1,0 +1,186 @@
+"""Calibrated pair scores: features from raw signals, a conditional-logit model per set of signals.
+
+A pair (paragraph i, image c) gets a logit ``z[i, c]`` = weights · features + hand-set terms. Its score is
+the probability that image c belongs after paragraph i rather than after any other paragraph or nowhere:
+``P[i, c] = exp(z[i, c]) / (sum over paragraphs i' of exp(z[i', c]) + exp(nowhere))`` — a softmax over
+the column of image c with one extra "nowhere" option (a conditional logit, McFadden). Scores of one image
+sum to at most 1, and one threshold decides "no image" for every paragraph.
+
+A *profile* is the set of similarity signals a problem has (captions, OCR text, citing sentences; with
+embeddings or words only). Each shipped profile has its weights, its "nowhere" logit, its threshold and
+the order penalty of the global strategy, in :mod:`mmdocsum_desktop.placement._weights`, written by
+``benchmarks/bench_placement_ftii.py --write-weights`` (see there how they were fitted). Mentions,
+proposals and CLIP have hand-set weights (below): mentions are removed from the fitting split by
+construction, no LLM proposals exist there, and no CLIP weights can be had here to fit CLIP on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+KINDS = ("raw", "row", "col")
+SOURCES = ("caption", "ocr", "context")
+# Per source: paragraph embedding, best sentence embedding, TF-IDF words.
+BASE_SIGNALS = tuple(f"{source}{suffix}" for source in SOURCES for suffix in ("", "_sent", "_lex"))
+
+# Hand-set logit terms (see the module docstring for why they are not fitted).
+MENTION_LOGIT = 8.0  # the text cites this figure's label: decisive unless another text cites it first
+FIRST_MENTION_LOGIT = 1.0  # ... and it is the first text that does
+OTHER_MENTION_LOGIT = -1.0  # the text cites other visuals, not this one
+PROPOSAL_LOGIT = 2.5  # an LLM proposed this figure for this paragraph (hybrid mode)
+CLIP_WEIGHTS = {"clip_raw": 4.0, "clip_row": 6.0, "clip_col": 6.0}  # CLIP cosines are small (0.15-0.35)
+NO_FIT = {"nowhere": 2.0, "threshold": 0.3}  # no fitted profile applies (only CLIP, mentions, proposals)
+
+
+@dataclass(frozen=True)
+class Profile:
+    signals: tuple[str, ...]
+    weights: Mapping[str, float]  # feature name -> weight
+    nowhere: float  # logit of "this image goes nowhere" in each image's softmax
+    threshold: float
+    order_penalty: float  # logit cost per pair of images placed out of document order (global)
+
+    @property
+    def key(self) -> str:
+        return profile_key(self.signals)
+
+
+def profile_key(signals: Sequence[str]) -> str:
+    return "+".join(sorted(signals)) or "none"
+
+
+def feature_names(signals: Sequence[str]) -> list[str]:
+    return [f"{s}_{k}" for s in sorted(signals) for k in KINDS]
+
+
+def _max_of_others(matrix: np.ndarray, axis: int) -> np.ndarray:
+    """For each entry, the max over the other entries of its row (axis=1) or column (axis=0), NaN-aware."""
+    filled = np.where(np.isfinite(matrix), matrix, -np.inf)
+    if filled.shape[axis] < 2:
+        return np.full(matrix.shape, np.nan)
+    order = np.sort(filled, axis=axis)
+    top = np.take(order, [-1], axis=axis)
+    second = np.take(order, [-2], axis=axis)
+    others = np.where(filled >= top, second, top)
+    return np.where(np.isfinite(others), others, np.nan)
+
+
+def derive(
+    sims: Mapping[str, np.ndarray],
+    reference: Mapping[str, np.ndarray] | None = None,
+    exclude: Sequence[Sequence[int]] | None = None,
+) -> dict[str, np.ndarray]:
+    """Features ``<signal>_raw/_row/_col`` of every similarity matrix (NaN → 0).
+
+    ``col`` compares a row with the other rows; for greedy windows pass the per-paragraph matrices as
+    ``reference`` and, per row, the paragraph indices it is made of (``exclude``) — the window is then
+    compared with every paragraph outside it.
+    """
+    out: dict[str, np.ndarray] = {}
+    for name, matrix in sims.items():
+        matrix = np.asarray(matrix, dtype=np.float64)
+        finite = np.isfinite(matrix)
+        out[f"{name}_raw"] = np.where(finite, matrix, 0.0)
+        row_other = _max_of_others(matrix, axis=1)
+        out[f"{name}_row"] = np.where(finite & np.isfinite(row_other), matrix - row_other, 0.0)
+        if reference is None:
+            col_other = _max_of_others(matrix, axis=0)
+        else:
+            ref = np.where(np.isfinite(reference[name]), reference[name], -np.inf)
+            col_other = np.full(matrix.shape, -np.inf)
+            for i, members in enumerate(exclude or [[] for _ in range(matrix.shape[0])]):
+                keep = np.ones(ref.shape[0], dtype=bool)
+                keep[list(members)] = False
+                if keep.any():
+                    col_other[i] = ref[keep].max(axis=0)
+            col_other = np.where(np.isfinite(col_other), col_other, np.nan)
+        out[f"{name}_col"] = np.where(finite & np.isfinite(col_other), matrix - col_other, 0.0)
+    return out
+
+
+def logit(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
+
+
+def linear_logit(features: Mapping[str, np.ndarray], weights: Mapping[str, float], shape: tuple[int, int]) -> np.ndarray:
+    z = np.zeros(shape)
+    for name, weight in weights.items():
+        if name in features:
+            z = z + weight * features[name]
+    return z
+
+
+def column_probabilities(z: np.ndarray, nowhere: float, valid: np.ndarray | None = None) -> np.ndarray:
+    """Softmax of each column of ``z`` together with a "nowhere" logit; rows not ``valid`` get NaN."""
+    z = np.asarray(z, dtype=np.float64)
+    valid = np.ones(z.shape[0], dtype=bool) if valid is None else np.asarray(valid, dtype=bool)
+    out = np.full(z.shape, np.nan)
+    if z.size == 0 or not valid.any():
+        return out
+    rows = z[valid]
+    top = np.maximum(rows.max(axis=0), nowhere)
+    weights = np.exp(rows - top)
+    total = weights.sum(axis=0) + np.exp(nowhere - top)
+    out[valid] = weights / total
+    return out
+
+
+def window_probabilities(z_window: np.ndarray, z_rest: np.ndarray, nowhere: float) -> np.ndarray:
+    """The softmax share of a window's logits (one per image) against the paragraphs outside it."""
+    z_window = np.asarray(z_window, dtype=np.float64)
+    stacked = np.vstack([z_window[None, :], np.asarray(z_rest, dtype=np.float64).reshape(-1, z_window.size)])
+    return column_probabilities(stacked, nowhere)[0]
+
+
+def choose_profile(present: set[str], profiles: Mapping[str, Profile]) -> Profile | None:
+    """The shipped profile for exactly these signals, else the largest one they cover."""
+    usable = {s for s in present if s in BASE_SIGNALS}
+    exact = profiles.get(profile_key(sorted(usable)))
+    if exact is not None:
+        return exact
+    best: Profile | None = None
+    for profile in profiles.values():
+        if set(profile.signals) <= usable and (best is None or len(profile.signals) > len(best.signals)):
+            best = profile
+    return best
+
+
+def fit_conditional_logit(
+    columns: Sequence[tuple[np.ndarray, int]], l2: float = 1.0
+) -> tuple[float, np.ndarray]:
+    """Fit weights ``w`` and the "nowhere" logit on image columns.
+
+    ``columns``: per image, (features of every paragraph, n × d; index of its gold paragraph or -1 when it
+    goes nowhere). Maximises the log-likelihood of the gold choices with an L2 penalty on ``w``.
+    """
+    from scipy.optimize import minimize
+
+    dims = {x.shape[1] for x, _ in columns}
+    if len(dims) != 1:
+        raise ValueError("every column needs the same features")
+    d = dims.pop()
+
+    def loss(params: np.ndarray) -> tuple[float, np.ndarray]:
+        nowhere, w = params[0], params[1:]
+        value = 0.5 * l2 * float(w @ w)
+        grad = np.zeros_like(params)
+        grad[1:] = l2 * w
+        for x, gold in columns:
+            z = np.append(x @ w, nowhere)
+            top = z.max()
+            p = np.exp(z - top)
+            p /= p.sum()
+            target = gold if gold >= 0 else len(z) - 1
+            value -= math.log(max(p[target], 1e-300))
+            p[target] -= 1.0
+            grad[1:] += x.T @ p[:-1]
+            grad[0] += p[-1]
+        return value, grad
+
+    result = minimize(loss, np.zeros(d + 1), jac=True, method="L-BFGS-B")
+    return float(result.x[0]), result.x[1:]

@@ -1,0 +1,156 @@
+"""Text helpers of placement: sentences, figure-mention removal, tokens and a small TF-IDF index.
+
+The lexical index is the fallback when no embedder is available, and a signal of its own when one is:
+OCR text of charts (axis labels, legends, model names, numbers) matches better word for word than in a
+sentence-embedding space.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from mmdocsum_desktop.document.labels import _MENTION_RE, find_mentions, parse_caption_start
+
+# "(see Fig. 3b)", "(Figs. 2 and 3)", "(Table 1; Fig. 2)": a parenthesis that only cites visuals.
+_MENTION = re.sub(r"\(\?P<\w+>", "(?:", _MENTION_RE.pattern)
+_CITE_PAREN = re.compile(
+    rf"\(\s*(?:see\s+|cf\.\s*|e\.g\.,?\s*|as\s+in\s+|in\s+)?(?:also\s+)?"
+    rf"(?:{_MENTION})(?:\s*\([a-z]\))?"
+    rf"(?:\s*(?:[,;]|and)\s*(?:{_MENTION})(?:\s*\([a-z]\))?)*\s*\)",
+    re.VERBOSE,
+)
+# "Table 1 and Fig. 4(a)": a run of citations outside parentheses.
+_CITE_RUN = re.compile(
+    rf"(?:{_MENTION})(?:\s*\([a-z]\))?(?:\s*(?:[,;&]|and)\s*(?:{_MENTION})(?:\s*\([a-z]\))?)*", re.VERBOSE
+)
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:)\]])")
+_EMPTY_PARENS = re.compile(r"\(\s*(?:see|cf\.?)?\s*[,;]?\s*\)")
+
+# Abbreviations after which a full stop does not end a sentence.
+_ABBREVIATIONS = {
+    "fig", "figs", "eq", "eqs", "ref", "refs", "sec", "sect", "no", "nos", "vs", "al", "e.g", "i.e", "cf",
+    "approx", "resp", "tab", "dr", "mr", "mrs", "ms", "prof", "st", "etc", "ca", "vol", "pp", "ch", "app",
+}
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”')\]]*\s+(?=[\"“(\[]?[A-Z0-9])")
+
+_TOKEN = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*", re.UNICODE)
+_STOPWORDS = frozenset(
+    """a an the and or but if then than that this these those there here of in on at to for from by with
+    without into onto over under between among as is are was were be been being it its it's we our us you
+    your they their them he she his her i me my not no nor so such can could may might must shall should
+    will would do does did done have has had having which who whom whose what when where why how also
+    each both all any some more most other others same own only very too just s t about above below up
+    down out off again further once per via using use used based shown show shows see e g i e et al fig
+    figs figure figures table tables""".split()
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split prose into sentences, keeping "Fig. 3", "et al." and "e.g." inside their sentence."""
+    text = " ".join(text.split())
+    if not text:
+        return []
+    sentences: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        candidate = text[start : match.start()].rstrip()
+        last_word = re.search(r"([A-Za-z.]+)\.[\"”')\]]*$", candidate)
+        if last_word:
+            word = last_word.group(1).lower().rstrip(".")
+            if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+                continue
+        if candidate:
+            sentences.append(candidate)
+        start = match.end()
+    tail = text[start:].strip()
+    if tail:
+        sentences.append(tail)
+    return sentences
+
+
+def strip_mentions(text: str) -> str:
+    """Remove every "Figure N" / "Fig. Nb" / "Table N" citation, with the parenthesis around it."""
+    text = _CITE_PAREN.sub("", text)
+    text = _CITE_RUN.sub("", text)
+    text = _EMPTY_PARENS.sub("", text)
+    text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
+    return " ".join(text.split())
+
+
+def caption_body(caption: str) -> str:
+    """A caption without its leading label ("Fig. 3. Results" -> "Results")."""
+    start = parse_caption_start(caption)
+    if start is None:
+        return caption.strip()
+    return start.rest.strip()
+
+
+def mentioned_labels(text: str) -> set[str]:
+    """Lower-case labels the text cites ("figure 3", "table 2"); sub-panels cite their figure."""
+    return {label.lower() for _kind, label in find_mentions(text)}
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case content words (stop words dropped, plural "s" folded) for lexical matching."""
+    out = []
+    for token in _TOKEN.findall(text.lower()):
+        if token in _STOPWORDS:
+            continue
+        if len(token) == 1 and not token.isdigit():
+            continue
+        if len(token) > 4 and token.endswith("s") and not token.endswith("ss") and token.isalpha():
+            token = token[:-1]
+        out.append(token)
+    return out
+
+
+def normalised(text: str) -> str:
+    """Mention-free, lower-case, alphanumeric-only text, for "is this sentence part of that paragraph"."""
+    return " ".join(re.findall(r"[^\W_]+", strip_mentions(text).lower()))
+
+
+def contains_sentence(paragraph_norm: str, sentence: str) -> bool:
+    """Whether ``sentence`` (mention-free) appears, word for word, in the normalised paragraph text."""
+    norm = normalised(sentence)
+    return bool(norm) and f" {norm} " in f" {paragraph_norm} "
+
+
+class LexicalIndex:
+    """TF-IDF (sublinear tf, smoothed idf) over the texts of one placement problem; cosine similarity."""
+
+    def __init__(self, documents: Iterable[Sequence[str]]) -> None:
+        frequency: Counter[str] = Counter()
+        count = 0
+        for doc in documents:
+            count += 1
+            frequency.update(set(doc))
+        self.count = max(count, 1)
+        self.idf = {term: math.log((1 + self.count) / (1 + df)) + 1.0 for term, df in frequency.items()}
+
+    def vector(self, doc: Sequence[str]) -> dict[str, float]:
+        counts = Counter(doc)
+        default = math.log(1 + self.count) + 1.0
+        weights = {t: (1.0 + math.log(c)) * self.idf.get(t, default) for t, c in counts.items()}
+        norm = math.sqrt(sum(w * w for w in weights.values()))
+        return {t: w / norm for t, w in weights.items()} if norm > 0 else {}
+
+    @staticmethod
+    def cosine(a: dict[str, float], b: dict[str, float]) -> float:
+        if len(a) > len(b):
+            a, b = b, a
+        return float(sum(w * b.get(t, 0.0) for t, w in a.items()))
+
+    def matrix(self, rows: Sequence[dict[str, float]], cols: Sequence[dict[str, float]]) -> np.ndarray:
+        out = np.zeros((len(rows), len(cols)), dtype=np.float64)
+        for i, row in enumerate(rows):
+            if not row:
+                continue
+            for j, col in enumerate(cols):
+                if col:
+                    out[i, j] = self.cosine(row, col)
+        return out

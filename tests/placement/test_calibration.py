@@ -1,0 +1,58 @@
+"""Calibration: column softmax with a "nowhere" option, features, and the conditional-logit fit."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mmdocsum_desktop.placement import calibration as cal
+from mmdocsum_desktop.placement._weights import PROFILES
+
+
+def test_column_probabilities_sum_to_at_most_one_and_skip_invalid_rows():
+    z = np.array([[2.0, 0.0], [0.0, 0.0], [5.0, -1.0]])
+    probs = cal.column_probabilities(z, nowhere=1.0, valid=np.array([True, True, False]))
+    assert np.isnan(probs[2]).all()
+    sums = np.nansum(probs, axis=0)
+    assert np.all(sums < 1.0)
+    expected = np.exp(2.0) / (np.exp(2.0) + np.exp(0.0) + np.exp(1.0))
+    assert abs(probs[0, 0] - expected) < 1e-12
+    window = cal.window_probabilities(z[0], z[1:2], nowhere=1.0)
+    assert np.allclose(window, probs[0])
+
+
+def test_derive_gives_value_row_and_column_margins():
+    sims = {"caption": np.array([[0.9, 0.2], [0.5, np.nan]])}
+    features = cal.derive(sims)
+    assert features["caption_raw"].tolist() == [[0.9, 0.2], [0.5, 0.0]]
+    assert np.allclose(features["caption_row"], [[0.7, -0.7], [0.0, 0.0]])
+    assert np.allclose(features["caption_col"], [[0.4, 0.0], [-0.4, 0.0]])
+
+
+def test_conditional_logit_learns_a_separating_signal():
+    rng = np.random.default_rng(0)
+    columns = []
+    for _ in range(40):
+        x = rng.normal(size=(12, 1))
+        gold = int(rng.integers(0, 12))
+        x[gold] += 3.0
+        columns.append((x, gold))
+    for _ in range(10):  # images that go nowhere
+        columns.append((rng.normal(size=(12, 1)), -1))
+    nowhere, weights = cal.fit_conditional_logit(columns, l2=0.1)
+    assert weights[0] > 1.0
+    assert nowhere > 0.0
+
+
+def test_shipped_profiles_cover_every_signal_set():
+    assert PROFILES, "run benchmarks/bench_placement_ftii.py --write-weights"
+    for profile in PROFILES.values():
+        assert 0.0 < profile.threshold < 1.0 and profile.order_penalty >= 0.0
+        assert set(profile.weights) == set(cal.feature_names(profile.signals))
+    assert cal.choose_profile({"caption", "caption_sent", "caption_lex", "clip"}, PROFILES).signals == (
+        "caption",
+        "caption_lex",
+        "caption_sent",
+    )
+    # a set with no profile of its own falls back to the largest one it covers
+    assert cal.choose_profile({"caption_lex", "unknown"}, PROFILES).signals == ("caption_lex",)
+    assert cal.choose_profile(set(), PROFILES) is None
