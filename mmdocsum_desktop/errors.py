@@ -67,3 +67,39 @@ class ModelExportError(ModelError):
 
 class MissingDependencyError(ModelError):
     """An optional package needed for this feature is not installed."""
+
+
+class EngineError(MmdocsumError):
+    """A summarisation engine cannot run or failed (bad model file, unreachable server, bad answer)."""
+
+
+class ModelFormatError(ModelError):
+    """A model file is not a usable GGUF: missing, truncated, wrong magic, or the wrong architecture."""
+
+
+class EndpointError(EngineError):
+    """An OpenAI-compatible server is down, refused the request, or answered something unusable."""
+
+
+class SecretError(EngineError):
+    """An API key is missing from the system keyring, or no keyring backend is available."""
+
+
+class EmptyDocumentError(MmdocsumError):
+    """The document has no text to summarise."""
+
+
+class SummaryCancelled(JobCancelled):
+    """Cancelled during summarisation; ``partial`` holds the work done so far (may be empty)."""
+
+    def __init__(self, message: str = "cancelled by the user", partial: dict | None = None) -> None:
+        super().__init__(message)
+        self.partial = partial or {}
+
+
+class BenchError(MmdocsumError):
+    """A benchmark cannot run: an unusable split, predictions folder or judge."""
+
+
+class RunMismatchError(BenchError):
+    """The output folder holds a run made with other settings (engine, split, options)."""

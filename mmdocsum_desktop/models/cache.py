@@ -100,7 +100,9 @@ class ContentCache:
 
         def run(conn: sqlite3.Connection) -> None:
             with conn:
-                conn.executemany("INSERT OR REPLACE INTO entries (namespace, key, value) VALUES (?, ?, ?)", rows)
+                conn.executemany(
+                    "INSERT OR REPLACE INTO entries (namespace, key, value) VALUES (?, ?, ?)", rows
+                )
 
         self._guard(run, "write")
 
@@ -111,7 +113,9 @@ class ContentCache:
             if namespace is None:
                 result[0] = conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
             else:
-                result[0] = conn.execute("SELECT COUNT(*) FROM entries WHERE namespace = ?", (namespace,)).fetchone()[0]
+                result[0] = conn.execute(
+                    "SELECT COUNT(*) FROM entries WHERE namespace = ?", (namespace,)
+                ).fetchone()[0]
 
         self._guard(run, "read")
         return result[0]
@@ -144,7 +148,9 @@ class ContentCache:
     # ------------------------------------------------------------------------------- internals
 
     def _connect(self, target: str) -> sqlite3.Connection:
-        conn = sqlite3.connect(target, timeout=self.timeout_s, check_same_thread=False, isolation_level="DEFERRED")
+        conn = sqlite3.connect(
+            target, timeout=self.timeout_s, check_same_thread=False, isolation_level="DEFERRED"
+        )
         try:
             if target != ":memory:":
                 conn.execute("PRAGMA journal_mode=WAL")

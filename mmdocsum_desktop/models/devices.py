@@ -59,7 +59,9 @@ def make_session(model_path: str | os.PathLike[str], *, intra_op_threads: int = 
     try:
         import onnxruntime as ort
     except ImportError as error:
-        raise MissingDependencyError("running ONNX models needs onnxruntime: pip install onnxruntime") from error
+        raise MissingDependencyError(
+            "running ONNX models needs onnxruntime: pip install onnxruntime"
+        ) from error
     if intra_op_threads < 1:
         raise ValueError("intra_op_threads must be at least 1")
     options = ort.SessionOptions()

@@ -60,7 +60,9 @@ class TextEmbedder:
         try:
             from tokenizers import Tokenizer
         except ImportError as error:
-            raise MissingDependencyError("text embeddings need the tokenizers package: pip install tokenizers") from error
+            raise MissingDependencyError(
+                "text embeddings need the tokenizers package: pip install tokenizers"
+            ) from error
         try:
             self._tokenizer = Tokenizer.from_file(str(self.tokenizer_path))
         except Exception as error:  # noqa: BLE001 — tokenizers raises plain Exception subclasses
@@ -69,7 +71,9 @@ class TextEmbedder:
         self._tokenizer.enable_truncation(max_length=self.max_length)
         self._pad_id = self._tokenizer.token_to_id("[PAD]") or 0
 
-        self._session = make_session(self.model_path, intra_op_threads=intra_op_threads, prefer_gpu=prefer_gpu)
+        self._session = make_session(
+            self.model_path, intra_op_threads=intra_op_threads, prefer_gpu=prefer_gpu
+        )
         names = {i.name for i in self._session.get_inputs()}
         if not {"input_ids", "attention_mask"} <= names:
             raise ModelError(f"{self.model_path.name} is not a BERT-style encoder (inputs: {sorted(names)})")
@@ -85,7 +89,9 @@ class TextEmbedder:
         else:
             self.cache = cache
 
-    def embed(self, texts: Sequence[str], batch_size: int = 32, control: JobControl | None = None) -> np.ndarray:
+    def embed(
+        self, texts: Sequence[str], batch_size: int = 32, control: JobControl | None = None
+    ) -> np.ndarray:
         if isinstance(texts, str):
             raise TypeError("embed() takes a list of strings, not one string")
         texts = list(texts)

