@@ -1,0 +1,243 @@
+"""The benchmark's only contact with the summaries issue's engines and pipeline.
+
+``BenchEngine`` builds an engine the way ``mmdocsum summarize`` does (``engines.auto``), summarises one
+document through ``summarize.pipeline.summarize_document`` and returns what the suites score: the app's
+answer in M-DocSum form (``summarize.render.to_mdocsum``), the model's raw answer with the mapping
+from its image tags to document order (for shuffled images), the number of images shown, timings and
+warnings. ``build_judge`` builds a judge from an engine request.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mmdocsum_desktop.errors import BenchError, MmdocsumError
+from mmdocsum_desktop.jobs import JobControl
+
+
+@dataclass
+class EngineSpec:
+    """What the command line asked for; mirrors ``mmdocsum summarize``'s engine options."""
+
+    engine: str = "auto"
+    model: str | None = None
+    mmproj: str | None = None
+    n_ctx: int | None = None
+    n_threads: int | None = None
+    n_gpu_layers: int | None = None
+    base_url: str | None = None
+    api_model: str | None = None
+    key_name: str | None = None
+    figure_mode: str | None = None
+    max_tokens: int | None = None
+    ocr: bool | None = None
+    grammar: bool = True
+
+    def request(self):
+        from mmdocsum_desktop.engines.auto import EngineRequest
+
+        return EngineRequest(
+            engine=self.engine,
+            model=self.model,
+            mmproj=self.mmproj,
+            n_ctx=self.n_ctx,
+            n_threads=self.n_threads,
+            n_gpu_layers=self.n_gpu_layers,
+            base_url=self.base_url,
+            api_model=self.api_model,
+            key_name=self.key_name,
+            constrained=None if self.grammar else False,
+        )
+
+
+_embedder_lock = threading.Lock()
+_embedder: Any = None
+
+
+def shared_embedder() -> Any:
+    """One MiniLM text embedder per process (loading it costs a second)."""
+    global _embedder
+    with _embedder_lock:
+        if _embedder is None:
+            from mmdocsum_desktop.models.embed import TextEmbedder
+
+            _embedder = TextEmbedder()
+        return _embedder
+
+
+@dataclass
+class BenchEngine:
+    spec: EngineSpec
+    engine: Any = None
+    name: str = ""
+    settings: Any = None
+    ocr: Any = None
+    warnings: list[str] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def build(cls, spec: EngineSpec) -> BenchEngine:
+        from mmdocsum_desktop.engines.auto import build_engine, choose_engine_name
+        from mmdocsum_desktop.settings import load_settings
+
+        settings = load_settings().engines
+        name = choose_engine_name(spec.request(), settings)
+        engine = build_engine(spec.request(), settings, embedder=shared_embedder())
+        bench = cls(spec=spec, engine=engine, name=name, settings=settings)
+        want_ocr = spec.ocr if spec.ocr is not None else (name != "extractive" and not engine.supports_images)
+        if want_ocr:
+            try:
+                from mmdocsum_desktop.models.ocr import OcrEngine
+
+                bench.ocr = OcrEngine()
+            except MmdocsumError as error:
+                bench.warnings.append(f"figures are described without their text: {error}")
+        return bench
+
+    @property
+    def in_process(self) -> bool:
+        """True for engines that compute on this machine (one document at a time)."""
+        return self.name != "openai"
+
+    def describe(self) -> dict[str, Any]:
+        info = dict(self.engine.describe())
+        info["figure_mode"] = self.figure_mode
+        info["ocr"] = self.ocr is not None
+        return info
+
+    @property
+    def figure_mode(self) -> str:
+        return self.spec.figure_mode or getattr(self.settings, "figure_mode", "hybrid")
+
+    def model_hashes(self) -> dict[str, str]:
+        """sha256 of every model file the run depends on (the embedder's and the GGUFs)."""
+        from mmdocsum_desktop.models.hashing import sha256_file
+
+        hashes: dict[str, str] = {}
+        embedder = shared_embedder()
+        model_path = getattr(embedder, "model_path", None)
+        if model_path is not None and Path(model_path).exists():
+            hashes[f"embedder:{Path(model_path).name}"] = sha256_file(model_path)
+        config = getattr(self.engine, "config", None)
+        for attr in ("model", "mmproj"):
+            path = getattr(config, attr, None)
+            if isinstance(path, Path) and path.exists():
+                hashes[f"{attr}:{path.name}"] = sha256_file(path)
+        if self.name == "openai":
+            hashes["server_model"] = str(getattr(self.engine, "model_name", ""))
+        return hashes
+
+    def summarize(
+        self,
+        path: Path,
+        *,
+        include_abstract: bool = True,
+        shuffle_seed: int | None = None,
+        control: JobControl | None = None,
+    ) -> dict[str, Any]:
+        """One document → its prediction record (what the mdocsum and rouge suites save per item)."""
+        from mmdocsum_desktop.bench.mdocsum import count_tokens
+        from mmdocsum_desktop.document.reader import export_document, read_document
+        from mmdocsum_desktop.summarize import prompt as prompts
+        from mmdocsum_desktop.summarize.pipeline import SummaryOptions, summarize_document
+        from mmdocsum_desktop.summarize.render import to_mdocsum
+
+        started = time.perf_counter()
+        document = read_document(path, control=control)
+        options = SummaryOptions(
+            figure_mode=self.figure_mode,
+            include_abstract=include_abstract,
+            shuffle_seed=shuffle_seed,
+            max_tokens=self.spec.max_tokens or getattr(self.settings, "max_tokens", 1024),
+            temperature=getattr(self.settings, "temperature", 0.2),
+            seed=getattr(self.settings, "seed", 0),
+            ocr=self.ocr is not None,
+            citations=False,
+        )
+        with tempfile.TemporaryDirectory(prefix="mmdocsum-bench-") as assets:
+            export_document(document, assets, control=control)
+            lock = self._lock if self.in_process else None
+            if lock is not None:
+                lock.acquire()
+            try:
+                summary = summarize_document(
+                    document,
+                    assets,
+                    engine=self.engine,
+                    embedder=shared_embedder(),
+                    ocr=self.ocr,
+                    options=options,
+                    control=control,
+                )
+            finally:
+                if lock is not None:
+                    lock.release()
+        slots = prompts.make_slots(summary.candidates, shuffle_seed)
+        return {
+            "answer": to_mdocsum(summary),
+            "raw_answer": summary.raw_answer,
+            "tag_to_index": {str(slot.tag): slot.candidate + 1 for slot in slots},
+            "n_images": len(summary.candidates),
+            "n_tokens": count_tokens(document.body_text()),
+            "abstract": document.abstract,
+            "parse": summary.parse,
+            "repairs": len(summary.repairs),
+            "generation": _generation_totals(summary.generations),
+            "seconds": round(time.perf_counter() - started, 3),
+            "timings": {k: round(v, 3) for k, v in summary.timings.items()},
+            "warnings": list(summary.warnings) + list(document.warnings),
+        }
+
+    def close(self) -> None:
+        close = getattr(self.engine, "close", None)
+        if callable(close):
+            close()
+
+
+def _generation_totals(generations: list[dict[str, Any]]) -> dict[str, Any] | None:
+    if not generations:
+        return None
+    return {
+        "calls": len(generations),
+        "prompt_tokens": sum(int(g.get("prompt_tokens") or 0) for g in generations),
+        "completion_tokens": sum(int(g.get("completion_tokens") or 0) for g in generations),
+    }
+
+
+def document_stats(path: Path) -> dict[str, Any]:
+    """Images (as the summaries pipeline numbers them: figures and tables in document order) and
+    length in tokens of a document, for scoring predictions and for the breakdowns."""
+    from mmdocsum_desktop.bench.mdocsum import count_tokens
+    from mmdocsum_desktop.document.reader import read_document
+    from mmdocsum_desktop.placement.candidates import candidates_from_document
+
+    document = read_document(path)
+    candidates = candidates_from_document(document, None, require_image=False)
+    return {
+        "n_images": len(candidates),
+        "n_tokens": count_tokens(document.body_text()),
+        "warnings": list(document.warnings),
+    }
+
+
+def build_judge(spec: EngineSpec | None):
+    """A :class:`~mmdocsum_desktop.bench.judge.Judge` over a language-model engine, or None."""
+    if spec is None:
+        return None
+    if spec.engine in ("extractive",):
+        raise BenchError("the judge must be a language model: --judge llama (with --judge-model) or openai")
+    from mmdocsum_desktop.bench.judge import Judge
+    from mmdocsum_desktop.engines.auto import build_engine, choose_engine_name
+    from mmdocsum_desktop.settings import load_settings
+
+    settings = load_settings().engines
+    if choose_engine_name(spec.request(), settings) == "extractive":
+        raise BenchError(
+            "no language model is configured for the judge: give --judge-model or --judge-base-url"
+        )
+    return Judge(build_engine(spec.request(), settings, embedder=None))

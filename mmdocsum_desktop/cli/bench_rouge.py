@@ -1,0 +1,43 @@
+"""`mmdocsum bench rouge [--split demo|PATH] -o OUT`: LoRaLay-style ROUGE (issue 5)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mmdocsum_desktop.cli import bench_common as common
+from mmdocsum_desktop.cli.progress import tqdm_control
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "rouge",
+        help="ROUGE-1/2/L of summaries written without the abstract, against the abstract",
+        description="LoRaLay-style: each document is summarised with its abstract removed and scored "
+        "against the abstract (or --predictions are scored).",
+    )
+    parser.add_argument("--split", default="demo", help="'demo' or a LoRaLay-style JSONL / folder")
+    parser.add_argument("--predictions", type=Path, default=None, metavar="DIR",
+                        help="score these summaries (ID.txt, or ID.json with text or M-DocSum paragraphs)")
+    common.add_run_arguments(parser)
+    common.add_engine_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from mmdocsum_desktop.bench.rouge import run_rouge
+
+    concurrency = common.check_concurrency(args)
+    with tqdm_control("rouge", enabled=not args.quiet) as control, common.cancel_on_sigint(control):
+        metrics = run_rouge(
+            args.split,
+            args.output,
+            engine_spec=common.engine_spec(args) if args.predictions is None else None,
+            predictions=args.predictions,
+            concurrency=concurrency,
+            restart=args.restart,
+            control=control,
+        )
+    if not args.quiet:
+        print(common.closing_table(metrics, args.output))
+    return 0

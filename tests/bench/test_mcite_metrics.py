@@ -1,0 +1,190 @@
+"""MCiteBench scoring by hand, on the benchmark's own sample records (../shared/corpus/mcitebench_sample)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from mmdocsum_desktop.bench import splits
+from mmdocsum_desktop.bench.judge import Judge
+from mmdocsum_desktop.bench.mcite import (
+    aggregate,
+    citations_in,
+    extractive_answer,
+    judge_record,
+    record_from_json,
+    score_record,
+    sentence_citations,
+    source_scores,
+    split_sentences,
+)
+
+SAMPLE = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "mcitebench_sample"
+
+
+@dataclass
+class Reply:
+    text: str
+
+
+class ScriptedEngine:
+    """A stand-in language model: answers from a function of the prompt text (for exact arithmetic)."""
+
+    name = "scripted"
+    model_name = "script"
+
+    def __init__(self, answer, supports_images: bool = True):
+        self.answer = answer
+        self.supports_images = supports_images
+        self.prompts: list[str] = []
+
+    def generate(self, messages, options, *, control=None, on_text=None):
+        text = "\n".join(m.text for m in messages)
+        self.prompts.append(text)
+        return Reply(self.answer(text))
+
+    def describe(self):
+        return {"engine": self.name}
+
+
+@pytest.fixture(scope="module")
+def sample():
+    loaded = splits.load_mcite(SAMPLE.resolve())
+    assert not [s for s in loaded.skipped if "missing" not in s.reason], loaded.skipped
+    return {record.pdf_id[:4]: record for record in loaded.items}
+
+
+def test_sample_gold_sources_are_normalised(sample):
+    assert sample["67e2"].gold == ["Table 2", "Table 6"]
+    assert sample["67e2"].category == "explanation_multi"
+    assert sample["3116"].gold == ["Figure 1"]
+    assert sample["10fb"].gold == ["Figure 1"] and sample["10fb"].category == "locating_single"
+    # every source of the record is listed: text ids, figures, tables
+    assert set(sample["67e2"].sources) == {"1", "2", "Table 1", "Table 2", "Table 6"}
+    assert not sample["67e2"].missing
+
+
+def test_partial_citations_source_f1(sample):
+    record = sample["67e2"]  # gold {Table 2, Table 6}
+    response = "GROD beats the baselines in every task (Table 2). Gaussian noise was tested as well [1]."
+    row = score_record(record, response)
+    # cited {Table 2, 1}: 1 of 2 gold found, 1 of 2 cited is gold -> recall 1/2, precision 1/2, F1 1/2
+    assert row["cited"] == ["1", "Table 2"]
+    assert row["source_recall"] == 0.5 and row["source_precision"] == 0.5
+    assert row["source_f1"] == 0.5 and row["source_em"] == 0.0
+    exact = score_record(record, "It is better (Table 2, Table 6).")
+    assert exact["source_f1"] == 1.0 and exact["source_em"] == 1.0
+    assert score_record(record, "No citations here.")["uncited"] is True
+
+
+def test_source_scores_edge_cases():
+    assert source_scores([], []) == {"source_recall": 0.0, "source_precision": 0.0, "source_f1": 0.0, "source_em": 0.0}
+    assert source_scores(["1"], [])["source_f1"] == 0.0
+    # recall 1/3, precision 1/1 -> F1 = 2 * (1/3) / (4/3) = 0.5
+    assert source_scores(["1", "2", "Figure 1"], ["1", "1"])["source_f1"] == pytest.approx(0.5)
+
+
+def test_citation_forms():
+    assert citations_in("This is observed [1][2].") == ["1", "2"]
+    assert citations_in("Both agree [1, 3].") == ["1", "3"]
+    assert citations_in("Seen in [2-4].") == ["2", "3", "4"]
+    assert citations_in("As Figure 3(a) and Fig. 4 show, with Table II") == ["Figure 3", "Figure 4"]
+    assert citations_in("see Image 2 and [Table 5]") == ["Figure 2", "Table 5"]
+    assert split_sentences("First claim [1]. Second claim (Figure 2). Third.") == [
+        "First claim [1].",
+        "Second claim (Figure 2).",
+        "Third.",
+    ]
+    assert split_sentences("A claim.[3] Another one.") == ["A claim [3].", "Another one."]
+    pairs = sentence_citations("A claim [1]. No citation here. Another (Table 2).")
+    assert pairs == [("A claim [1].", ["1"]), ("Another (Table 2).", ["Table 2"])]
+
+
+def _scripted_judge(support: dict[str, int], relevance: dict[tuple[str, str], int], rating: int) -> Judge:
+    def answer(prompt: str) -> str:
+        statement = prompt.rsplit("Statement:", 1)[-1].split("\n")[0].strip() if "Statement:" in prompt else ""
+        if "taken together" in prompt:
+            return json.dumps({"rating": support[statement]})
+        if "contains at least some key information" in prompt:
+            source = next(key for (s, key) in relevance if s == statement and f"{key}:" in prompt or f"[{key}]" in prompt)
+            return json.dumps({"rating": relevance[(statement, source)]})
+        return f"```json\n{{\"rating\": {rating}}}\n```"
+
+    return Judge(ScriptedEngine(answer))
+
+
+def test_citation_f1_with_a_judge(sample):
+    record = sample["67e2"]
+    s1, s2 = "GROD beats the baselines (Table 2).", "Gaussian noise was tested [1]."
+    judge = _scripted_judge({s1: 2, s2: 1}, {(s1, "Table 2"): 1, (s2, "1"): 0}, rating=1)
+    result = judge_record(record, f"{s1} {s2}", judge)
+    # recall: supports 2 and 1 -> (1 + 0.5) / 2 = 0.75; precision: relevance 1 and 0 -> 0.5
+    # F1 = 2 * 0.75 * 0.5 / 1.25 = 0.6; answer rating 1 (read from a fenced JSON answer)
+    assert result["citation_recall"] == 0.75
+    assert result["citation_precision"] == 0.5
+    assert result["citation_f1"] == pytest.approx(0.6)
+    assert result["answer_rating"] == 1 and result["judge_failures"] == []
+
+
+def test_citing_a_source_that_does_not_exist_scores_zero(sample):
+    record = sample["67e2"]
+    judge = _scripted_judge({}, {}, rating=0)
+    result = judge_record(record, "Made up [9] (Figure 7).", judge)
+    # no cited source exists: support 0, relevance 0 and 0, no judge call needed for them
+    assert result["citation_recall"] == 0.0 and result["citation_precision"] == 0.0 and result["citation_f1"] == 0.0
+
+
+def test_garbage_judge_is_recorded_and_the_record_goes_on(sample):
+    judge = Judge(ScriptedEngine(lambda prompt: "I think this answer is quite good, maybe 1 or 2."))
+    result = judge_record(sample["67e2"], "GROD wins (Table 2).", judge)
+    assert result["citation_f1"] is None and result["answer_rating"] is None
+    assert len(result["judge_failures"]) == 3  # support, relevance, answer rating
+    assert "could not read" in result["judge_failures"][0]
+
+
+def test_a_judge_that_cannot_see_images_does_not_guess(sample):
+    judge = Judge(ScriptedEngine(lambda prompt: '{"rating": 2}', supports_images=False))
+    result = judge_record(sample["67e2"], "GROD wins (Table 2).", judge)
+    assert result["citation_f1"] is None
+    assert any("cannot see images" in f for f in result["judge_failures"])
+    assert result["answer_rating"] == 2
+
+
+def test_aggregate_answer_accuracy_and_categories():
+    rows = [
+        {"category": "explanation_single", "source_f1": 1.0, "source_em": 1.0, "citation_f1": 0.5, "answer_rating": 2},
+        {"category": "explanation_multi", "source_f1": 0.5, "source_em": 0.0, "citation_f1": None, "answer_rating": 1},
+        {"category": "locating_single", "source_f1": 0.0, "source_em": 0.0, "citation_f1": 0.0, "answer_rating": None, "uncited": True},
+    ]
+    result = aggregate(rows)
+    assert result["source_f1"] == 0.5 and result["source_em"] == pytest.approx(1 / 3)
+    assert result["citation_f1"] == 0.25  # mean over the two judged records
+    assert result["answer_accuracy"] == 0.75  # (2 + 1) / (2 * 2)
+    assert result["n_uncited"] == 1 and result["n_judged_answers"] == 2
+    assert result["by_category"]["explanation_single"]["answer_accuracy"] == 1.0
+
+
+def test_extractive_baseline_cites_what_it_quotes(sample):
+    text = extractive_answer(sample["67e2"])
+    assert "[2]" in text  # the passage that shares words with the question
+    assert score_record(sample["67e2"], text)["source_f1"] == 0.0  # but the gold is two tables
+
+
+def test_bad_records_are_skipped_with_reasons(tmp_path):
+    good = json.loads((SAMPLE / "data_example.jsonl").read_text().splitlines()[0])
+    lines = [json.dumps(good), "{not json", json.dumps({"question_id": "q"}), json.dumps(good), "[1, 2]"]
+    path = tmp_path / "data.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    loaded = splits.load_mcite(path, images_root=tmp_path / "nowhere")
+    assert len(loaded.items) == 1
+    reasons = [(s.line, s.reason) for s in loaded.skipped]
+    assert any(line == 2 and "malformed JSON" in r for line, r in reasons)
+    assert any(line == 3 and "no question" in r for line, r in reasons)
+    assert any(line == 4 and "duplicate" in r for line, r in reasons)
+    assert any(line == 5 and "not an object" in r for line, r in reasons)
+    assert any(line == 1 and "image files missing" in r for line, r in reasons)
+    # a record whose images are missing is still usable; the sources are shown as unavailable
+    assert record_from_json(good, tmp_path).missing == ["Table 2", "Table 6", "Table 1"]
