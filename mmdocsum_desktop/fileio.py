@@ -9,6 +9,15 @@ from pathlib import Path
 from typing import Any
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> Path:
     """Write via a temporary file and a rename. ``durable=False`` skips fsync for files that can be
     recreated (figure crops): still never half-written, just not forced to disk before returning."""
@@ -16,6 +25,8 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bo
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        # mkstemp creates 0600; files the user exports should get the usual permissions.
+        os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
