@@ -1,32 +1,68 @@
-"""`mmdocsum-desktop`: the desktop application's entry point."""
+"""`mmdocsum-desktop`: the desktop application.
+
+    mmdocsum-desktop [FILE]                      open FILE (PDF, HTML, Markdown, JATS or .mdsproj)
+    mmdocsum-desktop --screenshot OUT.png FILE   render the window with a finished summary of FILE to a
+                                                 PNG, without a display (used for the README)
+    mmdocsum-desktop --version
+"""
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mmdocsum-desktop", description="Read a document, get its illustrated summary.")
+    parser.add_argument("file", nargs="?", type=Path, help="a document or a .mdsproj project to open")
+    parser.add_argument("--version", "-V", action="store_true", help="print the version and exit")
+    parser.add_argument("--screenshot", metavar="OUT.png", type=Path,
+                        help="render the main window with a finished summary of FILE to a PNG and exit")
+    parser.add_argument("--size", default="1440x900", help="window size for --screenshot (default 1440x900)")
+    parser.add_argument("--no-recover", action="store_true", help="do not offer to recover unsaved work")
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in {"--version", "-V"}:
+    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.version:
         from mmdocsum_desktop import __version__
 
         print(f"mmdocsum-desktop {__version__}")
         return 0
-    try:
-        import PySide6  # noqa: F401
-    except ImportError:
-        print(
-            "mmdocsum-desktop: error: the desktop window needs PySide6, which is not installed; "
-            "the `mmdocsum` command works without it",
-            file=sys.stderr,
-        )
+    if args.screenshot is not None and args.file is None:
+        print("mmdocsum-desktop: error: --screenshot needs a FILE to summarize", file=sys.stderr)
         return 2
-    print(
-        "mmdocsum-desktop: error: the desktop window is not built yet; use `mmdocsum extract FILE -o OUT`",
-        file=sys.stderr,
-    )
-    return 2
+    if args.screenshot is not None and not os.environ.get("QT_QPA_PLATFORM"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    try:
+        from PySide6.QtWidgets import QApplication
+    except ImportError:
+        print("mmdocsum-desktop: error: the desktop window needs PySide6: pip install PySide6-Essentials",
+              file=sys.stderr)
+        return 2
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "mmdocsum-desktop"])
+    app.setApplicationName("mmdocsum-desktop")
+    app.setOrganizationName("mmdocsum")
+    from mmdocsum_desktop.gui import icons
+
+    app.setWindowIcon(icons.app_icon())
+    if args.screenshot is not None:
+        from mmdocsum_desktop.gui.screenshot import take_screenshot
+
+        return take_screenshot(args.file, args.screenshot, size=args.size)
+    from mmdocsum_desktop.gui.main_window import MainWindow
+
+    window = MainWindow()
+    window.show()
+    if not args.no_recover:
+        window.offer_recovery()
+    if args.file is not None:
+        window.open_path(args.file)
+    return app.exec()
 
 
 if __name__ == "__main__":

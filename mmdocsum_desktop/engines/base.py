@@ -1,0 +1,227 @@
+"""The protocol every text-generating engine follows: chat messages in, streamed text out, with
+cancellation through :class:`~mmdocsum_desktop.jobs.JobControl` and token counts.
+
+Engines know nothing of PDFs or of the summary's format: they get messages (text and images) and
+return text. ``stream()`` yields text pieces as the model writes them; once it is exhausted its
+``result`` holds a :class:`Generation` (token counts, timings, why it stopped). ``generate()`` runs a
+stream to the end. Cancelling raises :class:`~mmdocsum_desktop.errors.SummaryCancelled` whose
+``partial`` carries the text written so far.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from mmdocsum_desktop.errors import CorruptImageError, SummaryCancelled
+from mmdocsum_desktop.jobs import JobControl, ensure_control
+
+
+@dataclass(frozen=True)
+class ImagePart:
+    """An image in a message: a PNG/JPEG file, shown to vision models (resized) and described to others."""
+
+    path: Path
+    label: str = ""
+
+
+@dataclass
+class Message:
+    role: str  # "system", "user" or "assistant"
+    content: str | list[str | ImagePart]
+
+    @property
+    def text(self) -> str:
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(p for p in self.content if isinstance(p, str))
+
+    @property
+    def images(self) -> list[ImagePart]:
+        if isinstance(self.content, str):
+            return []
+        return [p for p in self.content if isinstance(p, ImagePart)]
+
+
+@dataclass(frozen=True)
+class GenerationOptions:
+    max_tokens: int = 1024
+    temperature: float = 0.2
+    top_p: float = 0.95
+    seed: int | None = 0
+    stop: tuple[str, ...] = ()
+    repeat_penalty: float = 1.0  # llama.cpp only; > 1 discourages the loops small models fall into
+    json_schema: dict[str, Any] | None = None  # ask for JSON of this shape (grammar or json mode)
+
+
+@dataclass
+class Generation:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str  # "stop", "length" or "cancelled"
+    prompt_seconds: float = 0.0  # until the first piece of text
+    generation_seconds: float = 0.0  # from the first piece to the end
+    model: str = ""
+    engine: str = ""
+    counted: str = "engine"  # "engine": counts from the runtime/server; "estimate": our estimate
+
+    @property
+    def prompt_tokens_per_s(self) -> float | None:
+        return self.prompt_tokens / self.prompt_seconds if self.prompt_seconds > 0 else None
+
+    @property
+    def generation_tokens_per_s(self) -> float | None:
+        if self.generation_seconds <= 0 or self.completion_tokens <= 1:
+            return None
+        return (self.completion_tokens - 1) / self.generation_seconds
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "finish_reason": self.finish_reason,
+            "prompt_seconds": round(self.prompt_seconds, 3),
+            "generation_seconds": round(self.generation_seconds, 3),
+            "prompt_tokens_per_s": _round(self.prompt_tokens_per_s),
+            "generation_tokens_per_s": _round(self.generation_tokens_per_s),
+            "counted": self.counted,
+        }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
+@runtime_checkable
+class TextEngine(Protocol):
+    """What the summary pipeline needs from a model runtime."""
+
+    name: str  # "llama" or "openai"
+    model_name: str
+    context_length: int  # tokens the model can attend to (prompt + answer)
+    supports_images: bool  # figures can be passed as images
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def stream(
+        self, messages: list[Message], options: GenerationOptions, *, control: JobControl | None = None
+    ) -> GenerationStream: ...
+
+    def generate(
+        self,
+        messages: list[Message],
+        options: GenerationOptions,
+        *,
+        control: JobControl | None = None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> Generation: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+class GenerationStream:
+    """Iterate for text pieces; ``result`` is set once the iteration is over.
+
+    ``pieces`` is the engine's raw iterator of ``(text, done_info)``; ``finish`` turns the collected
+    text and the last ``done_info`` into a Generation. Cancellation is checked before every piece.
+    """
+
+    def __init__(
+        self,
+        pieces: Iterator[str],
+        finish: Callable[[str, float, float, bool], Generation],
+        control: JobControl | None,
+    ) -> None:
+        self._pieces = pieces
+        self._finish = finish
+        self._control = ensure_control(control)
+        self.result: Generation | None = None
+        self.text = ""
+
+    def __iter__(self) -> Iterator[str]:
+        started = time.perf_counter()
+        first: float | None = None
+        chunks: list[str] = []
+        try:
+            self._control.check()
+            for piece in self._pieces:
+                if first is None:
+                    first = time.perf_counter()
+                if piece:
+                    chunks.append(piece)
+                    self.text = "".join(chunks)
+                    yield piece
+                if self._control.cancelled:
+                    raise SummaryCancelled("cancelled during generation", partial={"text": "".join(chunks)})
+        except SummaryCancelled:
+            self._close_pieces()
+            raise
+        except GeneratorExit:
+            self._close_pieces()
+            raise
+        ended = time.perf_counter()
+        first = first if first is not None else ended
+        self.text = "".join(chunks)
+        self.result = self._finish(self.text, first - started, ended - first, False)
+
+    def _close_pieces(self) -> None:
+        close = getattr(self._pieces, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:  # noqa: BLE001 — closing a broken stream must not hide the cancellation
+                pass
+
+
+def run_stream(stream: GenerationStream, on_text: Callable[[str], None] | None = None) -> Generation:
+    for piece in stream:
+        if on_text is not None:
+            on_text(piece)
+    assert stream.result is not None
+    return stream.result
+
+
+def estimate_tokens(text: str) -> int:
+    """A conservative token estimate for engines without a tokenizer (about 3.5 characters a token)."""
+    return max(1, int(len(text) / 3.5) + 1) if text else 0
+
+
+def encode_image(path: Path, max_side: int) -> tuple[bytes, str]:
+    """The image at ``path`` as PNG bytes with its longer side at most ``max_side`` pixels."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as image:
+            image.load()
+            converted = image.convert("RGB")
+    except (OSError, UnidentifiedImageError, ValueError) as error:
+        raise CorruptImageError(f"{path.name}: cannot read the image ({error})") from error
+    scale = max_side / max(converted.width, converted.height)
+    if scale < 1:
+        size = (max(1, round(converted.width * scale)), max(1, round(converted.height * scale)))
+        converted = converted.resize(size, Image.Resampling.LANCZOS)
+    buffer = io.BytesIO()
+    converted.save(buffer, format="PNG", optimize=False)
+    return buffer.getvalue(), "image/png"
+
+
+def image_data_url(path: Path, max_side: int) -> str:
+    data, mime = encode_image(path, max_side)
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+@dataclass
+class EngineInfo:
+    """What ``describe()`` returns, for the summary's JSON and ``--verbose`` output."""
+
+    engine: str
+    model: str
+    details: dict[str, Any] = field(default_factory=dict)

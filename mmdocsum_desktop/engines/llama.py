@@ -1,0 +1,336 @@
+"""Local GGUF models through llama-cpp-python: text models, and vision models with an mmproj file.
+
+The file is checked before llama.cpp sees it (:mod:`gguf_check`), so a missing, truncated, non-GGUF or
+wrong-architecture file, or an mmproj that does not belong to the model, gives one clear message.
+Vision models use llama-cpp-python's MTMD chat handler (the model's own chat template, any projector
+llama.cpp's libmtmd supports: Qwen2-VL, Qwen2.5-VL, LLaVA, Gemma 3, ...), falling back to the older
+per-family handlers on builds that lack it.
+
+Token counts and timings come from llama.cpp's own performance counters (``llama_perf_context``), so
+they are what the runtime did, not an estimate.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mmdocsum_desktop.engines.base import (
+    Generation,
+    GenerationOptions,
+    GenerationStream,
+    Message,
+    image_data_url,
+    run_stream,
+)
+from mmdocsum_desktop.engines.gguf_check import (
+    VISION_TEXT_ARCHES,
+    GgufInfo,
+    check_chat_model,
+    check_projector,
+    read_gguf_info,
+)
+from mmdocsum_desktop.errors import EngineError, MissingDependencyError, ModelFormatError, SummaryCancelled
+from mmdocsum_desktop.jobs import JobControl
+
+INSTALL_HINT = "the llama engine needs llama-cpp-python: pip install 'mmdocsum-desktop[llm]'"
+
+
+@dataclass(frozen=True)
+class LlamaConfig:
+    model: Path
+    mmproj: Path | None = None
+    n_ctx: int = 8192
+    n_threads: int | None = None
+    n_gpu_layers: int | None = None  # None: all layers when offload is supported, else 0
+    n_batch: int = 512
+    constrained: bool = True
+    image_max_side: int = 448
+    seed: int = 0
+
+
+def gpu_offload_supported() -> bool | None:
+    """Whether this llama-cpp-python build can put layers on a GPU (None: not installed or broken)."""
+    from mmdocsum_desktop.models.devices import llama_cpp_info
+
+    return llama_cpp_info().gpu_offload
+
+
+def resolve_model_path(model: str | os.PathLike[str]) -> Path:
+    """A GGUF path, or the name of a model in the registry (``smollm2-135m``, a user-added model)."""
+    candidate = Path(model).expanduser()
+    if candidate.suffix.lower() == ".gguf" or candidate.exists() or os.sep in str(model):
+        return candidate
+    from mmdocsum_desktop.models.registry import get_model
+
+    entry = get_model(str(model))
+    if entry.role not in ("gguf-llm", "gguf-vision"):
+        raise ModelFormatError(f"model {entry.name!r} is a {entry.role} model, not a GGUF language model")
+    return entry.path("model")
+
+
+def resolve_mmproj_for(model: str | os.PathLike[str]) -> Path | None:
+    """The mmproj registered with a named vision model, if any."""
+    if Path(model).expanduser().exists() or str(model).lower().endswith(".gguf"):
+        return None
+    from mmdocsum_desktop.errors import ModelNotFoundError
+    from mmdocsum_desktop.models.registry import get_model
+
+    try:
+        entry = get_model(str(model))
+        return entry.path("mmproj")
+    except ModelNotFoundError:
+        return None
+
+
+class LlamaEngine:
+    """``LlamaEngine(LlamaConfig(model=Path(...)))``; loads the model once, generates many times."""
+
+    name = "llama"
+
+    def __init__(self, config: LlamaConfig) -> None:
+        self.config = config
+        self.warnings: list[str] = []
+        if config.mmproj is not None and not Path(config.mmproj).exists():
+            raise ModelFormatError(f"mmproj file not found: {config.mmproj}")
+        self.info: GgufInfo = read_gguf_info(config.model, what="model")
+        check_chat_model(self.info)
+        self.projector: GgufInfo | None = None
+        if config.mmproj is not None:
+            self.projector = read_gguf_info(config.mmproj, what="mmproj")
+            check_projector(self.projector, self.info)
+        elif self.info.architecture in VISION_TEXT_ARCHES:
+            self.warnings.append(
+                f"{self.info.path.name} is the text half of a vision model ({self.info.architecture}); "
+                "without its --mmproj file figures are described in words only"
+            )
+        self.supports_images = self.projector is not None
+        self.model_name = self.info.name
+        trained = self.info.context_length
+        self.context_length = min(config.n_ctx, trained) if trained else config.n_ctx
+        if trained and config.n_ctx > trained:
+            self.warnings.append(f"n_ctx {config.n_ctx} is above what the model was trained for ({trained}); using {trained}")
+
+        try:
+            import llama_cpp
+        except ImportError as error:
+            raise MissingDependencyError(INSTALL_HINT) from error
+        except Exception as error:  # noqa: BLE001 — a broken native library raises OSError, RuntimeError, ...
+            raise EngineError(f"llama-cpp-python is installed but does not load: {error}") from error
+        self._llama_cpp = llama_cpp
+
+        offload = gpu_offload_supported()
+        requested = config.n_gpu_layers
+        if requested is None:
+            layers = -1 if offload else 0
+        else:
+            layers = requested
+            if requested != 0 and not offload:
+                self.warnings.append(
+                    "this llama-cpp-python build cannot offload to a GPU (it was compiled without CUDA, "
+                    "Metal or Vulkan); running on the CPU"
+                )
+                layers = 0
+        self.n_gpu_layers = layers
+        self.gpu_offload = bool(offload)
+        self.device = "gpu" if (offload and layers != 0) else "cpu"
+        self.n_threads = config.n_threads or max(1, os.cpu_count() or 1)
+
+        chat_handler = self._make_chat_handler() if self.projector is not None else None
+        try:
+            self.llm = llama_cpp.Llama(
+                model_path=str(config.model),
+                n_ctx=self.context_length,
+                n_threads=self.n_threads,
+                n_threads_batch=self.n_threads,
+                n_gpu_layers=layers,
+                n_batch=min(config.n_batch, self.context_length),
+                seed=config.seed,
+                chat_handler=chat_handler,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as error:
+            raise ModelFormatError(
+                f"llama.cpp could not load {Path(config.model).name} (architecture "
+                f"{self.info.architecture!r}): this llama-cpp-python build may not support that "
+                f"architecture, or the file is damaged ({error})"
+            ) from error
+        self._chat_handler = chat_handler
+        self._lock = threading.Lock()
+        if chat_handler is not None:
+            self._start_vision()
+
+    # ------------------------------------------------------------------------------------------ setup
+
+    def _make_chat_handler(self):
+        from llama_cpp import llama_chat_format as formats
+
+        assert self.config.mmproj is not None
+        path = str(self.config.mmproj)
+        handler_class = getattr(formats, "MTMDChatHandler", None)
+        if handler_class is None or not self.info.has_chat_template:
+            family = {
+                "qwen2vl": "Qwen25VLChatHandler",
+                "qwen25vl": "Qwen25VLChatHandler",
+            }.get(self.info.architecture or "", "Llava15ChatHandler")
+            handler_class = getattr(formats, family, None) or formats.Llava15ChatHandler
+        try:
+            return handler_class(clip_model_path=path, verbose=False)
+        except (ValueError, RuntimeError, OSError) as error:
+            raise ModelFormatError(f"the vision handler cannot use {Path(path).name}: {error}") from error
+
+    def _start_vision(self) -> None:
+        """Load the projector now (it is otherwise loaded on the first image), so errors come early."""
+        _quiet_mtmd()
+        init = getattr(self._chat_handler, "_init_mtmd_context", None)
+        if not callable(init):
+            return
+        try:
+            init(self.llm)
+        except (ValueError, RuntimeError, OSError) as error:
+            raise ModelFormatError(
+                f"llama.cpp could not load the projector {Path(str(self.config.mmproj)).name} for "
+                f"{self.info.path.name}: {error}"
+            ) from error
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "engine": self.name,
+            "model": self.model_name,
+            "model_file": str(self.config.model),
+            "mmproj": str(self.config.mmproj) if self.config.mmproj else None,
+            "architecture": self.info.architecture,
+            "n_ctx": self.context_length,
+            "n_threads": self.n_threads,
+            "n_gpu_layers": self.n_gpu_layers,
+            "gpu_offload_supported": self.gpu_offload,
+            "device": self.device,
+            "vision": self.supports_images,
+            "constrained": self.config.constrained,
+            "llama_cpp_python": getattr(self._llama_cpp, "__version__", None),
+        }
+
+    # ------------------------------------------------------------------------------------- generation
+
+    def count_tokens(self, text: str) -> int:
+        if not text:
+            return 0
+        return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    def chat_messages(self, messages: list[Message]) -> list[dict[str, Any]]:
+        """Messages in llama-cpp-python's (OpenAI) form; images as data URLs for the vision handler."""
+        converted: list[dict[str, Any]] = []
+        for message in messages:
+            if isinstance(message.content, str) or not message.images or not self.supports_images:
+                converted.append({"role": message.role, "content": message.text})
+                continue
+            parts: list[dict[str, Any]] = []
+            for part in message.content:
+                if isinstance(part, str):
+                    if part:
+                        parts.append({"type": "text", "text": part})
+                else:
+                    url = image_data_url(part.path, self.config.image_max_side)
+                    parts.append({"type": "image_url", "image_url": {"url": url}})
+            converted.append({"role": message.role, "content": parts})
+        return converted
+
+    def stream(
+        self, messages: list[Message], options: GenerationOptions, *, control: JobControl | None = None
+    ) -> GenerationStream:
+        llama_cpp = self._llama_cpp
+        state: dict[str, Any] = {"finish": "stop"}
+        kwargs: dict[str, Any] = {
+            "messages": self.chat_messages(messages),
+            "max_tokens": options.max_tokens,
+            "temperature": options.temperature,
+            "top_p": options.top_p,
+            "repeat_penalty": options.repeat_penalty,
+            "stream": True,
+            "stop": list(options.stop) or None,
+        }
+        if options.seed is not None:
+            kwargs["seed"] = options.seed
+        if options.json_schema is not None and self.config.constrained:
+            kwargs["response_format"] = {"type": "json_object", "schema": options.json_schema}
+
+        def pieces() -> Iterator[str]:
+            with self._lock:
+                self.llm.reset()  # no prefix reuse across calls: counts and timings stay comparable
+                llama_cpp.llama_perf_context_reset(self.llm.ctx)
+                try:
+                    chunks = self.llm.create_chat_completion(**kwargs)
+                    for chunk in chunks:
+                        choice = chunk["choices"][0]
+                        if choice.get("finish_reason"):
+                            state["finish"] = choice["finish_reason"]
+                        delta = choice.get("delta", {}).get("content")
+                        if delta:
+                            yield delta
+                except SummaryCancelled:
+                    raise
+                except (ValueError, RuntimeError) as error:
+                    raise EngineError(_generation_error(error, self.context_length)) from error
+                finally:
+                    perf = llama_cpp.llama_perf_context(self.llm.ctx)
+                    state["perf"] = (perf.n_p_eval, perf.n_eval, perf.t_p_eval_ms, perf.t_eval_ms)
+
+        def finish(text: str, prompt_s: float, gen_s: float, cancelled: bool) -> Generation:
+            n_p, n_e, t_p, t_e = state.get("perf", (0, 0, 0.0, 0.0))
+            return Generation(
+                text=text,
+                prompt_tokens=int(n_p),
+                completion_tokens=int(n_e) + (1 if n_e or text else 0),  # the last token is sampled, not evaluated
+                finish_reason="cancelled" if cancelled else str(state["finish"]),
+                prompt_seconds=prompt_s,
+                generation_seconds=gen_s,
+                model=self.model_name,
+                engine=self.name,
+                counted="engine",
+            )
+
+        return GenerationStream(pieces(), finish, control)
+
+    def generate(
+        self,
+        messages: list[Message],
+        options: GenerationOptions,
+        *,
+        control: JobControl | None = None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> Generation:
+        return run_stream(self.stream(messages, options, control=control), on_text)
+
+    def close(self) -> None:
+        llm = getattr(self, "llm", None)
+        if llm is not None:
+            with contextlib.suppress(Exception):
+                llm.close()
+            self.llm = None
+
+
+def _generation_error(error: Exception, n_ctx: int) -> str:
+    text = str(error)
+    if "exceed" in text.lower() and "context" in text.lower():
+        return f"the prompt does not fit the model's context of {n_ctx} tokens ({text})"
+    return f"llama.cpp failed while generating: {text}"
+
+
+def _quiet_mtmd() -> None:
+    """Route libmtmd's log (it prints every image chunk) through llama-cpp-python's quiet logger."""
+    try:
+        import ctypes
+
+        from llama_cpp import _logger, mtmd_cpp
+
+        for setter in ("mtmd_log_set", "mtmd_helper_log_set"):
+            function = getattr(mtmd_cpp, setter, None)
+            if callable(function):
+                function(_logger.llama_log_callback, ctypes.c_void_p(0))
+    except Exception:  # noqa: BLE001 — logging is cosmetic; never fail the engine over it
+        pass

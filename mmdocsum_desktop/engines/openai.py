@@ -1,0 +1,367 @@
+"""Any OpenAI-compatible chat endpoint: llama.cpp's server, llama-cpp-python's server, vLLM, Ollama,
+LM Studio, hosted APIs. Standard library HTTP only (``http.client``), streamed with server-sent events.
+
+* the API key comes from the system keyring (``settings.get_api_key``), never from a file;
+* images are sent as base64 ``image_url`` parts (PNG, resized) when the endpoint is marked ``vision``;
+* a connect timeout and a read timeout; requests that fail before any text arrived (connection refused,
+  timeouts, HTTP 429 and 5xx) are retried with exponential back-off; 4xx errors are not;
+* a server that answers something that is not an OpenAI chat response gets a clear EndpointError that
+  quotes the start of what it said.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import ssl
+import time
+import urllib.parse
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from mmdocsum_desktop.engines.base import (
+    Generation,
+    GenerationOptions,
+    GenerationStream,
+    Message,
+    estimate_tokens,
+    image_data_url,
+    run_stream,
+)
+from mmdocsum_desktop.errors import EndpointError
+from mmdocsum_desktop.jobs import JobControl
+
+_RETRY_STATUS = {408, 429, 500, 502, 503, 504}
+USER_AGENT = "mmdocsum-desktop"
+
+
+@dataclass(frozen=True)
+class OpenAIConfig:
+    base_url: str
+    model: str | None = None
+    api_key: str | None = None  # resolved from the keyring by the caller (auto.py); never saved
+    context_length: int = 8192
+    timeout_s: float = 120.0
+    connect_timeout_s: float = 10.0
+    retries: int = 2
+    backoff_s: float = 0.5
+    vision: bool = False
+    json_mode: bool = True
+    image_max_side: int = 768
+
+
+class OpenAIEngine:
+    name = "openai"
+
+    def __init__(self, config: OpenAIConfig) -> None:
+        parsed = urllib.parse.urlsplit(config.base_url.rstrip("/"))
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise EndpointError(f"not an http(s) URL: {config.base_url!r} (expected e.g. http://127.0.0.1:8080/v1)")
+        self.config = config
+        self._scheme = parsed.scheme
+        self._host = parsed.hostname
+        self._port = parsed.port or (443 if parsed.scheme == "https" else 80)
+        self._prefix = parsed.path.rstrip("/")
+        self.base_url = config.base_url.rstrip("/")
+        self.context_length = config.context_length
+        self.supports_images = config.vision
+        self.warnings: list[str] = []
+        self.model_name = config.model or self._first_model()
+
+    # ------------------------------------------------------------------------------------------- http
+
+    def _connection(self) -> http.client.HTTPConnection:
+        if self._scheme == "https":
+            return http.client.HTTPSConnection(
+                self._host, self._port, timeout=self.config.connect_timeout_s, context=ssl.create_default_context()
+            )
+        return http.client.HTTPConnection(self._host, self._port, timeout=self.config.connect_timeout_s)
+
+    def _headers(self, body: bool) -> dict[str, str]:
+        headers = {"User-Agent": USER_AGENT, "Accept": "application/json, text/event-stream"}
+        if body:
+            headers["Content-Type"] = "application/json"
+        if self.config.api_key:
+            headers["Authorization"] = f"Bearer {self.config.api_key}"
+        return headers
+
+    def _open(self, method: str, path: str, payload: dict[str, Any] | None, control: JobControl | None):
+        """Send a request, retrying what can be retried; return (connection, response) with status 200."""
+        body = json.dumps(payload).encode("utf-8") if payload is not None else None
+        url = f"{self.base_url}{path}"
+        attempt = 0
+        while True:
+            if control is not None:
+                control.check()
+            connection = self._connection()
+            try:
+                connection.connect()
+                if connection.sock is not None:
+                    connection.sock.settimeout(self.config.timeout_s)
+                connection.request(method, self._prefix + path, body=body, headers=self._headers(body is not None))
+                response = connection.getresponse()
+            except (ConnectionRefusedError, socket.gaierror) as error:
+                connection.close()
+                failure = EndpointError(_refused_message(url, error))
+            except TimeoutError as error:
+                connection.close()
+                failure = EndpointError(f"{url} did not answer within {self.config.timeout_s:g} s ({error or 'timeout'})")
+            except (OSError, http.client.HTTPException) as error:
+                connection.close()
+                failure = EndpointError(f"the connection to {url} failed: {type(error).__name__}: {error}")
+            else:
+                if response.status == 200:
+                    return connection, response
+                detail = _read_error(response)
+                connection.close()
+                failure = EndpointError(_status_message(url, response.status, detail))
+                if response.status not in _RETRY_STATUS:
+                    raise failure
+            if attempt >= self.config.retries:
+                if self.config.retries:
+                    raise EndpointError(f"{failure} (after {attempt + 1} attempts)")
+                raise failure
+            time.sleep(self.config.backoff_s * (2**attempt))
+            attempt += 1
+
+    def _get_json(self, path: str) -> Any:
+        connection, response = self._open("GET", path, None, None)
+        try:
+            raw = response.read()
+        finally:
+            connection.close()
+        return _decode_json(raw, f"{self.base_url}{path}")
+
+    def _first_model(self) -> str:
+        listing = self._get_json("/models")
+        data = listing.get("data") if isinstance(listing, dict) else None
+        if not isinstance(data, list) or not data or not isinstance(data[0], dict) or "id" not in data[0]:
+            raise EndpointError(
+                f"{self.base_url}/models did not list any model; name one in the settings (openai.model)"
+            )
+        return str(data[0]["id"])
+
+    # ------------------------------------------------------------------------------------- generation
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "engine": self.name,
+            "model": self.model_name,
+            "base_url": self.base_url,
+            "api_key": "from keyring" if self.config.api_key else None,
+            "context_length": self.context_length,
+            "vision": self.supports_images,
+            "timeout_s": self.config.timeout_s,
+            "retries": self.config.retries,
+        }
+
+    def count_tokens(self, text: str) -> int:
+        return estimate_tokens(text)
+
+    def request_messages(self, messages: list[Message]) -> list[dict[str, Any]]:
+        converted: list[dict[str, Any]] = []
+        for message in messages:
+            if isinstance(message.content, str) or not message.images or not self.supports_images:
+                converted.append({"role": message.role, "content": message.text})
+                continue
+            parts: list[dict[str, Any]] = []
+            for part in message.content:
+                if isinstance(part, str):
+                    if part:
+                        parts.append({"type": "text", "text": part})
+                else:
+                    url = image_data_url(part.path, self.config.image_max_side)
+                    parts.append({"type": "image_url", "image_url": {"url": url}})
+            converted.append({"role": message.role, "content": parts})
+        return converted
+
+    def stream(
+        self, messages: list[Message], options: GenerationOptions, *, control: JobControl | None = None
+    ) -> GenerationStream:
+        payload: dict[str, Any] = {
+            "model": self.model_name,
+            "messages": self.request_messages(messages),
+            "max_tokens": options.max_tokens,
+            "temperature": options.temperature,
+            "top_p": options.top_p,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if options.seed is not None:
+            payload["seed"] = options.seed
+        if options.stop:
+            payload["stop"] = list(options.stop)
+        if options.json_schema is not None and self.config.json_mode:
+            payload["response_format"] = {"type": "json_object", "schema": options.json_schema}
+        state: dict[str, Any] = {"finish": "stop", "usage": None}
+        url = f"{self.base_url}/chat/completions"
+        prompt_estimate = sum(estimate_tokens(m.text) for m in messages)
+
+        def pieces() -> Iterator[str]:
+            connection, response = self._open("POST", "/chat/completions", payload, control)
+            try:
+                content_type = response.getheader("Content-Type", "")
+                if "text/event-stream" not in content_type:
+                    # A server that ignores "stream": one JSON body.
+                    data = _decode_json(response.read(), url)
+                    text, finish, usage = _parse_full_response(data, url)
+                    state["finish"], state["usage"] = finish, usage
+                    if text:
+                        yield text
+                    return
+                for event in _sse_events(response, url):
+                    if event == "[DONE]":
+                        break
+                    data = _decode_json(event.encode("utf-8"), url)
+                    if isinstance(data, dict) and "error" in data:
+                        raise EndpointError(f"{url} reported an error: {_error_text(data['error'])}")
+                    if isinstance(data, dict) and data.get("usage"):
+                        state["usage"] = data["usage"]
+                    choices = data.get("choices") if isinstance(data, dict) else None
+                    if choices is None:
+                        raise EndpointError(_garbage_message(url, event))
+                    if not choices:
+                        continue
+                    choice = choices[0]
+                    if choice.get("finish_reason"):
+                        state["finish"] = choice["finish_reason"]
+                    delta = (choice.get("delta") or {}).get("content")
+                    if delta:
+                        yield delta
+            except TimeoutError as error:
+                raise EndpointError(f"{url} stopped sending within {self.config.timeout_s:g} s") from error
+            except (OSError, http.client.HTTPException) as error:
+                raise EndpointError(f"the connection to {url} broke: {type(error).__name__}: {error}") from error
+            finally:
+                connection.close()
+
+        def finish(text: str, prompt_s: float, gen_s: float, cancelled: bool) -> Generation:
+            usage = state["usage"] if isinstance(state["usage"], dict) else None
+            if usage and "prompt_tokens" in usage and "completion_tokens" in usage:
+                prompt_tokens, completion_tokens, counted = int(usage["prompt_tokens"]), int(usage["completion_tokens"]), "engine"
+            else:
+                prompt_tokens, completion_tokens, counted = prompt_estimate, estimate_tokens(text), "estimate"
+            return Generation(
+                text=text,
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+                finish_reason="cancelled" if cancelled else str(state["finish"]),
+                prompt_seconds=prompt_s,
+                generation_seconds=gen_s,
+                model=self.model_name,
+                engine=self.name,
+                counted=counted,
+            )
+
+        return GenerationStream(pieces(), finish, control)
+
+    def generate(
+        self,
+        messages: list[Message],
+        options: GenerationOptions,
+        *,
+        control: JobControl | None = None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> Generation:
+        return run_stream(self.stream(messages, options, control=control), on_text)
+
+    def close(self) -> None:
+        pass
+
+
+# ----------------------------------------------------------------------------------------- helpers
+
+
+def _sse_events(response: http.client.HTTPResponse, url: str) -> Iterator[str]:
+    """The ``data:`` payloads of a server-sent event stream (multi-line data joined with newlines)."""
+    lines: list[str] = []
+    seen_any = False
+    while True:
+        raw = response.readline(1 << 20)
+        if not raw:
+            break
+        line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        if not line:
+            if lines:
+                yield "\n".join(lines)
+                lines = []
+            continue
+        if line.startswith(":"):
+            continue  # a comment / keep-alive
+        field, _, value = line.partition(":")
+        if field == "data":
+            seen_any = True
+            lines.append(value[1:] if value.startswith(" ") else value)
+        elif field not in ("event", "id", "retry"):
+            raise EndpointError(_garbage_message(url, line))
+    if lines:
+        yield "\n".join(lines)
+    if not seen_any:
+        raise EndpointError(f"{url} closed the stream without sending any data")
+
+
+def _decode_json(raw: bytes, url: str) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise EndpointError(_garbage_message(url, raw.decode("utf-8", errors="replace"))) from error
+
+
+def _parse_full_response(data: Any, url: str) -> tuple[str, str, dict | None]:
+    try:
+        choice = data["choices"][0]
+        text = choice["message"]["content"] or ""
+        return str(text), str(choice.get("finish_reason") or "stop"), data.get("usage")
+    except (KeyError, IndexError, TypeError) as error:
+        raise EndpointError(_garbage_message(url, json.dumps(data)[:200])) from error
+
+
+def _garbage_message(url: str, text: str) -> str:
+    snippet = " ".join(str(text).split())[:120]
+    return f"{url} answered something that is not an OpenAI-compatible chat response: {snippet!r}"
+
+
+def _refused_message(url: str, error: Exception) -> str:
+    if isinstance(error, socket.gaierror):
+        return f"cannot resolve the host of {url} ({error}); check the base URL"
+    return f"cannot connect to {url}: connection refused — is the server running?"
+
+
+def _read_error(response: http.client.HTTPResponse) -> str:
+    try:
+        raw = response.read(4096)
+    except (OSError, http.client.HTTPException):
+        return ""
+    try:
+        data = json.loads(raw)
+        if isinstance(data, dict) and "error" in data:
+            return _error_text(data["error"])
+        if isinstance(data, dict) and "detail" in data:
+            return str(data["detail"])
+    except ValueError:
+        pass
+    return " ".join(raw.decode("utf-8", errors="replace").split())[:200]
+
+
+def _error_text(error: Any) -> str:
+    if isinstance(error, dict):
+        return str(error.get("message") or error)
+    return str(error)
+
+
+def _status_message(url: str, status: int, detail: str) -> str:
+    hint = {
+        401: "the server refused the API key (store the right one in the keyring)",
+        403: "the server refused access with this API key",
+        404: "no such endpoint or model (does the base URL end in /v1? is the model name right?)",
+        413: "the request is too large for the server",
+        429: "the server is rate-limiting requests",
+    }.get(status, "")
+    parts = [f"{url} answered HTTP {status}"]
+    if hint:
+        parts.append(hint)
+    if detail:
+        parts.append(detail)
+    return ": ".join(parts[:1]) + (" — " + "; ".join(parts[1:]) if len(parts) > 1 else "")

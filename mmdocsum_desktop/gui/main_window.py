@@ -1,0 +1,774 @@
+"""The main window: document pane + figure gallery on the left; summary, authoring and benchmark views on
+the right; one job bar (progress + Cancel) in the status bar; an error banner that never blocks."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QTabWidget,
+    QToolBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mmdocsum_desktop import project as proj
+from mmdocsum_desktop.document.model import Document
+from mmdocsum_desktop.errors import EncryptedDocumentError, MmdocsumError
+from mmdocsum_desktop.gui import core, icons
+from mmdocsum_desktop.gui.authoring_view import AuthoringView
+from mmdocsum_desktop.gui.bench_view import BenchView
+from mmdocsum_desktop.gui.document_view import DocumentView
+from mmdocsum_desktop.gui.prefs import GuiPrefs, load_prefs, save_prefs, write_prefs_text
+from mmdocsum_desktop.gui.summary_view import SummaryView
+from mmdocsum_desktop.gui.widgets.gallery import FigureGallery
+from mmdocsum_desktop.gui.widgets.jobbar import JobBar
+from mmdocsum_desktop.gui.workers import Job, JobRunner
+
+log = logging.getLogger(__name__)
+
+AUTOSAVE_DELAY_MS = 1500
+DOCUMENT_FILTER = "Documents (*.pdf *.html *.htm *.xhtml *.md *.markdown *.nxml *.xml);;All files (*)"
+PROJECT_FILTER = "mmdocsum projects (*.mdsproj)"
+EXPORT_FILTERS = {
+    "markdown": "Markdown (*.md)",
+    "html": "Self-contained HTML (*.html)",
+    "pdf": "PDF (*.pdf)",
+    "mdocsum": "M-DocSum JSON (*.json)",
+}
+
+
+class ErrorBanner(QWidget):
+    """A dismissible message at the top of the window: errors never open a blocking dialog."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel("")
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QToolButton()
+        close.setText("✕")
+        close.setAutoRaise(True)
+        close.clicked.connect(self.hide)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(close)
+        self.setAutoFillBackground(True)
+        self.setVisible(False)
+        self.kind = ""
+
+    def show_message(self, text: str, kind: str = "error") -> None:
+        self.kind = kind
+        colour = {"error": "#fbe3e1", "warning": "#fff4d6", "info": "#e3effb"}.get(kind, "#e3effb")
+        self.setStyleSheet(f"background: {colour}; color: #222;")
+        self.label.setText(text)
+        self.setVisible(True)
+
+    @property
+    def text(self) -> str:
+        return self.label.text() if self.isVisible() else ""
+
+
+class MainWindow(QMainWindow):
+    documentOpened = Signal(object)
+    summaryReady = Signal(object)
+    autosaved = Signal()
+
+    def __init__(self, *, prefs: GuiPrefs | None = None) -> None:
+        super().__init__()
+        self.setWindowIcon(icons.app_icon())
+        self.setAcceptDrops(True)
+        self.prefs = prefs if prefs is not None else load_prefs()
+        self.runner = JobRunner(self, max_threads=3)
+        # the workspace is released (left on disk for recovery) if the window is destroyed unclosed
+        holder: dict[str, proj.Workspace | None] = {"workspace": None}
+        self._holder = holder
+        self.destroyed.connect(lambda *_: holder["workspace"] is not None and holder["workspace"].release())
+        self.dirty = False  # changed since the last Save to a project file
+        self.last_autosave = 0.0
+        self._summary_job: Job | None = None
+        self._regenerations = 0  # a new seed for each regenerated paragraph (LLM engines)
+        self._closing = False
+
+        self.banner = ErrorBanner()
+        self.document_view = DocumentView(self.runner)
+        self.document_view.message.connect(lambda text: self.show_error(text, "warning"))
+        self.gallery = FigureGallery(self.runner)
+        self.gallery.figureActivated.connect(self.document_view.show_figure)
+        self.summary_view = SummaryView()
+        self.summary_view.summarizeRequested.connect(self.summarize)
+        self.summary_view.regenerateRequested.connect(self.regenerate_paragraph)
+        self.summary_view.figureChosen.connect(self.choose_figure)
+        self.summary_view.citationClicked.connect(self.follow_citation)
+        self.summary_view.textEdited.connect(self.edit_paragraph)
+        self.authoring_view = AuthoringView(self)
+        self.authoring_view.textChanged.connect(self._authoring_changed)
+        self.authoring_view.suggestionsChanged.connect(self._placements_changed)
+        self.bench_view = BenchView(self)
+
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.document_view)
+        left.addWidget(self.gallery)
+        left.setStretchFactor(0, 4)
+        left.setStretchFactor(1, 1)
+        left.setSizes([600, 200])
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.summary_view, icons.icon("summarize"), "Summary")
+        self.tabs.addTab(self.authoring_view, icons.icon("edit"), "Authoring")
+        self.tabs.addTab(self.bench_view, icons.icon("benchmark"), "Benchmark")
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setSizes([620, 660])
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.splitter, 1)
+        self.setCentralWidget(central)
+
+        self.job_bar = JobBar()
+        self.status_label = QLabel("")
+        self.statusBar().addWidget(self.status_label, 1)
+        self.statusBar().addPermanentWidget(self.job_bar)
+
+        self.autosave_timer = QTimer(self)
+        self.autosave_timer.setSingleShot(True)
+        self.autosave_timer.setInterval(AUTOSAVE_DELAY_MS)
+        self.autosave_timer.timeout.connect(self.autosave)
+
+        self._build_actions()
+        self.resize(1280, 820)
+        if self.prefs.geometry:
+            self.restoreGeometry(QByteArray.fromBase64(self.prefs.geometry.encode("ascii")))
+        self._update_title()
+        self._update_actions()
+        self.runner.start(Job("warming up", core.warm_up(), kind="warm-up"))
+
+    @property
+    def workspace(self) -> proj.Workspace | None:
+        return self._holder["workspace"]
+
+    @workspace.setter
+    def workspace(self, value: proj.Workspace | None) -> None:
+        self._holder["workspace"] = value
+
+    # ============================================================================ actions
+    def _action(self, text: str, slot, *, icon: str | None = None, shortcut=None, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        if icon:
+            action.setIcon(icons.icon(icon))
+        if shortcut is not None:
+            action.setShortcut(shortcut)
+        if tip:
+            action.setStatusTip(tip)
+            action.setToolTip(tip)
+        action.triggered.connect(lambda checked=False: slot())
+        return action
+
+    def _build_actions(self) -> None:
+        self.open_action = self._action("&Open…", self.open_dialog, icon="open", shortcut=QKeySequence.StandardKey.Open,
+                                        tip="Open a PDF, HTML, Markdown or JATS file")
+        self.open_project_action = self._action("Open &Project…", self.open_project_dialog)
+        self.save_action = self._action("&Save Project", self.save_project, icon="save",
+                                        shortcut=QKeySequence.StandardKey.Save, tip="Save the project file")
+        self.save_as_action = self._action("Save Project &As…", lambda: self.save_project(ask=True),
+                                           shortcut=QKeySequence.StandardKey.SaveAs)
+        self.export_actions = {
+            fmt: self._action(label.split(" (")[0] + "…", lambda fmt=fmt: self.export_dialog(fmt))
+            for fmt, label in EXPORT_FILTERS.items()
+        }
+        self.settings_action = self._action("&Settings…", self.open_settings, icon="settings",
+                                            shortcut=QKeySequence.StandardKey.Preferences)
+        self.quit_action = self._action("&Quit", self.close, shortcut=QKeySequence.StandardKey.Quit)
+        self.summarize_action = self._action("&Summarize", self.summarize, icon="summarize", shortcut="Ctrl+R",
+                                             tip="Write the four-paragraph illustrated summary")
+        self.cancel_action = self._action("&Cancel", self.job_bar.cancel, icon="cancel", shortcut="Esc",
+                                          tip="Cancel the running job")
+        self.place_action = self._action("&Place Images", self.authoring_view.place_images, icon="place-images",
+                                         tip="Suggest where the document's figures go in your text")
+        self.about_action = self._action("&About", self.about)
+
+        menu = self.menuBar().addMenu("&File")
+        menu.addAction(self.open_action)
+        self.recent_menu = menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        menu.addAction(self.open_project_action)
+        menu.addSeparator()
+        menu.addAction(self.save_action)
+        menu.addAction(self.save_as_action)
+        export_menu = menu.addMenu(icons.icon("export"), "&Export Summary")
+        for action in self.export_actions.values():
+            export_menu.addAction(action)
+        menu.addSeparator()
+        menu.addAction(self.settings_action)
+        menu.addSeparator()
+        menu.addAction(self.quit_action)
+        menu = self.menuBar().addMenu("&Summary")
+        menu.addAction(self.summarize_action)
+        menu.addAction(self.cancel_action)
+        menu = self.menuBar().addMenu("&Authoring")
+        menu.addAction(self.place_action)
+        menu = self.menuBar().addMenu("&Help")
+        menu.addAction(self.about_action)
+
+        toolbar = QToolBar("Main")
+        toolbar.setObjectName("mainToolbar")
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        toolbar.addAction(self.open_action)
+        toolbar.addAction(self.save_action)
+        toolbar.addSeparator()
+        toolbar.addAction(self.summarize_action)
+        export_button = QToolButton()
+        export_button.setText("Export")
+        export_button.setIcon(icons.icon("export"))
+        export_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        export_button.setMenu(export_menu)
+        toolbar.addWidget(export_button)
+        toolbar.addAction(self.place_action)
+        toolbar.addSeparator()
+        toolbar.addAction(self.settings_action)
+        self.addToolBar(toolbar)
+
+    def _update_actions(self) -> None:
+        has_document = self.workspace is not None and self.workspace.document is not None
+        has_summary = self.workspace is not None and self.workspace.project.summary is not None
+        running = self._summary_job is not None
+        self.summarize_action.setEnabled(has_document and not running)
+        self.summary_view.set_busy(running)
+        self.summary_view.summarize_button.setEnabled(has_document and not running)
+        for action in self.export_actions.values():
+            action.setEnabled(has_summary)
+        self.save_action.setEnabled(self.workspace is not None)
+        self.save_as_action.setEnabled(self.workspace is not None)
+
+    def _update_title(self) -> None:
+        name = "mmdocsum"
+        if self.workspace is not None:
+            name = self.workspace.project.title or "Untitled"
+            if self.workspace.project.saved_to:
+                name = f"{name} — {Path(self.workspace.project.saved_to).name}"
+        self.setWindowTitle(f"{'*' if self.dirty else ''}{name} — mmdocsum")
+
+    # ============================================================================ messages
+    def show_error(self, message: str, kind: str = "error") -> None:
+        """Tell the user in one line; the window stays usable and nothing typed is touched."""
+        self.banner.show_message(message, kind)
+        self.status_label.setText(message.splitlines()[0][:200] if message else "")
+
+    def show_status(self, message: str) -> None:
+        self.status_label.setText(message)
+
+    # Dialogs go through these methods so that tests (and --screenshot) can answer them.
+    def ask_open_path(self, title: str, filters: str) -> str | None:
+        path, _ = QFileDialog.getOpenFileName(self, title, self.prefs.last_dir or "", filters)
+        return path or None
+
+    def ask_save_path(self, title: str, filters: str, suggested: str) -> str | None:
+        start = str(Path(self.prefs.last_dir or str(Path.home())) / suggested)
+        path, _ = QFileDialog.getSaveFileName(self, title, start, filters)
+        return path or None
+
+    def ask_directory(self, title: str) -> str | None:
+        return QFileDialog.getExistingDirectory(self, title, self.prefs.last_dir or "") or None
+
+    def ask_password(self, name: str) -> str | None:
+        text, ok = QInputDialog.getText(self, "Password", f"{name} is encrypted. Password:", QLineEdit.EchoMode.Password)
+        return text if ok and text else None
+
+    def ask_save_changes(self) -> str:
+        """'save', 'discard' or 'cancel'."""
+        answer = QMessageBox.question(
+            self, "Unsaved work",
+            "Save your work on this document to a project file before closing it?\n"
+            "(If you discard it, the summary, your edits and your text are deleted.)",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+        )
+        return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(
+            answer, "cancel")
+
+    def ask_recover(self, items: list[proj.Recoverable]) -> proj.Recoverable | None:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(items[0].modified))
+        answer = QMessageBox.question(
+            self, "Recover your work?",
+            f"mmdocsum did not close normally. Recover “{items[0].title}” (last autosaved {when})?"
+            + (f"\n{len(items) - 1} more unsaved project(s) can be recovered next time." if len(items) > 1 else ""),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        )
+        return items[0] if answer == QMessageBox.StandardButton.Yes else None
+
+    # ============================================================================ documents
+    def open_dialog(self) -> None:
+        path = self.ask_open_path("Open a document", DOCUMENT_FILTER + ";;" + PROJECT_FILTER)
+        if path:
+            self.open_path(path)
+
+    def open_project_dialog(self) -> None:
+        path = self.ask_open_path("Open a project", PROJECT_FILTER)
+        if path:
+            self.open_path(path)
+
+    def open_path(self, path: str | Path) -> Job | None:
+        path = Path(path)
+        if path.suffix == proj.PROJECT_SUFFIX:
+            return self.open_project(path)
+        return self.open_document(path)
+
+    def _ready_to_replace(self) -> bool:
+        if self.workspace is None:
+            return True
+        if not self.dirty or not self._has_work():
+            self.workspace.discard()
+            self.workspace = None
+            return True
+        answer = self.ask_save_changes()
+        if answer == "cancel":
+            return False
+        if answer == "save" and not self.save_project():
+            return False
+        self.workspace.discard()
+        self.workspace = None
+        return True
+
+    def _has_work(self) -> bool:
+        project = self.workspace.project if self.workspace else None
+        return bool(project and (project.summary or project.authoring.strip() or project.placements))
+
+    def open_document(self, path: Path, *, password: str | None = None) -> Job | None:
+        """Read the file in the background. The current work is only replaced once the new document is
+        ready (and the user agreed), so a file that fails to open costs nothing."""
+        if self.runner.running("open"):
+            self.show_error("A document is already being opened; wait for it or cancel it.", "warning")
+            return None
+        if not path.exists():
+            self.show_error(f"{path}: no such file")
+            return None
+        self.banner.hide()
+        current = self.workspace
+        # text written before any document was open belongs with the document opened next
+        reuse = current is not None and current.document is None
+        workspace = current if reuse else proj.Workspace.create()
+
+        def drop_new() -> None:
+            if workspace is not self.workspace:
+                workspace.discard()
+
+        job = Job(f"Opening {path.name}", core.open_document(path, workspace.root, password=password), kind="open")
+        job.signals.succeeded.connect(lambda document: self._document_ready(workspace, document, path))
+        job.signals.failed.connect(lambda message: (drop_new(), self._open_failed(path, message, job)))
+        job.signals.cancelled.connect(lambda partial: (drop_new(), self.show_status("Opening cancelled.")))
+        self._start(job)
+        self.show_status(f"Opening {path.name}…")
+        return job
+
+    def _open_failed(self, path: Path, message: str, job: Job) -> None:
+        if isinstance(job.exception, EncryptedDocumentError) and not self._closing:
+            password = self.ask_password(path.name)
+            if password:
+                self.open_document(path, password=password)
+                return
+        self.show_error(f"Could not open {path.name}: {message}")
+
+    def _document_ready(self, workspace: proj.Workspace, document: Document, path: Path) -> None:
+        if self._closing:
+            if workspace is not self.workspace:
+                workspace.discard()
+            return
+        if workspace is not self.workspace:
+            if not self._ready_to_replace():
+                workspace.discard()
+                self.show_status(f"{path.name} was not opened; your work is unchanged.")
+                return
+            self.cancel_jobs(kind="summary")
+        workspace.set_document(document)
+        self.workspace = workspace
+        self.prefs.add_recent(path)
+        self._save_prefs()
+        self._load_views()
+        if self._has_work():
+            self.mark_changed()
+        else:
+            self.dirty = False
+            self.autosave()
+        warnings = "; ".join(document.warnings[:2])
+        count = f"{len(document.figures)} figures, {len(document.tables)} tables"
+        self.show_status(f"Opened {path.name}: {document.page_count or '–'} pages, {count}."
+                         + (f" Note: {warnings}" if warnings else ""))
+        self.documentOpened.emit(document)
+
+    def _load_views(self) -> None:
+        workspace = self.workspace
+        document = workspace.document if workspace else None
+        if document is not None and document.kind == "pdf" and not Path(document.source).exists():
+            self.show_error(f"The original file {document.source} is gone; showing the extracted text.", "warning")
+        self.document_view.set_document(document)
+        self.gallery.set_figures(document, workspace.root if workspace else None)
+        self.summary_view.set_summary(workspace.project.summary if workspace else None, workspace)
+        self.authoring_view.set_workspace(workspace)
+        self._update_title()
+        self._update_actions()
+
+    def open_project(self, path: Path) -> Job | None:
+        if not self._ready_to_replace():
+            return None
+        try:
+            workspace = proj.open_project(path)
+        except MmdocsumError as error:
+            self.show_error(str(error))
+            return None
+        self.workspace = workspace
+        self.dirty = False
+        self.prefs.add_recent(path)
+        save_prefs(self.prefs)
+        self._load_views()
+        self.show_status(f"Opened project {path.name}.")
+        if workspace.document is not None:
+            self.documentOpened.emit(workspace.document)
+        return None
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for item in self.prefs.recent_files:
+            action = self.recent_menu.addAction(Path(item).name)
+            action.setToolTip(item)
+            action.triggered.connect(lambda checked=False, item=item: self.open_path(item))
+        if not self.prefs.recent_files:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    # drag and drop of files onto the window
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 — Qt's name
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        files = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if files:
+            event.acceptProposedAction()
+            self.open_path(files[0])
+
+    # ============================================================================ summary
+    def _engine_settings(self):
+        from mmdocsum_desktop.settings import load_settings
+
+        try:
+            return load_settings()
+        except MmdocsumError as error:
+            self.show_error(f"{error}; using the default settings", "warning")
+            from mmdocsum_desktop.settings import Settings
+
+            return Settings()
+
+    def summarize(self, *, replace: int | None = None) -> Job | None:
+        workspace = self.workspace
+        if workspace is None or workspace.document is None:
+            self.show_error("Open a document first (File ▸ Open, or drop a file on the window).", "info")
+            return None
+        if self._summary_job is not None:
+            return None
+        settings = self._engine_settings()
+        engine = core.engine_name(settings)
+        title = "Summarizing" if replace is None else f"Regenerating paragraph {replace + 1}"
+        if replace is not None:
+            self._regenerations += 1
+        job = Job(f"{title} ({engine})",
+                  core.summarize(workspace.document, workspace.root, settings, seed_offset=self._regenerations),
+                  kind="summary")
+        job.signals.text.connect(self.summary_view.append_stream)
+        job.signals.succeeded.connect(lambda result: self._summary_done(workspace, result, replace, job))
+        job.signals.failed.connect(lambda message: self.show_error(f"Summary failed: {message}"))
+        job.signals.cancelled.connect(lambda partial: self._summary_cancelled(workspace, partial))
+        job.signals.finished.connect(self._summary_finished)
+        self._summary_job = job
+        self.summary_view.begin_stream(f"{title} with the {engine} engine…")
+        self.tabs.setCurrentWidget(self.summary_view)
+        self._start(job)
+        self._update_actions()
+        return job
+
+    def _summary_finished(self) -> None:
+        self._summary_job = None
+        self.summary_view.end_stream()
+        self._update_actions()
+
+    def _summary_done(self, workspace: proj.Workspace, result: Any, replace: int | None, job: Job) -> None:
+        if workspace is not self.workspace:
+            return
+        if isinstance(result, dict) and isinstance(result.get("summary"), proj.Summary):
+            summary = result["summary"]
+            self.summary_view.add_images(result.get("images") or {})
+        else:
+            summary = proj.summary_from_pipeline(result, workspace.document)
+        if summary.seconds is None:
+            summary.seconds = job.seconds
+        if replace is not None and workspace.project.summary is not None:
+            current = workspace.project.summary
+            if replace < len(current.paragraphs) and replace < len(summary.paragraphs):
+                fresh = summary.paragraphs[replace]
+                old = current.paragraphs[replace]
+                used = {p.figure for i, p in enumerate(current.paragraphs) if i != replace and p.figure}
+                if fresh.figure in used:  # each figure at most once: keep the paragraph's own figure
+                    fresh.figure, fresh.image_caption = old.figure, old.image_caption
+                current.paragraphs[replace] = fresh
+            summary = current
+        workspace.project.summary = summary
+        self.summary_view.set_summary(summary, workspace)
+        self.mark_changed()
+        self._update_actions()
+        self.show_status("Summary ready." if replace is None else f"Paragraph {replace + 1} regenerated.")
+        self.summaryReady.emit(summary)
+
+    def _summary_cancelled(self, workspace: proj.Workspace, partial: Any) -> None:
+        self.show_status("Summary cancelled; nothing was changed.")
+        text = self.summary_view.streamed_text.strip()
+        if text and workspace is self.workspace:
+            self.show_error("Summary cancelled. The text written so far is kept in the Authoring view.", "info")
+            self.authoring_view.append_text(text)
+
+    def regenerate_paragraph(self, index: int) -> None:
+        summary = self.workspace.project.summary if self.workspace else None
+        if summary is None or index >= len(summary.paragraphs):
+            return
+        if core.engine_name(self._engine_settings()) == "extractive":
+            self.show_status("The extractive engine picks the same sentences again; an LLM engine "
+                             "(Settings ▸ Engine) writes a new version.")
+        self.summarize(replace=index)
+
+    def choose_figure(self, index: int, figure_id: str | None) -> None:
+        workspace = self.workspace
+        if workspace is None or workspace.project.summary is None:
+            return
+        paragraphs = workspace.project.summary.paragraphs
+        if not 0 <= index < len(paragraphs):
+            return
+        figure = workspace.figure(figure_id) if figure_id else None
+        if figure_id and figure is None:
+            self.show_error(f"There is no figure {figure_id} in this document.")
+            return
+        note = ""
+        for other_index, other in enumerate(paragraphs):
+            if other_index != index and figure_id and other.figure == figure_id:
+                other.figure = None
+                other.image_caption = ""
+                other.figure_source = "user"
+                note = f" It was removed from paragraph {other_index + 1} (each figure is used once)."
+        paragraph = paragraphs[index]
+        paragraph.figure = figure_id
+        paragraph.image_caption = figure.caption if figure is not None else ""
+        paragraph.figure_source = "user"
+        self.summary_view.set_summary(workspace.project.summary, workspace)
+        self.mark_changed()
+        label = (figure.label or figure.id) if figure is not None else "no figure"
+        self.show_status(f"Paragraph {index + 1} now shows {label}.{note}")
+
+    def edit_paragraph(self, index: int, text: str) -> None:
+        summary = self.workspace.project.summary if self.workspace else None
+        if summary is None or not 0 <= index < len(summary.paragraphs):
+            return
+        summary.paragraphs[index].text = text
+        self.summary_view.set_summary(summary, self.workspace)
+        self.mark_changed()
+
+    def follow_citation(self, kind: str, ref: str) -> None:
+        if kind == "page":
+            try:
+                self.document_view.show_page(int(ref))
+            except ValueError:
+                return
+        elif kind in {"figure", "table"}:
+            if self.document_view.show_figure(ref):
+                self.gallery.select(ref)
+        elif kind == "block":
+            self.document_view.show_block(ref)
+
+    # ============================================================================ authoring
+    def _authoring_changed(self, text: str) -> None:
+        if self.workspace is None:
+            self.workspace = proj.Workspace.create()
+            self._update_actions()
+        if self.workspace.project.authoring != text:
+            self.workspace.project.authoring = text
+            self.mark_changed()
+
+    def _placements_changed(self) -> None:
+        if self.workspace is not None:
+            self.mark_changed()
+
+    # ============================================================================ saving
+    def mark_changed(self) -> None:
+        self.dirty = True
+        self._update_title()
+        self.autosave_timer.start()
+
+    def autosave(self, *, background: bool = True) -> None:
+        """Save the user's work into the workspace: the snapshot is taken here, the file (with its
+        fsync) is written by a worker so that typing never waits for the disk."""
+        self.autosave_timer.stop()
+        workspace = self.workspace
+        if workspace is None:
+            return
+        text = workspace.snapshot()
+        if not background:
+            self._write_autosave(workspace, text)
+            return
+        job = Job("autosave", lambda control, stream: workspace.write_snapshot(text), kind="autosave")
+        job.signals.succeeded.connect(lambda _path: self._autosaved())
+        job.signals.failed.connect(lambda message: self.show_error(
+            f"Autosave failed ({message}); your work is still in the window — save it elsewhere."))
+        self.runner.start(job)
+
+    def _write_autosave(self, workspace: proj.Workspace, text: str) -> None:
+        try:
+            workspace.write_snapshot(text)
+        except OSError as error:
+            self.show_error(f"Autosave failed ({error}); your work is still in the window — save it elsewhere.")
+            return
+        self._autosaved()
+
+    def _autosaved(self) -> None:
+        self.last_autosave = time.time()
+        self.autosaved.emit()
+
+    def _save_prefs(self) -> None:
+        text = self.prefs.model_dump_json(indent=2) + "\n"
+        self.runner.start(Job("preferences", lambda control, stream: write_prefs_text(text), kind="prefs"))
+
+    def save_project(self, *, ask: bool = False) -> bool:
+        if self.workspace is None:
+            return False
+        target = self.workspace.project.saved_to
+        if ask or not target:
+            suggested = (self.workspace.project.title or "project")[:60].replace("/", "-") + proj.PROJECT_SUFFIX
+            target = self.ask_save_path("Save project", PROJECT_FILTER, suggested)
+            if not target:
+                return False
+        try:
+            written = self.workspace.save_as(target)
+        except (OSError, MmdocsumError) as error:
+            self.show_error(f"Could not save the project: {error}")
+            return False
+        self.dirty = False
+        self.prefs.add_recent(written)
+        save_prefs(self.prefs)
+        self._update_title()
+        self.show_status(f"Saved {written}.")
+        return True
+
+    def export_dialog(self, fmt: str) -> Job | None:
+        if self.workspace is None or self.workspace.project.summary is None:
+            self.show_error("There is no summary to export yet: run Summarize first.", "info")
+            return None
+        stem = (self.workspace.project.title or "summary")[:60].replace("/", "-")
+        path = self.ask_save_path(f"Export as {EXPORT_FILTERS[fmt]}", EXPORT_FILTERS[fmt],
+                                  stem + proj.EXPORT_SUFFIXES[fmt])
+        if not path:
+            return None
+        return self.export(fmt, Path(path))
+
+    def export(self, fmt: str, path: Path, *, which: str = "summary") -> Job | None:
+        if self.workspace is None:
+            return None
+        workspace = self.workspace
+        self.autosave()
+        job = Job(f"Exporting {path.name}",
+                  lambda control, stream: proj.export(workspace, fmt, path, which=which, control=control),
+                  kind="export")
+        job.signals.succeeded.connect(lambda files: self.show_status(f"Exported {', '.join(Path(f).name for f in files[:3])}."))
+        job.signals.failed.connect(lambda message: self.show_error(f"Export failed: {message}"))
+        self._start(job)
+        return job
+
+    # ============================================================================ settings etc.
+    def open_settings(self) -> None:
+        from mmdocsum_desktop.gui.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self.runner, self)
+        dialog.exec()
+
+    def about(self) -> None:
+        from mmdocsum_desktop import __version__
+
+        QMessageBox.about(self, "About mmdocsum",
+                          f"<b>mmdocsum-desktop {__version__}</b><br>Read a document, get its illustrated "
+                          "summary, write with images placed for you. Offline. AGPL-3.0-or-later.")
+
+    # ============================================================================ jobs
+    def _start(self, job: Job) -> Job:
+        self.job_bar.track(job)
+        self.runner.start(job)
+        return job
+
+    def cancel_jobs(self, kind: str | None = None) -> None:
+        for job in self.runner.running(kind):
+            job.cancel()
+
+    # ============================================================================ recovery
+    def offer_recovery(self) -> bool:
+        try:
+            items = proj.recoverable_workspaces()
+        except OSError:
+            return False
+        if not items:
+            return False
+        chosen = self.ask_recover(items)
+        if chosen is None:
+            return False
+        return self.recover(chosen)
+
+    def recover(self, item: proj.Recoverable) -> bool:
+        if not self._ready_to_replace():
+            return False
+        try:
+            workspace = proj.recover(item)
+        except MmdocsumError as error:
+            self.show_error(f"Could not recover the project: {error}")
+            return False
+        self.workspace = workspace
+        self.dirty = True
+        self._load_views()
+        self.show_status(f"Recovered “{item.title}”. Save it with File ▸ Save Project.")
+        return True
+
+    # ============================================================================ closing
+    def closeEvent(self, event) -> None:  # noqa: N802 — Qt's name
+        if self.workspace is not None and self.dirty and self._has_work():
+            answer = self.ask_save_changes()
+            if answer == "cancel" or (answer == "save" and not self.save_project()):
+                event.ignore()
+                return
+        self._closing = True
+        self.runner.cancel_all()
+        self.runner.wait(10_000)
+        self.document_view.close_document()
+        if self.workspace is not None:
+            self.workspace.discard()
+            self.workspace = None
+        self.prefs.geometry = bytes(self.saveGeometry().toBase64()).decode("ascii")
+        save_prefs(self.prefs)
+        event.accept()
+
+    def release(self) -> None:
+        """The window goes away without closing (tests simulate a crash): the workspace stays on disk."""
+        self._closing = True
+        if self.autosave_timer.isActive():
+            self.autosave(background=False)
+        self.runner.cancel_all()
+        self.runner.wait(10_000)
+        self.document_view.close_document()
+        if self.workspace is not None:
+            self.workspace.release()

@@ -1,0 +1,71 @@
+"""Window state the desktop app remembers (recent files, last folder, geometry): a small schema'd JSON
+file in the platform config directory (``MMDOCSUM_CONFIG_DIR`` overrides it, for tests). The engine
+and model settings shared with the CLI live in :mod:`mmdocsum_desktop.settings`."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from mmdocsum_desktop.fileio import write_text_atomic
+
+APP_NAME = "mmdocsum-desktop"
+PREFS_NAME = "gui.json"
+MAX_RECENT = 10
+
+log = logging.getLogger(__name__)
+
+
+def config_dir() -> Path:
+    override = os.environ.get("MMDOCSUM_CONFIG_DIR")
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+class GuiPrefs(BaseModel):
+    format: int = 1
+    recent_files: list[str] = Field(default_factory=list)
+    last_dir: str | None = None
+    geometry: str | None = Field(default=None, description="QMainWindow.saveGeometry(), base64")
+    window_state: str | None = None
+    zoom: float = 1.0
+    bench_runs: list[str] = Field(default_factory=list)
+
+    def add_recent(self, path: str | Path) -> None:
+        value = str(Path(path).resolve())
+        self.recent_files = [value] + [p for p in self.recent_files if p != value]
+        del self.recent_files[MAX_RECENT:]
+        self.last_dir = str(Path(value).parent)
+
+
+def prefs_path() -> Path:
+    return config_dir() / PREFS_NAME
+
+
+def load_prefs() -> GuiPrefs:
+    path = prefs_path()
+    try:
+        return GuiPrefs.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        return GuiPrefs()
+    except (OSError, ValueError, ValidationError) as error:
+        log.info("window preferences at %s were unreadable (%s); starting fresh", path, type(error).__name__)
+        return GuiPrefs()
+
+
+def save_prefs(prefs: GuiPrefs) -> None:
+    write_prefs_text(prefs.model_dump_json(indent=2) + "\n")
+
+
+def write_prefs_text(text: str) -> None:
+    try:
+        write_text_atomic(prefs_path(), text)
+    except OSError as error:
+        log.info("could not save window preferences: %s", error)

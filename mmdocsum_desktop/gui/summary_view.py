@@ -1,0 +1,387 @@
+"""The summary pane: the four paragraphs with their figures, citations that move the document pane,
+per-paragraph regenerate / pick another figure / none / drop a figure, and live streamed text while an
+LLM engine writes."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QAction, QFont, QImage, QTextDocument
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mmdocsum_desktop.document.model import Figure
+from mmdocsum_desktop.gui import icons
+from mmdocsum_desktop.gui.widgets.gallery import FIGURE_MIME
+from mmdocsum_desktop.project import ROLE_TITLES, Summary, SummaryParagraph, Workspace, markdown_to_html
+
+_MENTION = re.compile(r"\b(Figure|Fig\.|Table|Tab\.)\s?(S?\d{1,3}(?:[-.]\d{1,3})?|[IVXL]{1,6}\b)", re.IGNORECASE)
+_PAGE = re.compile(r"\b(?:p\.|pp\.|page)\s?(\d{1,4})\b", re.IGNORECASE)
+
+
+def cite_url(kind: str, ref: str) -> str:
+    return f"cite:{kind}:{ref}"
+
+
+def parse_cite_url(url: str) -> tuple[str, str] | None:
+    if not url.startswith("cite:"):
+        return None
+    _, kind, ref = (url.split(":", 2) + ["", ""])[:3]
+    return (kind, ref) if kind and ref else None
+
+
+IMAGE_WIDTH = 560  # figures are shown at most this wide (core.SUMMARY_IMAGE_WIDTH)
+
+
+def paragraph_html(paragraph: SummaryParagraph, workspace: Workspace | None, width: int = 480) -> str:
+    """The paragraph as HTML: Markdown with raw HTML disabled, mentions and citations as cite: links,
+    and its figure inline with the caption."""
+    figures: dict[str, Figure] = {}
+    if workspace is not None and workspace.document is not None:
+        for visual in workspace.document.visuals:
+            if visual.label:
+                figures[visual.label.lower()] = visual
+
+    def link_mention(match: re.Match[str]) -> str:
+        word = "table" if match.group(1).lower().startswith("tab") else "figure"
+        visual = figures.get(f"{word} {match.group(2)}".lower())
+        if visual is None:
+            return match.group(0)
+        return f"[{match.group(0)}]({cite_url('figure', visual.id)})"
+
+    text = _MENTION.sub(link_mention, paragraph.text)
+    text = _PAGE.sub(lambda m: f"[{m.group(0)}]({cite_url('page', m.group(1))})", text)
+    body = markdown_to_html(text)
+    cites = []
+    seen: set[str] = set()
+    for citation in paragraph.citations:
+        label = citation.display()
+        if label in seen:
+            continue
+        seen.add(label)
+        kind = "figure" if citation.kind in {"figure", "table"} else citation.kind
+        cites.append(f'<a href="{html.escape(cite_url(kind, citation.ref))}">{html.escape(label)}</a>')
+    if cites:
+        body += f'<p style="color:#555; font-size:small">Sources: {" · ".join(cites)}</p>'
+    figure = workspace.figure(paragraph.figure) if workspace is not None else None
+    image = workspace.image_path(figure) if workspace is not None else None
+    if figure is not None:
+        label = html.escape(figure.label or figure.id)
+        caption = html.escape(paragraph.image_caption or figure.caption)
+        if image is not None:
+            body += (
+                f'<p align="center"><a href="{html.escape(cite_url("figure", figure.id))}">'
+                f'<img src="{html.escape(QUrl.fromLocalFile(str(image)).toString())}" width="{width}"/></a></p>'
+            )
+        body += (
+            f'<p style="color:#333; font-size:small"><a href="{html.escape(cite_url("figure", figure.id))}">'
+            f"<b>{label}</b></a>{': ' if caption else ''}{caption}</p>"
+        )
+    return body
+
+
+class AutoHeightBrowser(QTextBrowser):
+    """A QTextBrowser as tall as its content (the scroll area around the cards scrolls)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.document().contentsChanged.connect(self._fit)
+
+    def _fit(self) -> None:
+        self.document().setTextWidth(max(100, self.viewport().width()))
+        self.setFixedHeight(int(self.document().size().height()) + 8)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 — Qt's name
+        super().resizeEvent(event)
+        self._fit()
+
+
+class ParagraphCard(QFrame):
+    regenerateRequested = Signal(int)
+    figureChosen = Signal(int, object)  # index, figure id or None
+    citationClicked = Signal(str, str)
+    textEdited = Signal(int, str)
+
+    def __init__(self, index: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.index = index
+        self.paragraph: SummaryParagraph | None = None
+        self.workspace: Workspace | None = None
+        self.setAcceptDrops(True)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setObjectName("paragraphCard")
+        self.setStyleSheet("#paragraphCard { background: white; border: 1px solid #d5d9e0; border-radius: 6px; }")
+        self.title = QLabel("")
+        font = QFont(self.title.font())
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        self.title.setFont(font)
+        self.title.setStyleSheet("color: #2b4a7a;")
+        self.regenerate_button = self._tool("regenerate", "Regenerate this paragraph",
+                                            lambda: self.regenerateRequested.emit(self.index))
+        self.figure_button = self._tool("figure", "Pick another figure for this paragraph", None)
+        self.figure_menu = QMenu(self)
+        self.figure_menu.aboutToShow.connect(self._fill_menu)
+        self.figure_button.setMenu(self.figure_menu)
+        self.figure_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.none_button = self._tool("no-figure", "No figure for this paragraph",
+                                      lambda: self.figureChosen.emit(self.index, None))
+        self.edit_button = self._tool("edit", "Edit the text", self._toggle_edit)
+        self.edit_button.setCheckable(True)
+        header = QHBoxLayout()
+        header.addWidget(self.title, 1)
+        for button in (self.regenerate_button, self.figure_button, self.none_button, self.edit_button):
+            header.addWidget(button)
+        self.browser = AutoHeightBrowser()
+        self.browser.anchorClicked.connect(self._anchor)
+        self.editor = QPlainTextEdit()
+        self.editor.setVisible(False)
+        self.editor.setMinimumHeight(140)
+        self.drop_hint = QLabel("Drop a figure here to use it for this paragraph")
+        self.drop_hint.setStyleSheet("color: #2b6ec8; font-style: italic;")
+        self.drop_hint.setVisible(False)
+        layout = QVBoxLayout(self)
+        layout.addLayout(header)
+        layout.addWidget(self.drop_hint)
+        layout.addWidget(self.browser)
+        layout.addWidget(self.editor)
+
+    def _tool(self, icon_name: str, tip: str, slot) -> QToolButton:
+        button = QToolButton()
+        button.setIcon(icons.icon(icon_name))
+        button.setToolTip(tip)
+        button.setAutoRaise(True)
+        if slot is not None:
+            button.clicked.connect(slot)
+        return button
+
+    def set_paragraph(self, paragraph: SummaryParagraph, workspace: Workspace | None,
+                      images: dict[str, QImage] | None = None) -> None:
+        self.paragraph = paragraph
+        self.workspace = workspace
+        self.title.setText(ROLE_TITLES.get(paragraph.role, paragraph.role.title()))
+        figure = workspace.figure(paragraph.figure) if workspace is not None else None
+        path = workspace.image_path(figure) if workspace is not None else None
+        if path is not None and images is not None:
+            image = images.get(str(path))
+            if image is None:
+                image = QImage(str(path))
+                if image.width() > IMAGE_WIDTH:
+                    image = image.scaledToWidth(IMAGE_WIDTH, Qt.TransformationMode.SmoothTransformation)
+                images[str(path)] = image
+            # decoded already: the browser does not read and scale the PNG again while painting
+            self.browser.document().addResource(QTextDocument.ResourceType.ImageResource,
+                                                QUrl.fromLocalFile(str(path)), image)
+        self.browser.setHtml(paragraph_html(paragraph, workspace, width=self._image_width(image=path, images=images)))
+        if not self.edit_button.isChecked():
+            self.editor.setPlainText(paragraph.text)
+
+    def _image_width(self, image: Path | None = None, images: dict[str, QImage] | None = None) -> int:
+        room = max(200, min(IMAGE_WIDTH, self.width() - 60)) if self.width() > 100 else 420
+        decoded = images.get(str(image)) if images is not None and image is not None else None
+        return min(room, decoded.width()) if decoded is not None else room
+
+    def _fill_menu(self) -> None:
+        self.figure_menu.clear()
+        none = QAction("None (no figure)", self.figure_menu)
+        none.triggered.connect(lambda: self.figureChosen.emit(self.index, None))
+        self.figure_menu.addAction(none)
+        self.figure_menu.addSeparator()
+        document = self.workspace.document if self.workspace is not None else None
+        for visual in (document.visuals if document is not None else []):
+            text = f"{visual.label or visual.id} — {visual.caption[:60]}"
+            action = QAction(text, self.figure_menu)
+            action.setCheckable(True)
+            action.setChecked(self.paragraph is not None and self.paragraph.figure == visual.id)
+            action.triggered.connect(lambda checked=False, fid=visual.id: self.figureChosen.emit(self.index, fid))
+            self.figure_menu.addAction(action)
+
+    def _anchor(self, url: QUrl) -> None:
+        parsed = parse_cite_url(url.toString())
+        if parsed is not None:
+            self.citationClicked.emit(*parsed)
+
+    def _toggle_edit(self) -> None:
+        editing = self.edit_button.isChecked()
+        if editing and self.paragraph is not None:
+            self.editor.setPlainText(self.paragraph.text)
+        elif not editing:
+            text = self.editor.toPlainText().strip()
+            if self.paragraph is not None and text != self.paragraph.text:
+                self.textEdited.emit(self.index, text)
+        self.editor.setVisible(editing)
+        self.browser.setVisible(not editing)
+
+    # ---- drag and drop of gallery figures
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 — Qt's name
+        if event.mimeData().hasFormat(FIGURE_MIME):
+            self.drop_hint.setVisible(True)
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragLeaveEvent(self, event) -> None:  # noqa: N802
+        self.drop_hint.setVisible(False)
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        self.drop_hint.setVisible(False)
+        if event.mimeData().hasFormat(FIGURE_MIME):
+            figure_id = bytes(event.mimeData().data(FIGURE_MIME)).decode("utf-8")
+            self.figureChosen.emit(self.index, figure_id)
+            event.acceptProposedAction()
+
+
+class SummaryView(QWidget):
+    summarizeRequested = Signal()
+    regenerateRequested = Signal(int)
+    figureChosen = Signal(int, object)
+    citationClicked = Signal(str, str)
+    textEdited = Signal(int, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.workspace: Workspace | None = None
+        self.summary: Summary | None = None
+        self.images: dict[str, QImage] = {}  # decoded figure images by path
+        self._pending: list[int] = []
+        self._fill_timer = QTimer(self)
+        self._fill_timer.setInterval(0)
+        self._fill_timer.timeout.connect(self._fill_next)
+        self.summarize_button = QPushButton(icons.icon("summarize"), "Summarize")
+        self.summarize_button.setToolTip("Write the four-paragraph illustrated summary (Ctrl+R)")
+        self.summarize_button.clicked.connect(self.summarizeRequested)
+        self.status = QLabel("Open a document, then Summarize.")
+        self.status.setWordWrap(True)
+        self.status.setStyleSheet("color: #555;")
+        top = QHBoxLayout()
+        top.addWidget(self.summarize_button)
+        top.addWidget(self.status, 1)
+        self.live = QPlainTextEdit()
+        self.live.setReadOnly(True)
+        self.live.setPlaceholderText("The engine's text appears here as it is written…")
+        self.live.setVisible(False)
+        self.live.setMaximumHeight(220)
+        self.cards_host = QWidget()
+        self.cards_layout = QVBoxLayout(self.cards_host)
+        self.cards_layout.setSpacing(10)
+        self.cards_layout.addStretch(1)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setWidget(self.cards_host)
+        self.scroll.setStyleSheet("QScrollArea { background: #f3f5f8; }")
+        self.cards_host.setStyleSheet("background: #f3f5f8;")
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.live)
+        layout.addWidget(self.scroll, 1)
+        self.cards: list[ParagraphCard] = []
+
+    # ---- streaming
+    def begin_stream(self, title: str) -> None:
+        self.live.clear()
+        self.live.setVisible(True)
+        self.status.setText(title)
+
+    def append_stream(self, text: str) -> None:
+        cursor = self.live.textCursor()
+        cursor.movePosition(cursor.MoveOperation.End)
+        cursor.insertText(text)
+        self.live.setTextCursor(cursor)
+        self.live.ensureCursorVisible()
+
+    def end_stream(self) -> None:
+        self.live.setVisible(False)
+
+    @property
+    def streamed_text(self) -> str:
+        return self.live.toPlainText()
+
+    # ---- content
+    def set_summary(self, summary: Summary | None, workspace: Workspace | None) -> None:
+        if workspace is not self.workspace:
+            self.images.clear()
+        self.summary = summary
+        self.workspace = workspace
+        paragraphs = summary.paragraphs if summary is not None else []
+        while len(self.cards) > len(paragraphs):
+            card = self.cards.pop()
+            card.setParent(None)
+            card.deleteLater()
+        while len(self.cards) < len(paragraphs):
+            card = ParagraphCard(len(self.cards))
+            card.regenerateRequested.connect(self.regenerateRequested)
+            card.figureChosen.connect(self.figureChosen)
+            card.citationClicked.connect(self.citationClicked)
+            card.textEdited.connect(self.textEdited)
+            self.cards_layout.insertWidget(self.cards_layout.count() - 1, card)
+            self.cards.append(card)
+        # one card per event-loop turn, so that a new summary never holds the GUI thread for long
+        self._pending = list(range(len(paragraphs)))
+        self._fill_timer.start()
+        if summary is None:
+            self.status.setText("Open a document, then Summarize." if workspace is None or workspace.document is None
+                                else "Ready. Summarize writes four paragraphs with the document's figures.")
+        else:
+            parts = [f"Summary by {summary.engine or 'the engine'}"]
+            if summary.seconds:
+                parts.append(f"in {summary.seconds:.1f} s")
+            text = " ".join(parts) + "."
+            if summary.warnings:
+                text += " Notes: " + "; ".join(summary.warnings[:3])
+            self.status.setText(text)
+
+    def add_images(self, images: dict[str, QImage]) -> None:
+        self.images.update(images)
+
+    def _fill_next(self) -> None:
+        if not self._pending or self.summary is None:
+            self._pending = []
+            self._fill_timer.stop()
+            return
+        index = self._pending.pop(0)
+        if index < len(self.cards) and index < len(self.summary.paragraphs):
+            self.cards[index].set_paragraph(self.summary.paragraphs[index], self.workspace, self.images)
+
+    def flush(self) -> None:
+        """Fill every card now (tests, screenshots)."""
+        while self._pending:
+            self._fill_next()
+        self._fill_timer.stop()
+
+    @property
+    def filled(self) -> bool:
+        return not self._pending
+
+    def set_busy(self, busy: bool) -> None:
+        self.summarize_button.setEnabled(not busy)
+        for card in self.cards:
+            card.regenerate_button.setEnabled(not busy)
+
+    def image_paths(self) -> list[Path]:
+        out = []
+        for card in self.cards:
+            if card.paragraph is not None and self.workspace is not None:
+                path = self.workspace.image_path(self.workspace.figure(card.paragraph.figure))
+                if path is not None:
+                    out.append(path)
+        return out

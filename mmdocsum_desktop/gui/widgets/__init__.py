@@ -1,0 +1,1 @@
+"""Small reusable widgets: the figure gallery, the job bar (progress + Cancel), auto-sizing text."""

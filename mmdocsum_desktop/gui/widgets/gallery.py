@@ -1,0 +1,116 @@
+"""The figure gallery: every figure and table of the open document with its label and caption.
+Items can be dragged onto a summary paragraph (MIME ``application/x-mmdocsum-figure``, the figure id)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QSize, Qt, Signal
+from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+
+from mmdocsum_desktop.document.model import Document, Figure
+from mmdocsum_desktop.gui import core
+from mmdocsum_desktop.gui.workers import Job, JobRunner
+
+FIGURE_MIME = "application/x-mmdocsum-figure"
+_THUMB = 150
+
+
+class _FigureList(QListWidget):
+    def mimeTypes(self) -> list[str]:  # noqa: N802 — Qt's name
+        return [FIGURE_MIME, "text/plain"]
+
+    def mimeData(self, items) -> QMimeData:  # noqa: N802
+        data = QMimeData()
+        if items:
+            figure_id = items[0].data(Qt.ItemDataRole.UserRole)
+            data.setData(FIGURE_MIME, figure_id.encode("utf-8"))
+            data.setText(items[0].text())
+        return data
+
+
+class FigureGallery(QWidget):
+    figureActivated = Signal(str)
+
+    def __init__(self, runner: JobRunner | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.runner = runner
+        self.thumbnail_job: Job | None = None
+        self.list = _FigureList()
+        self.list.setViewMode(QListWidget.ViewMode.IconMode)
+        self.list.setIconSize(QSize(_THUMB, _THUMB))
+        self.list.setGridSize(QSize(_THUMB + 24, _THUMB + 40))
+        self.list.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.list.setMovement(QListWidget.Movement.Static)
+        self.list.setWordWrap(True)
+        self.list.setDragEnabled(True)
+        self.list.setDragDropMode(QListWidget.DragDropMode.DragOnly)
+        self.list.itemActivated.connect(lambda item: self.figureActivated.emit(item.data(Qt.ItemDataRole.UserRole)))
+        self.list.itemDoubleClicked.connect(
+            lambda item: self.figureActivated.emit(item.data(Qt.ItemDataRole.UserRole))
+        )
+        self.list.currentItemChanged.connect(self._show_caption)
+        self.caption = QLabel("")
+        self.caption.setWordWrap(True)
+        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.caption.setStyleSheet("padding: 4px; color: #333;")
+        self.caption.setMaximumHeight(120)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.list, 1)
+        layout.addWidget(self.caption)
+        self.figures: list[Figure] = []
+
+    def set_figures(self, document: Document | None, root: Path | None) -> None:
+        self.list.clear()
+        self.caption.setText("")
+        self.figures = list(document.visuals) if document is not None else []
+        if self.thumbnail_job is not None:
+            self.thumbnail_job.cancel()
+        thumbnails: list[tuple[str, Path]] = []
+        for visual in self.figures:
+            label = visual.label or ("Table" if visual.kind == "table" else "Figure") + f" (p. {visual.page or '?'})"
+            item = QListWidgetItem(label)
+            item.setData(Qt.ItemDataRole.UserRole, visual.id)
+            item.setToolTip(f"<b>{label}</b><br>{visual.caption[:400]}")
+            path = (root / visual.image) if (root is not None and visual.image) else None
+            if path is not None and path.is_file():
+                thumbnails.append((visual.id, path))
+            self.list.addItem(item)
+        if thumbnails:
+            job = Job("thumbnails", core.make_thumbnails(thumbnails, _THUMB), kind="thumbnails")
+            job.signals.succeeded.connect(lambda images, job=job: self._set_thumbnails(job, images))
+            self.thumbnail_job = job
+            if self.runner is not None:
+                self.runner.start(job)
+            else:
+                job.run()
+        if not self.figures and document is not None:
+            self.caption.setText("This document has no detected figures or tables.")
+
+    def _set_thumbnails(self, job: Job, images: list[tuple[str, QImage]]) -> None:
+        if job is not self.thumbnail_job:
+            return
+        icons = dict(images)
+        for row in range(self.list.count()):
+            item = self.list.item(row)
+            image = icons.get(item.data(Qt.ItemDataRole.UserRole))
+            if image is not None:
+                item.setIcon(QPixmap.fromImage(image))
+
+    def _show_caption(self, item: QListWidgetItem | None) -> None:
+        if item is None:
+            self.caption.setText("")
+            return
+        figure_id = item.data(Qt.ItemDataRole.UserRole)
+        visual = next((v for v in self.figures if v.id == figure_id), None)
+        if visual is not None:
+            self.caption.setText(f"{visual.label or visual.id}: {visual.caption}" if visual.caption
+                                 else (visual.label or visual.id))
+
+    def select(self, figure_id: str) -> None:
+        for row in range(self.list.count()):
+            if self.list.item(row).data(Qt.ItemDataRole.UserRole) == figure_id:
+                self.list.setCurrentRow(row)
+                return

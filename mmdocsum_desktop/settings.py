@@ -1,0 +1,173 @@
+"""The app's settings: one schema'd model, saved as ``<data dir>/settings.json`` (atomic writes).
+
+Only the engine part lives here so far. Secrets never go into this file: an OpenAI-compatible endpoint
+names its API key (``key_name``) and the key itself is read from the system keyring (service
+``mmdocsum-desktop``), e.g. stored with ``python -m keyring set mmdocsum-desktop openai``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from mmdocsum_desktop.errors import MmdocsumError, SecretError
+from mmdocsum_desktop.fileio import write_text_atomic
+
+SETTINGS_NAME = "settings.json"
+KEYRING_SERVICE = "mmdocsum-desktop"
+SETTINGS_FORMAT = 1
+
+EngineName = Literal["auto", "extractive", "llama", "openai"]
+FigureMode = Literal["hybrid", "model", "placement"]
+
+
+class SettingsError(MmdocsumError):
+    """The settings file cannot be read or holds invalid values."""
+
+
+class LlamaSettings(BaseModel):
+    """A local GGUF model run by llama-cpp-python."""
+
+    model: str | None = Field(default=None, description="GGUF file, or the name of a registered model")
+    mmproj: str | None = Field(default=None, description="vision projector GGUF for a vision model")
+    n_ctx: int = Field(default=8192, ge=512, le=1_048_576)
+    n_threads: int | None = Field(default=None, ge=1, description="None: the number of CPU cores")
+    n_gpu_layers: int | None = Field(
+        default=None, ge=-1, description="None: all layers when this build can offload to a GPU, else 0"
+    )
+    n_batch: int = Field(default=512, ge=16)
+    constrained: bool = Field(default=True, description="JSON grammar for the answer (llama.cpp sampling)")
+    image_max_side: int = Field(default=448, ge=64, le=4096)
+
+
+class OpenAISettings(BaseModel):
+    """Any OpenAI-compatible chat endpoint (llama.cpp server, vLLM, Ollama, LM Studio, hosted APIs)."""
+
+    base_url: str | None = Field(default=None, description="e.g. http://127.0.0.1:8080/v1")
+    model: str | None = Field(default=None, description="None: the first model the server lists")
+    key_name: str | None = Field(
+        default=None, description="name of the API key in the system keyring; None: send no key"
+    )
+    context_length: int = Field(default=8192, ge=512)
+    timeout_s: float = Field(default=120.0, gt=0)
+    connect_timeout_s: float = Field(default=10.0, gt=0)
+    retries: int = Field(default=2, ge=0, le=10)
+    vision: bool = Field(default=False, description="send figures as images (the model must see images)")
+    json_mode: bool = Field(default=True, description="ask for response_format json_object")
+    image_max_side: int = Field(default=768, ge=64, le=4096)
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip().rstrip("/")
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("base_url must start with http:// or https://")
+        return value
+
+
+class EngineSettings(BaseModel):
+    engine: EngineName = "auto"
+    figure_mode: FigureMode = "hybrid"
+    max_tokens: int = Field(default=1024, ge=64)
+    temperature: float = Field(default=0.2, ge=0.0, le=2.0)
+    seed: int = 0
+    llama: LlamaSettings = Field(default_factory=LlamaSettings)
+    openai: OpenAISettings = Field(default_factory=OpenAISettings)
+
+
+class Settings(BaseModel):
+    format: int = SETTINGS_FORMAT
+    engines: EngineSettings = Field(default_factory=EngineSettings)
+
+
+def settings_path() -> Path:
+    from mmdocsum_desktop.models.paths import data_dir
+
+    return data_dir() / SETTINGS_NAME
+
+
+def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
+    """The saved settings, or the defaults when there is no file yet."""
+    target = Path(path) if path is not None else settings_path()
+    try:
+        raw = target.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings()
+    except OSError as error:
+        raise SettingsError(f"cannot read the settings file {target}: {error}") from error
+    try:
+        return Settings.model_validate(json.loads(raw))
+    except (ValueError, ValidationError) as error:
+        raise SettingsError(f"the settings file {target} is invalid: {_first_line(error)}") from error
+
+
+def save_settings(settings: Settings, path: str | os.PathLike[str] | None = None) -> Path:
+    target = Path(path) if path is not None else settings_path()
+    return write_text_atomic(target, settings.model_dump_json(indent=2) + "\n")
+
+
+def _first_line(error: Exception) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+
+
+# ------------------------------------------------------------------------------------------- secrets
+
+
+def get_api_key(key_name: str) -> str:
+    """The API key stored in the system keyring under ``key_name``; a clear SecretError otherwise."""
+    keyring, errors = _keyring()
+    try:
+        value = keyring.get_password(KEYRING_SERVICE, key_name)
+    except errors.NoKeyringError as error:
+        raise SecretError(_no_backend_message(error)) from error
+    except errors.KeyringError as error:
+        raise SecretError(f"the system keyring failed to read the key {key_name!r}: {error}") from error
+    if not value:
+        raise SecretError(
+            f"no API key named {key_name!r} in the system keyring; store it with: "
+            f"python -m keyring set {KEYRING_SERVICE} {key_name}"
+        )
+    return value
+
+
+def set_api_key(key_name: str, value: str) -> None:
+    keyring, errors = _keyring()
+    try:
+        keyring.set_password(KEYRING_SERVICE, key_name, value)
+    except errors.NoKeyringError as error:
+        raise SecretError(_no_backend_message(error)) from error
+    except errors.KeyringError as error:
+        raise SecretError(f"the system keyring failed to store the key {key_name!r}: {error}") from error
+
+
+def delete_api_key(key_name: str) -> None:
+    keyring, errors = _keyring()
+    try:
+        keyring.delete_password(KEYRING_SERVICE, key_name)
+    except errors.PasswordDeleteError:
+        pass
+    except errors.NoKeyringError as error:
+        raise SecretError(_no_backend_message(error)) from error
+
+
+def _keyring():
+    try:
+        import keyring
+        import keyring.errors
+    except ImportError as error:
+        raise SecretError("API keys are kept in the system keyring: pip install keyring") from error
+    return keyring, keyring.errors
+
+
+def _no_backend_message(error: Exception) -> str:
+    return (
+        "no system keyring is available to hold the API key (on Linux, start a Secret Service such as "
+        "GNOME Keyring or KWallet, or install a keyring backend); keys are never stored in files"
+        f" [{type(error).__name__}]"
+    )

@@ -1,0 +1,108 @@
+"""GUI tests: real widgets on Qt's offscreen platform, the real core (extractive engine, real PDFs).
+
+A test fails on any unexpected Qt warning or error (pytest-qt's ``qt_log_level_fail``, added to every
+test here) and on any unexpected Python log record at WARNING or above (the ``logfail`` fixture) —
+qutebrowser's idea: an unexpected warning is a bug, not noise.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+# Messages the offscreen platform prints about itself; nothing of ours.
+QT_LOG_IGNORE = [
+    r"This plugin does not support propagateSizeHints\(\)",
+    r"This plugin does not support raise\(\)",
+    r"This plugin does not support grabbing the keyboard",
+    r"QFont::setPointSizeF: Point size <= 0",
+]
+LOG_IGNORE = [r"^window preferences at .* were unreadable"]
+
+
+def pytest_collection_modifyitems(config, items):
+    here = os.path.dirname(__file__)
+    for item in items:
+        if str(item.fspath).startswith(here):
+            item.add_marker(pytest.mark.qt_log_level_fail("WARNING"))
+            item.add_marker(pytest.mark.qt_log_ignore(*QT_LOG_IGNORE))
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture(autouse=True)
+def logfail():
+    """Fail the test if anything logs a warning or an error that the test did not expect."""
+    handler = _Collect()
+    root = logging.getLogger()
+    root.addHandler(handler)
+    expected: list[str] = []
+    try:
+        yield expected
+    finally:
+        root.removeHandler(handler)
+    unexpected = [
+        r for r in handler.records
+        if not any(re.search(p, r.getMessage()) for p in LOG_IGNORE + expected)
+    ]
+    if unexpected:
+        lines = "\n".join(f"{r.levelname} {r.name}: {r.getMessage()}" for r in unexpected)
+        pytest.fail(f"unexpected log records:\n{lines}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def model_cache_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(tmp_path, monkeypatch, model_cache_dir):
+    """Settings, window preferences, workspaces and user models of each test live in its tmp_path."""
+    monkeypatch.setenv("MMDOCSUM_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("MMDOCSUM_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("MMDOCSUM_WORKSPACES_DIR", str(tmp_path / "workspaces"))
+    monkeypatch.setenv("MMDOCSUM_CACHE_DIR", str(model_cache_dir))
+    return tmp_path
+
+
+def wait_job(qtbot, job, timeout: int = 30_000):
+    """Wait until a Job has ended and the GUI has handled all of its signals."""
+    assert job is not None
+    qtbot.waitUntil(lambda: job.delivered, timeout=timeout)
+    return job
+
+
+@pytest.fixture
+def make_window(qtbot):
+    """A MainWindow that is closed (cleanly, discarding its work) at the end of the test."""
+    from mmdocsum_desktop.gui.main_window import MainWindow
+
+    windows = []
+
+    def make():
+        window = MainWindow()
+        window.ask_save_changes = lambda: "discard"  # no modal questions at teardown
+        qtbot.addWidget(window)
+        window.show()
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        try:
+            window.dirty = False
+            window.close()
+        except RuntimeError:  # already destroyed by the test
+            pass

@@ -1,0 +1,228 @@
+"""The main window end to end on real papers: open → summarize → change a figure → export; cancel; a
+citation click moves the document pane; bad input leaves the window usable with nothing typed lost."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pymupdf
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
+from tests.conftest import PAPERS
+from tests.gui.conftest import wait_job
+
+PAPER = PAPERS / "mineru_demo2.pdf"  # 6 pages, 5 figures, 2 tables
+OPEN_TIMEOUT = 60_000
+SUMMARY_TIMEOUT = 120_000
+
+
+def open_document(qtbot, window, path: Path):
+    with qtbot.waitSignal(window.documentOpened, timeout=OPEN_TIMEOUT):
+        job = window.open_path(path)
+        assert job is not None
+    return window.workspace.document
+
+
+def summarize(qtbot, window):
+    with qtbot.waitSignal(window.summaryReady, timeout=SUMMARY_TIMEOUT) as blocker:
+        job = window.summarize()
+        assert job is not None
+        job.signals.failed.connect(lambda message: pytest.fail(f"summary failed: {message}"))
+    qtbot.waitUntil(lambda: window.summary_view.filled, timeout=5_000)
+    return blocker.args[0]
+
+
+def wait_for(signal, timeout_ms: int):
+    """Run the event loop until ``signal`` fires (for the module fixture, which has no qtbot)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    fired: list = []
+    signal.connect(lambda *args: (fired.append(args), loop.quit()))
+    QTimer.singleShot(timeout_ms, loop.quit)
+    loop.exec()
+    assert fired, f"timed out after {timeout_ms} ms"
+    return fired[0]
+
+
+@pytest.fixture(scope="module")
+def summarized(qapp, tmp_path_factory):
+    """One window with PAPER opened and summarized, shared by the tests that only look at it."""
+    import os
+
+    from mmdocsum_desktop.gui.main_window import MainWindow
+    from mmdocsum_desktop.gui.prefs import GuiPrefs
+
+    root = tmp_path_factory.mktemp("summarized")
+    keys = ("MMDOCSUM_WORKSPACES_DIR", "MMDOCSUM_CONFIG_DIR", "MMDOCSUM_DATA_DIR")
+    saved = {k: os.environ.get(k) for k in keys}
+    for key in keys:
+        os.environ[key] = str(root / key.lower())
+    window = MainWindow(prefs=GuiPrefs())
+    window.show()
+    window.open_path(PAPER)
+    wait_for(window.documentOpened, OPEN_TIMEOUT)
+    window.summarize()
+    wait_for(window.summaryReady, SUMMARY_TIMEOUT)
+    window.summary_view.flush()
+    yield window
+    window.dirty = False
+    window.close()
+    window.deleteLater()
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+def test_open_summarize_change_figure_export(qtbot, make_window, tmp_path):
+    window = make_window()
+    document = open_document(qtbot, window, PAPER)
+    assert window.gallery.list.count() == len(document.visuals) == 7
+    assert window.document_view.page_count == 6
+    qtbot.waitUntil(lambda: window.document_view.rendered_page == 1, timeout=10_000)
+
+    summary = summarize(qtbot, window)
+    assert [p.role for p in summary.paragraphs] == ["background", "method", "results", "conclusion"]
+    assert all(60 <= len(p.text.split()) <= 140 for p in summary.paragraphs)
+    assert len(window.summary_view.cards) == 4
+    assert any(p.citations for p in summary.paragraphs)
+    qtbot.waitUntil(lambda: window.last_autosave > 0, timeout=5_000)
+
+    # pick another figure from the menu for paragraph 1, and drag one from the gallery onto paragraph 2
+    card = window.summary_view.cards[0]
+    assert card.paragraph is summary.paragraphs[0]
+    card._fill_menu()
+    used = {p.figure for p in summary.paragraphs}
+    choice = next(v for v in document.visuals if v.id not in used and v.image)
+    action = next(a for a in card.figure_menu.actions() if a.text().startswith(choice.label or choice.id))
+    action.trigger()
+    assert window.workspace.project.summary.paragraphs[0].figure == choice.id
+    assert window.workspace.project.summary.paragraphs[0].figure_source == "user"
+
+    dragged = next(v for v in document.visuals if v.id != choice.id and v.image)
+    drop_on(window.summary_view.cards[1], dragged.id)
+    paragraphs = window.workspace.project.summary.paragraphs
+    assert paragraphs[1].figure == dragged.id
+    assert [p.figure for p in paragraphs].count(dragged.id) == 1  # each figure used once
+    window.summary_view.cards[3].none_button.click()
+    assert paragraphs[3].figure is None
+    window.summary_view.flush()
+    assert "Figure" in card.browser.toHtml() or "Table" in card.browser.toHtml()
+
+    # export the four formats and look at the files
+    out = tmp_path / "export"
+    out.mkdir()
+    for fmt, name in (("markdown", "s.md"), ("html", "s.html"), ("pdf", "s.pdf"), ("mdocsum", "s.json")):
+        assert wait_job(qtbot, window.export(fmt, out / name)).state == "succeeded"
+    markdown = (out / "s.md").read_text(encoding="utf-8")
+    assert markdown.count("## ") == 4 and f"](s_images/{choice.id}.png)" in markdown
+    assert (out / "s_images" / f"{choice.id}.png").stat().st_size > 1000
+    assert (out / "s_images" / f"{dragged.id}.png").exists()
+    page = (out / "s.html").read_text(encoding="utf-8")
+    assert page.count("data:image/png;base64,") == sum(1 for p in paragraphs if p.figure) and "<script" not in page
+    assert paragraphs[0].text[:40] in page.replace("&quot;", '"').replace("&#x27;", "'")
+    with pymupdf.open(out / "s.pdf") as pdf:
+        text = "".join(p.get_text() for p in pdf)
+        assert "Method" in text and len(pdf) >= 1
+        assert sum(len(p.get_images()) for p in pdf) == sum(1 for p in paragraphs if p.figure)
+    answer = json.loads((out / "s.json").read_text(encoding="utf-8"))
+    assert len(answer) == 4 and answer[3]["image"]["imageRef"] == "None"
+    order = [f["id"] for f in window.workspace.project.summary.raw["figures"]]
+    assert answer[0]["image"]["imageRef"] == str(order.index(choice.id) + 1)
+
+
+def drop_on(card, figure_id: str) -> None:
+    from mmdocsum_desktop.gui.widgets.gallery import FIGURE_MIME
+
+    data = QMimeData()
+    data.setData(FIGURE_MIME, figure_id.encode())
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton,
+                       Qt.KeyboardModifier.NoModifier)
+    card.dropEvent(event)
+
+
+def test_citation_click_moves_document_pane(qtbot, summarized):
+    window = summarized
+    view = window.document_view
+    card = next(c for c in window.summary_view.cards if any(x.kind == "page" for x in c.paragraph.citations))
+    page = next(int(x.ref) for x in card.paragraph.citations if x.kind == "page")
+    view.show_page(1 if page != 1 else 2)
+    assert "cite:page:" in card.browser.toHtml()
+    card.browser.anchorClicked.emit(QUrl(f"cite:page:{page}"))
+    assert view.current_page == page
+    qtbot.waitUntil(lambda: view.rendered_page == page, timeout=10_000)
+
+    figure = next(v for v in window.workspace.document.visuals if v.page and v.page != page)
+    card.browser.anchorClicked.emit(QUrl(f"cite:figure:{figure.id}"))
+    assert view.current_page == figure.page and view.highlighted == figure.id
+    qtbot.waitUntil(lambda: view.rendered_page == figure.page, timeout=10_000)
+    assert window.gallery.list.currentItem().data(Qt.ItemDataRole.UserRole) == figure.id
+
+
+def test_search_and_zoom(qtbot, summarized):
+    view = summarized.document_view
+    view.show_page(1)
+    wait_job(qtbot, view.search("disparity"))
+    assert view.search_hits and view.current_page == view.search_hits[0][0]
+    before = view.zoom
+    view.zoom_in_button.click()
+    assert view.zoom > before
+    qtbot.waitUntil(lambda: view.scene.sceneRect().width() > 0, timeout=10_000)
+
+
+def test_cancel_a_running_summary(qtbot, make_window):
+    window = make_window()
+    open_document(qtbot, window, PAPERS / "docling_normal_4pages.pdf")
+    job = window.summarize()
+    assert window.job_bar.isVisible() and window.job_bar.cancel_button.isEnabled()
+    window.job_bar.cancel_button.click()
+    assert wait_job(qtbot, job, 60_000).state == "cancelled"
+    qtbot.waitUntil(lambda: not window.job_bar.isVisible(), timeout=5_000)
+    assert window.workspace.project.summary is None
+    assert window.summarize_action.isEnabled()  # the window is usable again
+    assert "cancelled" in window.status_label.text().lower()
+
+
+def test_cancel_opening_a_document(qtbot, make_window):
+    window = make_window()
+    job = window.open_path(PAPERS / "pymupdf_test_4751.pdf")  # 26 pages
+    window.job_bar.cancel()
+    wait_job(qtbot, job)
+    assert window.workspace is None and job.state == "cancelled"
+
+
+def test_bad_input_keeps_the_window_usable_and_the_text(qtbot, make_window, tmp_path):
+    window = make_window()
+    editor = window.authoring_view.editor
+    editor.setPlainText("My notes on the paper.\n\nSecond paragraph I typed.")
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.7\n" + b"\x00garbage" * 200)
+    assert wait_job(qtbot, window.open_path(broken)).state == "failed"
+    assert "broken.pdf" in window.banner.text and "Traceback" not in window.banner.text
+    assert editor.toPlainText().startswith("My notes on the paper.")
+    window.open_path(tmp_path / "missing.pdf")
+    assert "no such file" in window.banner.text
+    odd = tmp_path / "data.bin"
+    odd.write_bytes(b"\x01\x02\x03 not a document")
+    assert wait_job(qtbot, window.open_path(odd)).state == "failed"
+    assert "unsupported" in window.banner.text.lower()
+    assert window.export_dialog("markdown") is None and "no summary" in window.banner.text.lower()
+    assert editor.toPlainText().endswith("Second paragraph I typed.")
+    assert window.isVisible() and window.open_action.isEnabled()
+
+
+def test_drop_a_file_on_the_window_opens_it(qtbot, make_window):
+    window = make_window()
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(PAPERS / "docling_picture_classification.pdf"))])
+    event = QDropEvent(QPoint(5, 5), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton,
+                       Qt.KeyboardModifier.NoModifier)
+    with qtbot.waitSignal(window.documentOpened, timeout=OPEN_TIMEOUT):
+        window.dropEvent(event)
+    assert window.workspace.document.source.endswith("docling_picture_classification.pdf")
+    assert window.prefs.recent_files[0].endswith("docling_picture_classification.pdf")
