@@ -96,7 +96,7 @@ def main() -> int:
         os.environ["MMDOCSUM_CACHE_DIR"] = str(scratch / "cache")
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication([])
+    _app = QApplication.instance() or QApplication([])  # kept alive for the run
     from mmdocsum_desktop.gui.main_window import MainWindow
     from mmdocsum_desktop.gui.prefs import GuiPrefs
 
@@ -144,11 +144,13 @@ def main() -> int:
     window.bench_view.engine.setCurrentText(args.engine)
     phase(f"benchmark {args.suite}/{args.split}", window.bench_view.run, lambda job: job.delivered, timeout_s=900)
 
-    worst = max((r.get("max_gap_ms", 0) for r in results.values()), default=0)
+    worst = max((r.get("max_gap_ms", 0) for n, r in results.items() if n != "start-up"), default=0)
     payload = {
         "what": "largest gap between 10 ms heartbeats on the GUI thread, per phase (offscreen platform)",
         "goal_ms": GOAL_MS,
         "worst_gap_ms": worst,
+        "worst_gap_ms_note": "over the phases after start-up; start-up (window, then imports and the text "
+                             "embedder loading in a worker) is listed on its own",
         "paper": args.paper.name,
         "cache": "cold (empty embedding cache)" if args.cold else "as found (warm after a first run)",
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
@@ -156,7 +158,8 @@ def main() -> int:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-    print(f"worst gap {worst:.1f} ms (goal ≤ {GOAL_MS} ms); written {args.out}")
+    print(f"worst gap after start-up {worst:.1f} ms (goal ≤ {GOAL_MS} ms); start-up "
+          f"{results['start-up'].get('max_gap_ms', 0):.1f} ms; written {args.out}")
     window.dirty = False
     window.close()
     return 0

@@ -434,8 +434,11 @@ def summary_from_pipeline(result: Any, document: Document | None = None) -> Summ
         described = data.get("engine")
         if isinstance(described, dict):
             engine = str(described.get("engine") or described.get("name") or "")
-            if described.get("model") and described.get("model") != engine:
-                engine = f"{engine} ({described['model']})"
+            model = str(described.get("model") or "")
+            if model.startswith(engine):
+                engine = model
+            elif model:
+                engine = f"{engine} ({model})"
         elif described:
             engine = str(described)
         timings = data.get("timings") or {}

@@ -59,13 +59,21 @@ WARM_UP_MODULES = (
 )
 
 
-def warm_up(modules: tuple[str, ...] = WARM_UP_MODULES) -> Callable:
+def warm_up(modules: tuple[str, ...] = WARM_UP_MODULES, *, embedder: bool = True) -> Callable:
+    """Import what the jobs will need and load the text embedder (an ONNX session whose creation holds
+    the GIL for a while), right after the window appears rather than in the middle of a summary."""
+
     def run(control: JobControl, stream: StreamFn) -> list[str]:
         missing = []
         for position, name in enumerate(modules):
-            control.report(position, len(modules), name)
+            control.report(position, len(modules) + 1, name)
             if optional_module(name) is None:
                 missing.append(name)
+        if embedder:
+            try:
+                shared_embedder()
+            except (MmdocsumError, OSError, ImportError):
+                missing.append("text embedder")  # the summary job says what is missing
         return missing
 
     return run

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
@@ -378,6 +379,8 @@ class MainWindow(QMainWindow):
         return job
 
     def _open_failed(self, path: Path, message: str, job: Job) -> None:
+        if not shiboken6.isValid(self):  # destroyed while the job ran
+            return
         if isinstance(job.exception, EncryptedDocumentError) and not self._closing:
             password = self.ask_password(path.name)
             if password:
@@ -386,6 +389,8 @@ class MainWindow(QMainWindow):
         self.show_error(f"Could not open {path.name}: {message}")
 
     def _document_ready(self, workspace: proj.Workspace, document: Document, path: Path) -> None:
+        if not shiboken6.isValid(self):  # destroyed while the job ran
+            return
         if self._closing:
             if workspace is not self.workspace:
                 workspace.discard()
@@ -502,11 +507,15 @@ class MainWindow(QMainWindow):
         return job
 
     def _summary_finished(self) -> None:
+        if not shiboken6.isValid(self):  # destroyed while the job ran
+            return
         self._summary_job = None
         self.summary_view.end_stream()
         self._update_actions()
 
     def _summary_done(self, workspace: proj.Workspace, result: Any, replace: int | None, job: Job) -> None:
+        if not shiboken6.isValid(self):  # destroyed while the job ran
+            return
         if workspace is not self.workspace:
             return
         if isinstance(result, dict) and isinstance(result.get("summary"), proj.Summary):
@@ -534,6 +543,8 @@ class MainWindow(QMainWindow):
         self.summaryReady.emit(summary)
 
     def _summary_cancelled(self, workspace: proj.Workspace, partial: Any) -> None:
+        if not shiboken6.isValid(self):  # destroyed while the job ran
+            return
         self.show_status("Summary cancelled; nothing was changed.")
         text = self.summary_view.streamed_text.strip()
         if text and workspace is self.workspace:
@@ -641,6 +652,8 @@ class MainWindow(QMainWindow):
         self._autosaved()
 
     def _autosaved(self) -> None:
+        if not shiboken6.isValid(self):  # destroyed while the job ran
+            return
         self.last_autosave = time.time()
         self.autosaved.emit()
 

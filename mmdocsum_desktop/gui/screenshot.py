@@ -21,9 +21,10 @@ def take_screenshot(document: Path, out: Path, *, size: str = "1440x900", timeou
         print(f"mmdocsum-desktop: error: {document}: no such file", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="mmdocsum-shot-") as scratch:
+        # the picture's work and window state stay in a scratch folder, not in the user's
         os.environ.setdefault("MMDOCSUM_WORKSPACES_DIR", str(Path(scratch) / "workspaces"))
+        os.environ.setdefault("MMDOCSUM_CONFIG_DIR", str(Path(scratch) / "config"))
         window = MainWindow(prefs=GuiPrefs())
-        window.prefs_save_disabled = True
         width, _, height = size.partition("x")
         window.resize(int(width or 1440), int(height or 900))
         window.show()

@@ -69,8 +69,16 @@ def paragraph_html(paragraph: SummaryParagraph, workspace: Workspace | None, wid
     body = markdown_to_html(text)
     cites = []
     seen: set[str] = set()
+    blocks = {}
+    if workspace is not None and workspace.document is not None:
+        blocks = {b.id: b for b in workspace.document.blocks}
     for citation in paragraph.citations:
         label = citation.display()
+        if citation.kind == "block":  # a passage: shown by its page, the link goes to the passage itself
+            block = blocks.get(citation.ref)
+            if block is None:
+                continue
+            label = f"¶ p. {block.page}" if block.page else "¶"
         if label in seen:
             continue
         seen.add(label)

@@ -16,6 +16,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
@@ -129,6 +130,20 @@ class Job(QRunnable):
     def cancel(self) -> None:
         self.control.cancel()
 
+    def orphan(self) -> None:
+        """The window that started this job is gone: stop it and deliver nothing."""
+        self.control.cancel()
+        import warnings
+
+        for signal in (self.signals.progress, self.signals.text, self.signals.succeeded, self.signals.failed,
+                       self.signals.cancelled, self.signals.finished):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    signal.disconnect()
+                except (RuntimeError, TypeError):
+                    pass
+
     @property
     def done(self) -> bool:
         return self.state in {"succeeded", "failed", "cancelled"}
@@ -181,6 +196,9 @@ class JobRunner(QObject):
         self.quick_pool = QThreadPool(self)
         self.quick_pool.setMaxThreadCount(2)
         self._jobs: list[Job] = []
+        jobs = self._jobs
+        # destroyed with its window (a crash, or a test that deletes it): the jobs' signals go nowhere
+        self.destroyed.connect(lambda *_: [job.orphan() for job in list(jobs)])
 
     def start(self, job: Job) -> Job:
         self._jobs.append(job)
@@ -192,7 +210,8 @@ class JobRunner(QObject):
     def _finished(self, job: Job) -> None:
         if job in self._jobs:
             self._jobs.remove(job)
-        self.ended.emit(job)
+        if shiboken6.isValid(self):  # a signal queued before the window was destroyed
+            self.ended.emit(job)
 
     def running(self, kind: str | None = None) -> list[Job]:
         return [j for j in self._jobs if kind is None or j.kind == kind]

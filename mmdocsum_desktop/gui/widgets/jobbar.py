@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from mmdocsum_desktop.gui import icons
@@ -40,7 +41,7 @@ class JobBar(QWidget):
         self.setVisible(True)
 
     def _progress(self, job: Job, done: int, total: int, what: str) -> None:
-        if not self.jobs or job is not self.jobs[-1]:
+        if not shiboken6.isValid(self) or not self.jobs or job is not self.jobs[-1]:
             return
         if total > 0:
             self.bar.setRange(0, total)
@@ -51,6 +52,8 @@ class JobBar(QWidget):
     def _finished(self, job: Job) -> None:
         if job in self.jobs:
             self.jobs.remove(job)
+        if not shiboken6.isValid(self):
+            return
         if self.jobs:
             self._show(self.jobs[-1])
         else:
