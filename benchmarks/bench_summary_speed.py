@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -19,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _corpus import PAPERS, write_result
+from _corpus import PAPERS, RESULTS, write_result
 
 PAPER = PAPERS / "mineru_demo1.pdf"
 
@@ -70,13 +71,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--model", action="append", default=[])
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--no-extractive", action="store_true", help="measure only the --model engines")
     args = parser.parse_args()
     results = {}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         from mmdocsum_desktop.engines.extractive import ExtractiveEngine
 
-        plans = [("extractive", ["--engine", "extractive"], lambda embedder: ExtractiveEngine(embedder))]
+        plans = [] if args.no_extractive else [
+            ("extractive", ["--engine", "extractive"], lambda embedder: ExtractiveEngine(embedder))]
         for model in args.model:
             def factory(embedder, model=model):
                 from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine, resolve_model_path
@@ -94,10 +97,16 @@ def main() -> None:
                 "warm_median_s": round(statistics.median(warm_times), 2),
                 "last_warm_stages_s": {k: round(v, 2) for k, v in last["timings"].items()},
                 "generations": last["generations"],
+                "runs": args.runs,
+                "load_average": [round(x, 2) for x in os.getloadavg()],
             }
             print(f"{label:>36}: cold {results[label]['cold_median_s']:.2f} s (median of {args.runs}), "
                   f"warm {results[label]['warm_median_s']:.2f} s", flush=True)
     load = os.getloadavg()
+    previous = RESULTS / "summary_speed.json"
+    if previous.exists():  # keep engines measured by an earlier run
+        old = json.loads(previous.read_text()).get("engines", {})
+        results = {**{k: v for k, v in old.items() if k not in results}, **results}
     target = write_result("summary_speed", {
         "paper": PAPER.name,
         "cores": os.cpu_count(),

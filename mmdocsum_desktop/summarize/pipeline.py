@@ -596,7 +596,13 @@ def _paragraphs_from_answer(
 ) -> tuple[list[SummaryParagraph], list[list[Sentence | None]], list[dict[str, Any]]]:
     paragraphs = [SummaryParagraph(role=role, text=p.summary, source="model") for role, p in zip(ROLES, parsed.paragraphs)]
     repairs: list[dict[str, Any]] = []
-    empty = [i for i, p in enumerate(paragraphs) if not p.text.strip()]
+    repeated: dict[int, int] = {}
+    for i, paragraph in enumerate(paragraphs):
+        for k in range(i):
+            if paragraph.text.strip() and k not in repeated and _same_text(paragraph.text, paragraphs[k].text):
+                repeated[i] = k  # small models often write one paragraph four times
+                break
+    empty = [i for i, p in enumerate(paragraphs) if not p.text.strip() or i in repeated]
     sources: list[list[Sentence | None]] = [[] for _ in paragraphs]
     if empty and embedder is not None:
         drafts: list[DraftParagraph] = ExtractiveEngine(embedder).draft(
@@ -606,13 +612,25 @@ def _paragraphs_from_answer(
             paragraphs[i].text = drafts[i].text
             paragraphs[i].source = "extracted-fallback"
             sources[i] = list(drafts[i].sentences)
+            if i in repeated:
+                reason = f"the model repeated paragraph {repeated[i] + 1}"
+            else:
+                reason = "the model did not write this paragraph" if parsed.ok else "the answer could not be parsed"
             repairs.append({
                 "paragraph": i + 1,
-                "kind": "missing paragraph",
-                "reason": "the model did not write this paragraph" if parsed.ok else "the answer could not be parsed",
+                "kind": "repeated paragraph" if i in repeated else "missing paragraph",
+                "reason": reason,
                 "by": "extracted sentences for this role",
             })
     return paragraphs, sources, repairs
+
+
+def _same_text(a: str, b: str, threshold: float = 0.8) -> bool:
+    """Near-identical paragraphs: word-set overlap (Jaccard) of at least ``threshold``."""
+    words_a, words_b = set(a.lower().split()), set(b.lower().split())
+    if not words_a or not words_b:
+        return False
+    return len(words_a & words_b) / len(words_a | words_b) >= threshold
 
 
 def build_engine_messages_preview(document: Document, slots: list[prompts.ImageSlot], *, vision: bool,

@@ -138,6 +138,15 @@ def test_missing_paragraphs_are_filled_with_extracted_sentences(exported, embedd
     assert summary.paragraphs[1].sentences[0].evidence[0].how == "extracted"
 
 
+def test_repeated_paragraphs_are_replaced_and_recorded(exported, embedder):
+    same = "The document describes self-locking nuts used in aircraft and how they work."
+    answer = json.dumps([{"summary": same, "image": {"imageRef": "None", "imageCaption": ""}}] * 4)
+    summary, _ = _run(exported, embedder, answer)
+    assert summary.paragraphs[0].text == same and summary.paragraphs[0].source == "model"
+    assert [p.source for p in summary.paragraphs[1:]] == ["extracted-fallback"] * 3
+    assert [r["reason"] for r in summary.repairs if r["kind"] == "repeated paragraph"] == ["the model repeated paragraph 1"] * 3
+
+
 def test_long_document_is_split_never_cut(exported, embedder):
     document, folder = exported(HANDBOOK)
     engine = ScriptedEngine(_answer(["None"] * 4), context_length=700)
@@ -191,7 +200,7 @@ def test_smollm_full_llama_path(exported, embedder, smollm_engine):
     document, folder = exported(HANDBOOK)
     pieces: list[str] = []
     summary = summarize_document(document, folder, engine=smollm_engine, embedder=embedder,
-                                 options=SummaryOptions(max_tokens=450), on_text=pieces.append)
+                                 options=SummaryOptions(max_tokens=320), on_text=pieces.append)
     assert summary.long_document is None
     generation = summary.generations[-1]
     assert generation["prompt_tokens"] > 500 and generation["completion_tokens"] > 50
@@ -213,7 +222,7 @@ def test_smollm_long_document_notes(exported, embedder, smollm):
     engine = LlamaEngine(LlamaConfig(model=smollm, n_ctx=1024, n_threads=THREADS))
     try:
         summary = summarize_document(document, folder, engine=engine, embedder=embedder,
-                                     options=SummaryOptions(max_tokens=200, note_words=30))
+                                     options=SummaryOptions(max_tokens=160, note_words=25))
     finally:
         engine.close()
     assert summary.long_document and summary.long_document["parts"] >= 2
