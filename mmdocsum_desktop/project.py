@@ -164,6 +164,17 @@ def _pid_alive(pid: int) -> bool:
 # -------------------------------------------------------------------------------------- workspace
 
 
+class _Snapshot(str):
+    """A project.json text that knows its place in the order the snapshots were taken."""
+
+    generation: int
+
+    def __new__(cls, text: str, generation: int) -> _Snapshot:
+        value = super().__new__(cls, text)
+        value.generation = generation
+        return value
+
+
 class Workspace:
     """A project's working folder: the document, its figure crops, and the user's work."""
 
@@ -172,6 +183,8 @@ class Workspace:
         self.project = project
         self.document = document
         self._lock = threading.Lock()
+        self._taken = 0  # snapshots taken
+        self._written = 0  # the newest snapshot written to project.json
 
     # ---- creation
     @classmethod
@@ -264,11 +277,22 @@ class Workspace:
     def snapshot(self) -> str:
         """The user's work as JSON, taken where the project is edited (then written anywhere)."""
         self.project.modified = time.time()
-        return self.project.model_dump_json(indent=1) + "\n"
+        with self._lock:
+            self._taken += 1
+            return _Snapshot(self.project.model_dump_json(indent=1) + "\n", self._taken)
 
     def write_snapshot(self, text: str) -> Path:
+        """Write a snapshot, unless a newer one is already on disk: autosaves run on worker threads, and
+        one that started late must never put older work back over newer work."""
+        target = self.root / "project.json"
+        generation = getattr(text, "generation", None)
         with self._lock:
-            return write_text_atomic(self.root / "project.json", text)
+            if generation is not None and generation <= self._written:
+                return target
+            written = write_text_atomic(target, text)
+            if generation is not None:
+                self._written = generation
+            return written
 
     # ---- project files
     def save_as(self, path: str | os.PathLike[str], *, control: JobControl | None = None) -> Path:
@@ -387,6 +411,8 @@ def recoverable_workspaces() -> list[Recoverable]:
 def recover(item: Recoverable | str | os.PathLike[str]) -> Workspace:
     root = Path(item.root if isinstance(item, Recoverable) else item)
     workspace = Workspace.load(root)
+    for stale in root.glob(".*.tmp"):  # an atomic write the killed process never finished
+        stale.unlink(missing_ok=True)
     workspace.attach()
     return workspace
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import threading
 from pathlib import Path
 from typing import Literal
 
@@ -117,14 +119,34 @@ def _first_line(error: Exception) -> str:
 
 
 # ------------------------------------------------------------------------------------------- secrets
+#
+# API keys live in the system keyring. Where there is none (a headless Linux without a Secret Service,
+# ``PYTHON_KEYRING_BACKEND=keyring.backends.fail.Keyring``), a key the user gives is kept in this
+# process's memory for the session only: never written to a file, forgotten when the app exits.
+
+KeyStore = Literal["keyring", "session"]
+
+_session_keys: dict[str, str] = {}
+_session_lock = threading.Lock()
 
 
 def get_api_key(key_name: str) -> str:
-    """The API key stored in the system keyring under ``key_name``; a clear SecretError otherwise."""
+    """The API key stored in the system keyring under ``key_name``; a clear SecretError otherwise.
+
+    With no keyring backend: the key given earlier in this session (Settings, or typed at the terminal
+    prompt of the command line), else a SecretError that says there is no keyring."""
+    protect_secrets_in_memory()
     keyring, errors = _keyring()
     try:
         value = keyring.get_password(KEYRING_SERVICE, key_name)
     except errors.NoKeyringError as error:
+        with _session_lock:
+            value = _session_keys.get(key_name)
+        if value:
+            return value
+        value = _prompt_for_session_key(key_name, error)
+        if value:
+            return value
         raise SecretError(_no_backend_message(error)) from error
     except errors.KeyringError as error:
         raise SecretError(f"the system keyring failed to read the key {key_name!r}: {error}") from error
@@ -136,24 +158,82 @@ def get_api_key(key_name: str) -> str:
     return value
 
 
-def set_api_key(key_name: str, value: str) -> None:
+def set_api_key(key_name: str, value: str) -> KeyStore:
+    """Store the key in the system keyring ("keyring"); with no keyring backend, keep it in memory for
+    this session only ("session": say so to the user, see :func:`session_only_message`)."""
+    protect_secrets_in_memory()
     keyring, errors = _keyring()
     try:
         keyring.set_password(KEYRING_SERVICE, key_name, value)
-    except errors.NoKeyringError as error:
-        raise SecretError(_no_backend_message(error)) from error
+    except errors.NoKeyringError:
+        with _session_lock:
+            _session_keys[key_name] = value
+        return "session"
     except errors.KeyringError as error:
         raise SecretError(f"the system keyring failed to store the key {key_name!r}: {error}") from error
+    with _session_lock:
+        _session_keys.pop(key_name, None)
+    return "keyring"
 
 
 def delete_api_key(key_name: str) -> None:
+    with _session_lock:
+        _session_keys.pop(key_name, None)
     keyring, errors = _keyring()
     try:
         keyring.delete_password(KEYRING_SERVICE, key_name)
     except errors.PasswordDeleteError:
         pass
-    except errors.NoKeyringError as error:
-        raise SecretError(_no_backend_message(error)) from error
+    except errors.NoKeyringError:
+        pass  # nothing was ever stored outside this session
+
+
+def keyring_available() -> bool:
+    """Whether a system keyring backend is configured (False: keys are kept for the session only).
+    Asks nothing of the keyring itself, so a locked keyring is not prompted to unlock."""
+    try:
+        keyring, _errors = _keyring()
+        from keyring.backends import fail
+    except (SecretError, ImportError):
+        return False
+    try:
+        return not isinstance(keyring.get_keyring(), fail.Keyring)
+    except Exception:  # noqa: BLE001 — a backend that cannot even be loaded is no keyring
+        return False
+
+
+def protect_secrets_in_memory() -> None:
+    """No core file can hold an API key: once this process handles a key, its core dumps are off (the
+    soft RLIMIT_CORE goes to 0, as ssh-agent and gpg-agent do). A crash still gets faulthandler's
+    tracebacks, which hold no values. Called where keys are read, stored or typed."""
+    try:
+        import resource
+    except ImportError:  # not a POSIX system
+        return
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
+        if soft != 0:
+            resource.setrlimit(resource.RLIMIT_CORE, (0, hard))
+    except (ValueError, OSError):
+        pass
+
+
+def has_session_key(key_name: str) -> bool:
+    with _session_lock:
+        return bool(_session_keys.get(key_name))
+
+
+def forget_session_keys() -> None:
+    with _session_lock:
+        _session_keys.clear()
+
+
+def session_only_message(key_name: str) -> str:
+    return (
+        f"No system keyring is available, so the API key {key_name!r} is kept in memory for this session "
+        "only: it is not written anywhere and is forgotten when mmdocsum exits. To keep it, start a Secret "
+        "Service (GNOME Keyring, KWallet) or install a keyring backend."
+    )
 
 
 def _keyring():
@@ -168,6 +248,41 @@ def _keyring():
 def _no_backend_message(error: Exception) -> str:
     return (
         "no system keyring is available to hold the API key (on Linux, start a Secret Service such as "
-        "GNOME Keyring or KWallet, or install a keyring backend); keys are never stored in files"
-        f" [{type(error).__name__}]"
+        "GNOME Keyring or KWallet, or install a keyring backend); keys are never stored in files. Without a "
+        "keyring, a key typed in Settings (or at the prompt of mmdocsum run in a terminal) is kept for that "
+        f"session only [{type(error).__name__}]"
     )
+
+
+def _prompt_for_session_key(key_name: str, error: Exception) -> str | None:
+    """The command line in a terminal asks for the key (not echoed) and keeps it for this run only.
+    Never from the desktop app (Qt loaded), a worker thread, or without a terminal."""
+    if not _may_prompt():
+        return None
+    import getpass
+
+    print(f"mmdocsum: {_no_backend_message(error)}.", file=sys.stderr)
+    try:
+        value = getpass.getpass(f"API key {key_name!r} (kept for this run only, not saved): ", stream=sys.stderr)
+    except (EOFError, KeyboardInterrupt, OSError):
+        return None
+    value = value.strip()
+    if not value:
+        return None
+    with _session_lock:
+        _session_keys[key_name] = value
+    return value
+
+
+def _may_prompt() -> bool:
+    """Only the `mmdocsum` command (console script, frozen executable or ``python -m mmdocsum_desktop``)
+    on its main thread, with a terminal, asks: never the desktop app, a test runner or a library user."""
+    if "PySide6.QtWidgets" in sys.modules or threading.current_thread() is not threading.main_thread():
+        return False
+    entry = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path()
+    if entry.stem != "mmdocsum" and not (entry.name == "__main__.py" and entry.parent.name == "mmdocsum_desktop"):
+        return False
+    try:
+        return sys.stdin is not None and sys.stdin.isatty() and sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False

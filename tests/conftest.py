@@ -1,5 +1,13 @@
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -22,3 +30,48 @@ def read_paper(name: str):
 def corpus() -> Path:
     assert CORPUS.is_dir(), f"the shared corpus is expected at {CORPUS}"
     return CORPUS
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def llama_server(model: Path, *, api_key: str, log: Path, threads: int = 1, n_ctx: int = 2048) -> Iterator[str]:
+    """llama-cpp-python's OpenAI-compatible server (``python -m llama_cpp.server``) on 127.0.0.1 with
+    ``model`` (alias ``smollm2``) and ``api_key`` required; yields its ``/v1`` URL. Its output goes to
+    ``log`` (it may print request headers: keep the log out of folders searched for leaked keys)."""
+    port = free_port()
+    with log.open("w") as handle:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", "smollm2",
+             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads),
+             "--api_key", api_key, "--verbose", "False"],
+            stdout=handle, stderr=subprocess.STDOUT, env={**os.environ, "NO_PROXY": "127.0.0.1"},
+        )
+        url = f"http://127.0.0.1:{port}/v1"
+        try:
+            deadline = time.monotonic() + 90
+            while True:
+                if process.poll() is not None:
+                    pytest.fail(f"llama_cpp.server exited: {log.read_text()[-2000:]}")
+                try:
+                    request = urllib.request.Request(f"{url}/models", headers={"Authorization": f"Bearer {api_key}"})
+                    with urllib.request.urlopen(request, timeout=2) as response:
+                        if response.status == 200:
+                            break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    pytest.fail("llama_cpp.server did not start within 90 s")
+                time.sleep(0.3)
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)

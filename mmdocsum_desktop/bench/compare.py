@@ -32,6 +32,9 @@ def _describe(metrics: dict[str, Any]) -> str:
         described = f"predictions {Path(str(settings['predictions'])).name}"
     else:
         described = str(metrics.get("strategy") or metrics.get("engine") or "")
+    judge = settings.get("judge")
+    if isinstance(judge, dict) and judge.get("judge"):
+        described += f" · judged by {judge['judge']}"
     extras = [k for k in ("no_abstract",) if settings.get(k)]
     if settings.get("shuffle_seed") is not None:
         extras.append(f"shuffle {settings['shuffle_seed']}")

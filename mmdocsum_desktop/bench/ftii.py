@@ -76,12 +76,20 @@ def normalise_path(value: Any) -> str:
     return "" if text.lower() in ("", "none", "null") else text
 
 
+def _quoted(value: Any, limit: int = 60) -> str:
+    """A value from the data file as it may appear in a one-line message: quoted, escaped, shortened."""
+    text = repr(str(value))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _read_json(path: str | Path) -> Any:
     source = Path(path)
     try:
         return json.loads(source.read_text(encoding="utf-8"))
     except FileNotFoundError as error:
         raise InputNotFoundError(f"{source}: no such file") from error
+    except RecursionError as error:  # json.loads gives up on thousands of nested brackets this way
+        raise BenchDataError(f"{source}: not readable JSON (nested too deeply)") from error
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise BenchDataError(f"{source}: not readable JSON ({error})") from error
 
@@ -119,14 +127,14 @@ def parse_flow_insertion(data: Any, *, source: str = "data") -> list[FtiiArticle
             if isinstance(content, str):
                 content = [content]
             if not isinstance(content, list) or not all(isinstance(p, str) or p is None for p in content):
-                raise BenchDataError(f"{source}: article {ident}: content is not a list of paragraphs")
+                raise BenchDataError(f"{source}: article {_quoted(ident)}: content is not a list of paragraphs")
             if not isinstance(truth, list) or len(truth) != len(content):
                 got = len(truth) if isinstance(truth, list) else type(truth).__name__
                 raise BenchDataError(
-                    f"{source}: article {ident}: {len(content)} paragraphs but groundtruth has {got} entries"
+                    f"{source}: article {_quoted(ident)}: {len(content)} paragraphs but groundtruth has {got} entries"
                 )
             if ident in seen:
-                raise BenchDataError(f"{source}: article id {ident} appears twice")
+                raise BenchDataError(f"{source}: article id {_quoted(ident)} appears twice")
             seen.add(ident)
             gold = [normalise_path(t) for t in truth]
             article_pool = list(pool)
@@ -194,7 +202,7 @@ def load_predictions(path: str | Path) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for ident, values in data.items():
         if not isinstance(values, list):
-            raise BenchDataError(f"{path}: the predictions of {ident} are not a list")
+            raise BenchDataError(f"{path}: the predictions of {_quoted(ident)} are not a list")
         out[str(ident)] = [normalise_path(v) for v in values]
     return out
 
@@ -288,9 +296,10 @@ def load_single_choice(path: str | Path) -> list[SingleChoiceItem]:
     items = []
     for number, row in enumerate(rows, start=2):
         options = [(row.get(c) or "").strip() for c in image_columns]
-        answer = _parse_answer((row.get(lower["answer"]) or "").strip(), image_columns, options)
+        given = (row.get(lower["answer"]) or "").strip()
+        answer = _parse_answer(given, image_columns, options)
         if answer is None:
-            raise BenchDataError(f"{source}: line {number}: cannot read the answer {row.get(lower['answer'])!r}")
+            raise BenchDataError(f"{source}: line {number}: cannot read the answer {_quoted(given)}")
         items.append(
             SingleChoiceItem(
                 above=row.get(lower["above_content"]) or "",
@@ -308,7 +317,8 @@ def _parse_answer(value: str, columns: Sequence[str], options: Sequence[str]) ->
     if len(value) == 1 and value.isalpha():
         index = ord(value.upper()) - ord("A")
         return index if 0 <= index < len(columns) else None
-    if value.isdigit():
+    # isdecimal, not isdigit: int() refuses superscripts such as "²"; no question has 10**9 options.
+    if value.isdecimal() and len(value) < 10:
         index = int(value) - 1
         return index if 0 <= index < len(columns) else None
     for k, column in enumerate(columns):

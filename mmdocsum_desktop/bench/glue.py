@@ -123,13 +123,7 @@ class BenchEngine:
         model_path = getattr(embedder, "model_path", None)
         if model_path is not None and Path(model_path).exists():
             hashes[f"embedder:{Path(model_path).name}"] = sha256_file(model_path)
-        config = getattr(self.engine, "config", None)
-        for attr in ("model", "mmproj"):
-            path = getattr(config, attr, None)
-            if isinstance(path, Path) and path.exists():
-                hashes[f"{attr}:{path.name}"] = sha256_file(path)
-        if self.name == "openai":
-            hashes["server_model"] = str(getattr(self.engine, "model_name", ""))
+        hashes.update(engine_model_hashes(self.engine, self.name))
         return hashes
 
     def summarize(
@@ -144,21 +138,12 @@ class BenchEngine:
         from mmdocsum_desktop.bench.mdocsum import count_tokens
         from mmdocsum_desktop.document.reader import export_document, read_document
         from mmdocsum_desktop.summarize import prompt as prompts
-        from mmdocsum_desktop.summarize.pipeline import SummaryOptions, summarize_document
+        from mmdocsum_desktop.summarize.pipeline import summarize_document
         from mmdocsum_desktop.summarize.render import to_mdocsum
 
         started = time.perf_counter()
         document = read_document(path, control=control)
-        options = SummaryOptions(
-            figure_mode=self.figure_mode,
-            include_abstract=include_abstract,
-            shuffle_seed=shuffle_seed,
-            max_tokens=self.spec.max_tokens or getattr(self.settings, "max_tokens", 1024),
-            temperature=getattr(self.settings, "temperature", 0.2),
-            seed=getattr(self.settings, "seed", 0),
-            ocr=self.ocr is not None,
-            citations=False,
-        )
+        options = self._options(include_abstract=include_abstract, shuffle_seed=shuffle_seed, citations=False)
         with tempfile.TemporaryDirectory(prefix="mmdocsum-bench-") as assets:
             export_document(document, assets, control=control)
             lock = self._lock if self.in_process else None
@@ -193,6 +178,47 @@ class BenchEngine:
             "warnings": list(summary.warnings) + list(document.warnings),
         }
 
+    def summary_record(self, path: Path, assets: Path, *, control: JobControl | None = None) -> dict[str, Any]:
+        """One document → its summary in the JSON form ``mmdocsum summarize -o X.json`` writes, figure
+        crops kept in ``assets`` (image paths relative to ``assets``' parent)."""
+        from mmdocsum_desktop.document.reader import export_document, read_document
+        from mmdocsum_desktop.summarize.pipeline import summarize_document
+        from mmdocsum_desktop.summarize.render import to_json
+
+        document = read_document(path, control=control)
+        export_document(document, assets, control=control)
+        lock = self._lock if self.in_process else None
+        if lock is not None:
+            lock.acquire()
+        try:
+            summary = summarize_document(
+                document,
+                assets,
+                engine=self.engine,
+                embedder=shared_embedder(),
+                ocr=self.ocr,
+                options=self._options(include_abstract=True, shuffle_seed=None, citations=True),
+                control=control,
+            )
+        finally:
+            if lock is not None:
+                lock.release()
+        return to_json(summary, relative_to=Path(assets).parent)
+
+    def _options(self, *, include_abstract: bool, shuffle_seed: int | None, citations: bool):
+        from mmdocsum_desktop.summarize.pipeline import SummaryOptions
+
+        return SummaryOptions(
+            figure_mode=self.figure_mode,
+            include_abstract=include_abstract,
+            shuffle_seed=shuffle_seed,
+            max_tokens=self.spec.max_tokens or getattr(self.settings, "max_tokens", 1024),
+            temperature=getattr(self.settings, "temperature", 0.2),
+            seed=getattr(self.settings, "seed", 0),
+            ocr=self.ocr is not None,
+            citations=citations,
+        )
+
     def close(self) -> None:
         close = getattr(self.engine, "close", None)
         if callable(close):
@@ -225,19 +251,45 @@ def document_stats(path: Path) -> dict[str, Any]:
     }
 
 
-def build_judge(spec: EngineSpec | None):
-    """A :class:`~mmdocsum_desktop.bench.judge.Judge` over a language-model engine, or None."""
-    if spec is None:
-        return None
+def engine_model_hashes(engine: Any, name: str) -> dict[str, str]:
+    """sha256 of an engine's model files (GGUF model and projector); the model name for a server."""
+    from mmdocsum_desktop.models.hashing import sha256_file
+
+    hashes: dict[str, str] = {}
+    config = getattr(engine, "config", None)
+    for attr in ("model", "mmproj"):
+        path = getattr(config, attr, None)
+        if isinstance(path, Path) and path.exists():
+            hashes[f"{attr}:{path.name}"] = sha256_file(path)
+    if name == "openai":
+        hashes["server_model"] = str(getattr(engine, "model_name", ""))
+    return hashes
+
+
+def build_judge_engine(spec: EngineSpec):
+    """A language-model engine for judging; a clear error for the extractive engine or none set up."""
     if spec.engine in ("extractive",):
         raise BenchError("the judge must be a language model: --judge llama (with --judge-model) or openai")
-    from mmdocsum_desktop.bench.judge import Judge
     from mmdocsum_desktop.engines.auto import build_engine, choose_engine_name
     from mmdocsum_desktop.settings import load_settings
 
     settings = load_settings().engines
-    if choose_engine_name(spec.request(), settings) == "extractive":
+    name = choose_engine_name(spec.request(), settings)
+    if name == "extractive":
         raise BenchError(
             "no language model is configured for the judge: give --judge-model or --judge-base-url"
         )
-    return Judge(build_engine(spec.request(), settings, embedder=None))
+    if name == "llama" and not spec.model and not settings.llama.model:
+        raise BenchError("the llama judge needs a GGUF model: give --judge-model PATH (or set llama.model in the settings)")
+    if name == "openai" and not spec.base_url and not settings.openai.base_url:
+        raise BenchError("the openai judge needs an endpoint: give --judge-base-url URL (and --judge-api-model)")
+    return build_engine(spec.request(), settings, embedder=None)
+
+
+def build_judge(spec: EngineSpec | None):
+    """A :class:`~mmdocsum_desktop.bench.judge.Judge` over a language-model engine, or None."""
+    if spec is None:
+        return None
+    from mmdocsum_desktop.bench.judge import Judge
+
+    return Judge(build_judge_engine(spec))

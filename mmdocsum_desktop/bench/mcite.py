@@ -19,6 +19,7 @@ Differences from the MCiteBench scripts, on purpose: sentences and citations are
 
 from __future__ import annotations
 
+import os
 import random
 import re
 from collections.abc import Sequence
@@ -68,14 +69,57 @@ _FIGURE = re.compile(r"figure\s*(\d+)", re.IGNORECASE)
 _TABLE = re.compile(r"table\s*(\d+)", re.IGNORECASE)
 
 
+def _string_map(data: dict[str, Any], key: str) -> dict[str, str]:
+    value = data.get(key) or {}
+    if not isinstance(value, dict):
+        raise ValueError(f"{key} is a JSON {type(value).__name__}, not an object")
+    return {str(k): str(v) for k, v in value.items()}
+
+
+def _list_field(data: dict[str, Any], key: str) -> list[Any]:
+    value = data.get(key) or []
+    if not isinstance(value, list):
+        raise ValueError(f"{key} is a JSON {type(value).__name__}, not a list")
+    return value
+
+
+def _evidence_count(value: Any, fallback: int) -> int:
+    if not value:
+        return fallback
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError) as error:  # a list, "three", NaN, Infinity
+        raise ValueError(f"evidence_count is not a whole number ({error})") from error
+
+
+def _image_file(images_root: Path, pdf_id: str, name: str) -> Path | None:
+    """The image a record names inside the images folder; None when the name leads out of it ("../",
+    an absolute path), so a split cannot make the app show the model any other file."""
+    root = Path(os.path.normpath(images_root))
+    candidate = Path(os.path.normpath(root / pdf_id / name))
+    return candidate if candidate.is_relative_to(root) and candidate != root else None
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long for the file system, or holding a NUL
+        return False
+
+
 def record_from_json(data: dict[str, Any], images_root: Path | None, line: int = 0) -> MCiteRecord:
     """One MCiteBench JSONL record → MCiteRecord; raises KeyError/ValueError with the reason."""
+    if data.get("question_id") in (None, ""):
+        raise ValueError("the record has no question_id")
     question_id = str(data["question_id"])
     pdf_id = str(data.get("pdf_id", "")).replace(".pdf", "")
-    idx_2_text = {str(k): str(v) for k, v in (data.get("idx_2_text") or {}).items()}
-    text_2_idx = {str(k): str(v) for k, v in (data.get("text_2_idx") or {}).items()}
-    image_2_idx = {str(k): str(v) for k, v in (data.get("image_2_idx") or {}).items()}
-    table_2_idx = {str(k): str(v) for k, v in (data.get("table_2_idx") or {}).items()}
+    idx_2_text = _string_map(data, "idx_2_text")
+    text_2_idx = _string_map(data, "text_2_idx")
+    image_2_idx = _string_map(data, "image_2_idx")
+    table_2_idx = _string_map(data, "table_2_idx")
+    evidence_keys = _list_field(data, "evidence_keys")
+    evidence_contents = _list_field(data, "evidence_contents")
+    distractor_contents = _list_field(data, "distractor_contents")
     if not isinstance(data.get("question"), str) or not data["question"].strip():
         raise ValueError("the record has no question")
 
@@ -86,13 +130,13 @@ def record_from_json(data: dict[str, Any], images_root: Path | None, line: int =
     for kind, mapping in (("figure", image_2_idx), ("table", table_2_idx)):
         for path, index in mapping.items():
             source_id = f"{kind.capitalize()} {index}"
-            image = (images_root / pdf_id / path) if images_root is not None else None
-            if image is None or not image.is_file():
+            image = _image_file(images_root, pdf_id, path) if images_root is not None else None
+            if image is None or not _is_file(image):
                 missing.append(source_id)
             sources[source_id] = Source(source_id, kind, image=image)
 
     gold: list[str] = []
-    for key, content in zip(data.get("evidence_keys") or [], data.get("evidence_contents") or []):
+    for key, content in zip(evidence_keys, evidence_contents):
         key, content = str(key), str(content)
         if content.startswith("images/"):
             figure, table = _FIGURE.search(key), _TABLE.search(key)
@@ -103,9 +147,7 @@ def record_from_json(data: dict[str, Any], images_root: Path | None, line: int =
         elif content in text_2_idx:
             gold.append(text_2_idx[content])
 
-    combined = [
-        str(c) for c in (data.get("evidence_contents") or []) + (data.get("distractor_contents") or [])
-    ]
+    combined = [str(c) for c in evidence_contents + distractor_contents]
     random.Random(SHUFFLE_SEED).shuffle(combined)
     order: list[str] = []
     for content in combined:
@@ -128,7 +170,7 @@ def record_from_json(data: dict[str, Any], images_root: Path | None, line: int =
         question_type=str(data.get("question_type", "")),
         question=data["question"],
         answer=str(data.get("answer", "")),
-        evidence_count=int(data.get("evidence_count") or len(gold) or 1),
+        evidence_count=_evidence_count(data.get("evidence_count"), len(gold) or 1),
         evidence_modal=str(modal if isinstance(modal, str) else "mixed"),
         gold=gold,
         sources=sources,

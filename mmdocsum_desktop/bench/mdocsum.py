@@ -124,7 +124,7 @@ def read_prediction_file(path: Path) -> Any:
     text = path.read_text(encoding="utf-8", errors="replace")
     try:
         value = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not only JSONDecodeError: huge integers, deep nesting
         return text
     if isinstance(value, dict):
         for key in ("answer", "raw", "raw_answer", "output", "response", "prediction"):
@@ -302,8 +302,9 @@ def normalise_ref(ref: Any) -> int | None | str:
         text = ref.strip()
         if text.lower() in {"none", "", "null", "no image", "n/a"}:
             return None
+        # At most nine digits: int() refuses strings of thousands, and no document has that many images.
         match = re.fullmatch(
-            r"(?:<?\s*(?:image|img|figure|fig\.?|idx)\s*[_#:]?\s*)?(-?\d+)\s*>?", text, re.IGNORECASE
+            r"(?:<?\s*(?:image|img|figure|fig\.?|idx)\s*[_#:]?\s*)?(-?\d{1,9})\s*>?", text, re.IGNORECASE
         )
         if match:
             return int(match.group(1))
@@ -769,7 +770,7 @@ def run_mdocsum(
                 if not isinstance(value, dict):
                     try:
                         raw_json = json.loads(path.read_text(encoding="utf-8"))
-                    except (OSError, ValueError):
+                    except (OSError, ValueError, RecursionError):
                         raw_json = None
                     if isinstance(raw_json, dict):
                         row = {**raw_json, "answer": value}

@@ -44,7 +44,14 @@ MDOCSUM_LABELS = {
     "acc_b": "Acc_b",
     "acc_i": "Acc_i",
     "acc_ni": "Acc_ni",
+    "text_quality": "Text quality",
+    "text_image_coherence": "Text-image coherence",
+    "image_choice": "Image choice",
+    "faithfulness": "Faithfulness",
+    "helpfulness": "Helpfulness",
+    "overall": "Overall",
 }
+JUDGE_KEYS = ("text_quality", "text_image_coherence", "image_choice", "faithfulness", "helpfulness", "overall")
 
 
 def suite_of(metrics: dict[str, Any]) -> str:
@@ -80,6 +87,8 @@ def headline(metrics: dict[str, Any]) -> dict[str, Any]:
         return {key: metrics.get(key) for key in ("rouge1", "rouge2", "rougeL", "n_docs")}
     if suite == "ftii":
         return {key: metrics.get(key) for key in ("acc_b", "acc_i", "acc_ni", "n_slots")}
+    if suite == "judge":
+        return {key: metrics.get(key) for key in (*JUDGE_KEYS, "n_docs")}
     return {k: v for k, v in metrics.items() if isinstance(v, int | float) and not isinstance(v, bool)}
 
 
@@ -243,6 +252,29 @@ def plots(metrics: dict[str, Any]) -> list[tuple[str, str]]:
                 ),
             )
         )
+    elif suite == "judge":
+        documents = metrics.get("documents") or []
+        out.append(
+            (
+                "Judge scores",
+                bar_chart(
+                    "Judge scores per aspect (0-5, mean over documents)",
+                    [MDOCSUM_LABELS[k] for k in JUDGE_KEYS],
+                    {"mean": [metrics.get(k) for k in JUDGE_KEYS]},
+                ),
+            )
+        )
+        if 1 < len(documents) <= 30:
+            out.append(
+                (
+                    "Judge scores per document",
+                    bar_chart(
+                        "Judge scores per document (0-5)",
+                        [str(d["id"])[:14] for d in documents],
+                        {k: [d.get(k) for d in documents] for k in JUDGE_KEYS[:-1]},
+                    ),
+                )
+            )
     elif suite == "ftii":
         keys = ("acc_b", "acc_i", "acc_ni")
         out.append(
@@ -448,6 +480,35 @@ def sections(metrics: dict[str, Any]) -> list[tuple[str, list[str], list[list[An
                     [d["id"], d.get("rouge1"), d.get("rouge2"), d.get("rougeL"), d.get("seconds")]
                     for d in metrics.get("documents") or []
                 ],
+            )
+        )
+    elif suite == "judge":
+        out.append(
+            (
+                "Documents",
+                ["id", *[MDOCSUM_LABELS[k] for k in JUDGE_KEYS], "judge calls", "seconds"],
+                [
+                    [d["id"], *[d.get(k) for k in JUDGE_KEYS], d.get("calls"), d.get("seconds")]
+                    for d in metrics.get("documents") or []
+                ],
+            )
+        )
+        out.append(
+            (
+                "Explanations",
+                ["id", "aspect", "score", "how", "explanation"],
+                [
+                    [e["id"], MDOCSUM_LABELS.get(e["aspect"], e["aspect"]), e.get("score"), e.get("status"),
+                     e.get("explanation")]
+                    for e in metrics.get("explanations") or []
+                ],
+            )
+        )
+        out.append(
+            (
+                "Missing judge answers (left out of the means)",
+                ["id", "aspect", "reason"],
+                [[m["id"], m["aspect"], m.get("reason")] for m in metrics.get("missing") or []],
             )
         )
     skipped = metrics.get("skipped") or []

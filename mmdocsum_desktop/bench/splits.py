@@ -77,6 +77,16 @@ def resolve(split: str | Path, suite: str) -> Path:
     return path
 
 
+def _json_problem(error: ValueError | RecursionError) -> str:
+    """Why json.loads refused a text, in a few words. Besides JSONDecodeError it raises a plain
+    ValueError for integers of thousands of digits and RecursionError for very deep nesting."""
+    if isinstance(error, json.JSONDecodeError):
+        return f"{error.msg} at column {error.colno}"
+    if isinstance(error, RecursionError):
+        return "nested too deeply"
+    return str(error).split(";")[0]
+
+
 def _jsonl_lines(path: Path, skipped: list[Skipped]) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each well-formed line; malformed lines are recorded in ``skipped``."""
     with path.open("r", encoding="utf-8", errors="replace") as handle:
@@ -85,8 +95,8 @@ def _jsonl_lines(path: Path, skipped: list[Skipped]) -> Iterator[tuple[int, dict
                 continue
             try:
                 value = json.loads(line)
-            except json.JSONDecodeError as error:
-                skipped.append(Skipped(number, None, f"malformed JSON ({error.msg} at column {error.colno})"))
+            except (ValueError, RecursionError) as error:
+                skipped.append(Skipped(number, None, f"malformed JSON ({_json_problem(error)})"))
                 continue
             if not isinstance(value, dict):
                 skipped.append(Skipped(number, None, f"a JSON {type(value).__name__}, not an object"))
@@ -99,12 +109,15 @@ def _records(path: Path, skipped: list[Skipped]) -> Iterator[tuple[int, dict[str
     if path.suffix.lower() == ".json":
         try:
             value = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-        except json.JSONDecodeError as error:
-            skipped.append(Skipped(None, None, f"{path.name}: malformed JSON ({error.msg})"))
+        except (ValueError, RecursionError) as error:
+            skipped.append(Skipped(None, None, f"{path.name}: malformed JSON ({_json_problem(error)})"))
             return
         if isinstance(value, dict):
             value = value.get("data") or value.get("items") or [value]
-        for number, item in enumerate(value if isinstance(value, list) else [], start=1):
+        if not isinstance(value, list):
+            skipped.append(Skipped(None, None, f"{path.name}: a JSON {type(value).__name__}, not a list of objects"))
+            return
+        for number, item in enumerate(value, start=1):
             if isinstance(item, dict):
                 yield number, item
             else:
@@ -124,6 +137,23 @@ def _pick_file(folder: Path, preferred: tuple[str, ...]) -> Path:
     raise InputNotFoundError(
         f"{folder}: expected one of {', '.join(preferred)} (found JSONL files: {listing})"
     )
+
+
+def _document_path(folder: Path, value: Any) -> Path:
+    """The file a record names, relative to the split's folder; ValueError when no file can have that name."""
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        raise ValueError(f"the document is a JSON {type(value).__name__}, not a path")
+    try:
+        return (folder / str(value)).resolve()
+    except (OSError, ValueError, RuntimeError) as error:  # a NUL in the name, a symbolic link loop
+        raise ValueError(f"unusable document path ({error})") from error
+
+
+def _count(value: Any) -> int | None:
+    """A non-negative whole number from the record, or None (JSON true is not a count)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
 
 
 def _first(data: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -155,7 +185,7 @@ def load_mdocsum(split: str | Path) -> Split[MDocSumItem]:
         if isinstance(gold_raw, str):
             try:
                 gold_raw = json.loads(gold_raw)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 gold_raw = None
         try:
             gold = parse_gold(gold_raw)
@@ -171,9 +201,11 @@ def load_mdocsum(split: str | Path) -> Split[MDocSumItem]:
             result.skipped.append(Skipped(number, doc_id, "key_points must be 4 lists of strings; ignored"))
             key_points = None
         document = _first(data, ("document", "pdf", "path", "markdown", "file"))
-        document_path = (path.parent / str(document)).resolve() if document is not None else None
-        n_images = data.get("n_images")
-        n_tokens = data.get("n_tokens")
+        try:
+            document_path = _document_path(path.parent, document) if document is not None else None
+        except ValueError as error:
+            result.skipped.append(Skipped(number, doc_id, str(error)))
+            continue
         seen.add(doc_id)
         result.items.append(
             MDocSumItem(
@@ -181,8 +213,8 @@ def load_mdocsum(split: str | Path) -> Split[MDocSumItem]:
                 document=document_path,
                 gold=gold,
                 key_points=key_points,
-                n_images=int(n_images) if isinstance(n_images, int) else None,
-                n_tokens=int(n_tokens) if isinstance(n_tokens, int) else None,
+                n_images=_count(data.get("n_images")),
+                n_tokens=_count(data.get("n_tokens")),
                 line=number,
             )
         )
@@ -267,9 +299,12 @@ def load_rouge(split: str | Path) -> Split[RougeItem]:
         words = data.get("article_words")
         text = _first(data, ("text", "article", "article_text"))
         if document is not None:
-            item = RougeItem(
-                item_id, reference.strip(), document=(path.parent / str(document)).resolve(), line=number
-            )
+            try:
+                document_path = _document_path(path.parent, document)
+            except ValueError as error:
+                result.skipped.append(Skipped(number, item_id, str(error)))
+                continue
+            item = RougeItem(item_id, reference.strip(), document=document_path, line=number)
         elif isinstance(words, list) and words:
             item = RougeItem(item_id, reference.strip(), text=" ".join(str(w) for w in words), line=number)
         elif isinstance(text, str) and text.strip():

@@ -13,11 +13,11 @@ from typing import Any
 
 from mmdocsum_desktop.jobs import JobControl
 
-SUITE_MODULES = ("bench_mdocsum", "bench_mcite", "bench_rouge", "bench_compare")
+SUITE_MODULES = ("bench_mdocsum", "bench_mcite", "bench_rouge", "bench_judge", "bench_compare")
 
 
 def register_all(bench_subparsers: argparse._SubParsersAction) -> None:
-    """Add mdocsum, mcite, rouge, compare and report under `mmdocsum bench`."""
+    """Add mdocsum, mcite, rouge, judge, compare and report under `mmdocsum bench`."""
     import importlib
 
     for name in SUITE_MODULES:
@@ -133,6 +133,9 @@ def closing_table(metrics: dict[str, Any], out: Path) -> str:
     failures = (metrics.get("judge") or {}).get("failures") or []
     if failures:
         rows.append(("judge", f"{len(failures)} items with unusable judge answers (listed in report.md)"))
+    missing = metrics.get("missing") or []
+    if missing:
+        rows.append(("missing", f"{len(missing)} judge answers could not be used (listed in report.md)"))
     timings = metrics.get("timings") or {}
     if timings.get("total_s") is not None:
         rows.append(("seconds", f"{timings['total_s']:.2f}"))

@@ -54,6 +54,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--dpi", type=int, default=150, help="resolution of figure crops (default 150)")
     parser.add_argument("--password", help="password of an encrypted PDF")
     parser.add_argument("--stream", action="store_true", help="print the model's text to stderr as it writes")
+    parser.add_argument("--time-limit", type=float, metavar="SECONDS", default=None,
+                        help="stop the model after this many seconds in all and keep what it wrote (default: no limit)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars and no summary table")
     parser.set_defaults(handler=run)
 
@@ -85,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not 36 <= args.dpi <= 600:
         raise SystemExit("mmdocsum: error: --dpi must be between 36 and 600")
+    if args.time_limit is not None and not args.time_limit > 0:
+        raise SystemExit("mmdocsum: error: --time-limit must be a positive number of seconds")
     output: Path = args.output
     if output.exists() and output.is_dir():
         raise MmdocsumError(f"{output} is a folder; -o takes the summary file to write (e.g. summary.json)")
@@ -128,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
         seed=settings.seed,
         ocr=want_ocr,
         citations=not args.no_citations,
+        time_limit_s=args.time_limit,
     )
     on_text = (lambda piece: (sys.stderr.write(piece), sys.stderr.flush())) if args.stream else None
     partial_path = output.with_name(output.name + ".partial.json")

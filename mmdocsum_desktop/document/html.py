@@ -398,7 +398,11 @@ class ArticleBuilder:
         *,
         guess_suffixes: Iterable[str] = (),
     ) -> None:
-        """Point the visual at a local image file; remote, embedded or missing images only add a warning."""
+        """Point the visual at a local image file; remote, embedded or missing images only add a warning.
+
+        Only files in the document's folder (or below it) are read: a page that names a file elsewhere
+        (``file:///home/…``, an absolute path, ``../../``) must not carry the user's private files into
+        summaries, exports and project files."""
         if not reference or not reference.strip():
             return
         reference = reference.strip()
@@ -408,14 +412,22 @@ class ArticleBuilder:
         candidates = [path if path.is_absolute() else base_dir / path]
         if path.suffix.lower() not in _IMAGE_SUFFIXES:
             candidates += [candidates[0].with_name(candidates[0].name + suffix) for suffix in guess_suffixes]
+        outside = False
         for candidate in candidates:
             try:
-                if candidate.is_file():
-                    visual.source_image = str(candidate.resolve())
+                resolved = candidate.resolve()
+                if not resolved.is_relative_to(base_dir.resolve()):
+                    outside = True  # decided before looking: not even whether the file exists is told
+                    continue
+                if resolved.is_file():
+                    visual.source_image = str(resolved)
                     return
-            except OSError:  # names too long or otherwise unusable on this system
+            except (OSError, RuntimeError, ValueError):  # too long or unusable; a link loop; a NUL (%00)
                 continue
-        self.warn(f"{visual.id}: image {_shorten(reference)} not found")
+        if outside:
+            self.warn(f"{visual.id}: image {_shorten(reference)} is outside the document's folder and was not read")
+        else:
+            self.warn(f"{visual.id}: image {_shorten(reference)} not found")
 
     def _local_path(self, visual: Figure, reference: str) -> Path | None:
         parts = urlsplit(reference)
@@ -473,59 +485,75 @@ def starts_abstract(heading: str) -> bool:
 _META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.IGNORECASE)
 _XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9_.:\-]+)""", re.IGNORECASE)
 # libxml2 refuses to nest deeper than 256 elements and drops everything after; stay clear of that.
-_LIBXML_SAFE_DEPTH = 240
+LIBXML_SAFE_DEPTH = 240
 _VOID_ELEMENTS = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 _SELF_CLOSING_SIBLINGS = frozenset({"p", "li", "dt", "dd", "tr", "td", "th", "option"})
+_WRITTEN_NAME = re.compile(r"<\s*([^\s/>]+)")
+_XML_DOCTYPE = re.compile(r"<!DOCTYPE\b[^\[>]*(?:\[.*?\]\s*)?>", re.DOTALL | re.IGNORECASE)
 
 
 def parse_html_text(text: str) -> tuple[etree._Element | None, list[str]]:
     """Parse HTML leniently, never touching the network; pathologically deep markup is flattened first."""
-    root, depth_exceeded = _parse_html_once(text)
+    root, limits_hit = _parse_html_once(text, huge=False)
+    if not limits_hit:
+        return root, []
     warnings: list[str] = []
-    if depth_exceeded:
-        root, depth_exceeded = _parse_html_once(_flatten_deep_markup(text, _LIBXML_SAFE_DEPTH))
+    if any("excessive depth" in message.lower() for message in limits_hit):
+        text = flatten_deep_markup(text, LIBXML_SAFE_DEPTH)
         warnings.append("markup nested too deeply; the deepest elements were flattened")
-        if depth_exceeded:
-            warnings.append("part of the markup could not be read")
+    # The other limits (a text or an attribute over 10 MB) drop the rest of the page. Lifting them is safe
+    # here: the HTML parser expands no entities, and read_document caps the file's size.
+    root, limits_hit = _parse_html_once(text, huge=True)
+    if limits_hit:
+        warnings.append("part of the markup could not be read")
     return root, warnings
 
 
-def _parse_html_once(text: str) -> tuple[etree._Element | None, bool]:
+def _parse_html_once(text: str, *, huge: bool) -> tuple[etree._Element | None, list[str]]:
+    """The tree (None when nothing could be read) and the messages of the libxml2 limits it ran into."""
     parser = lxml_html.HTMLParser(
-        encoding="utf-8", remove_comments=True, remove_pis=True, no_network=True, recover=True
+        encoding="utf-8", remove_comments=True, remove_pis=True, no_network=True, recover=True, huge_tree=huge
     )
     try:
         root = etree.fromstring(text.encode("utf-8", errors="replace"), parser)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
         root = None
-    depth_exceeded = any(entry.type_name == "ERR_RESOURCE_LIMIT" for entry in parser.error_log)
-    return root, depth_exceeded
+    return root, [entry.message for entry in parser.error_log if entry.type_name == "ERR_RESOURCE_LIMIT"]
 
 
 class _DepthFlattener(_Tokenizer):
-    """Re-emits markup with every tag deeper than ``max_depth`` dropped (their text is kept)."""
+    """Re-emits markup with every tag deeper than ``max_depth`` dropped (their text is kept).
 
-    def __init__(self, max_depth: int) -> None:
+    In ``xml`` mode names keep their case, no element is void or closed by a sibling, CDATA sections
+    are kept and the DOCTYPE (whose internal subset this tokenizer cannot read) is left out."""
+
+    def __init__(self, max_depth: int, *, xml: bool = False) -> None:
         super().__init__(convert_charrefs=False)
         self.max_depth = max_depth
+        self.xml = xml
+        if xml:
+            self.CDATA_CONTENT_ELEMENTS = ()  # <script> and <style> are ordinary elements in XML
         self.out: list[str] = []
-        self._open: list[str] = []
+        # (the tokenizer's lower-cased name, the name as written: XML end tags must repeat its case)
+        self._open: list[tuple[str, str]] = []
         self._open_counts: Counter[str] = Counter()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _SELF_CLOSING_SIBLINGS and self._open and self._open[-1] == tag:
+        if not self.xml and tag in _SELF_CLOSING_SIBLINGS and self._open and self._open[-1][0] == tag:
             self._pop()
-        if tag in _VOID_ELEMENTS:
-            self.out.append(self.get_starttag_text() or "")
+        start_tag = self.get_starttag_text() or ""
+        if not self.xml and tag in _VOID_ELEMENTS:
+            self.out.append(start_tag)
             return
         if len(self._open) >= self.max_depth:
             return
-        self._open.append(tag)
+        written = _WRITTEN_NAME.match(start_tag)
+        self._open.append((tag, written.group(1) if self.xml and written else tag))
         self._open_counts[tag] += 1
-        self.out.append(self.get_starttag_text() or "")
+        self.out.append(start_tag)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if len(self._open) < self.max_depth or tag in _VOID_ELEMENTS:
+        if len(self._open) < self.max_depth or (not self.xml and tag in _VOID_ELEMENTS):
             self.out.append(self.get_starttag_text() or "")
 
     def handle_endtag(self, tag: str) -> None:
@@ -536,10 +564,14 @@ class _DepthFlattener(_Tokenizer):
             pass
 
     def _pop(self) -> str:
-        tag = self._open.pop()
+        tag, written = self._open.pop()
         self._open_counts[tag] -= 1
-        self.out.append(f"</{tag}>")
+        self.out.append(f"</{written}>")
         return tag
+
+    def close_open_elements(self) -> None:
+        while self._open:
+            self._pop()
 
     def handle_data(self, data: str) -> None:
         self.out.append(data)
@@ -551,13 +583,21 @@ class _DepthFlattener(_Tokenizer):
         self.out.append(f"&#{name};")
 
     def handle_decl(self, decl: str) -> None:
-        self.out.append(f"<!{decl}>")
+        if not self.xml:
+            self.out.append(f"<!{decl}>")
+
+    def unknown_decl(self, data: str) -> None:
+        if self.xml and data.startswith("CDATA["):
+            self.out.append(f"<![{data}]]>")
 
 
-def _flatten_deep_markup(text: str, max_depth: int) -> str:
-    flattener = _DepthFlattener(max_depth)
-    flattener.feed(text)
+def flatten_deep_markup(text: str, max_depth: int, *, xml: bool = False) -> str:
+    """``text`` with no element nested deeper than ``max_depth``: deeper tags are dropped, text is kept."""
+    flattener = _DepthFlattener(max_depth, xml=xml)
+    flattener.feed(_XML_DOCTYPE.sub("", text, count=1) if xml else text)
     flattener.close()
+    if xml:  # a truncated file: close what is open, so the XML parser need not guess
+        flattener.close_open_elements()
     return "".join(flattener.out)
 
 

@@ -9,10 +9,12 @@ from pathlib import Path
 from lxml import etree
 
 from mmdocsum_desktop.document.html import (
+    LIBXML_SAFE_DEPTH,
     ArticleBuilder,
     collect_text,
     count_elements,
     decode_text,
+    flatten_deep_markup,
     list_lines,
     local_name,
     normalise_space,
@@ -144,15 +146,26 @@ def _parse(data: bytes, source_name: str) -> tuple[etree._Element, list[str]]:
     try:
         return etree.fromstring(data, _parser(recover=False)), []
     except etree.XMLSyntaxError as error:
-        first_error = getattr(error, "msg", None) or str(error).splitlines()[0] or "syntax error"
+        # libxml2's messages can hold a line break ("...out of allowed range\n, line 2"); ours are one line
+        first_error = normalise_space(getattr(error, "msg", None) or str(error)).replace(" ,", ",") or "syntax error"
     declared = _XML_ENCODING.match(data[:1024])
     text, warnings = decode_text(data, source_name, declared.group(1).decode("ascii") if declared else None)
     cleaned = _XML_DECLARATION.sub(b"", _HTML_ENTITY.sub(_numeric_reference, text).encode("utf-8"), count=1)
     # Often the only fault is an HTML entity (&eacute;) whose declaration lives in the DTD we do not load.
+    parser = _parser(recover=False)
     try:
-        return etree.fromstring(cleaned, _parser(recover=False)), warnings
+        return etree.fromstring(cleaned, parser), warnings
     except etree.XMLSyntaxError:
         pass
+    if _nested_too_deeply(parser):
+        # libxml2 stops at 256 levels and the recovering parser drops everything after; keep the text.
+        flattened = flatten_deep_markup(cleaned.decode("utf-8"), LIBXML_SAFE_DEPTH, xml=True)
+        cleaned = flattened.encode("utf-8")
+        warnings.append(f"{source_name}: markup nested too deeply; the deepest elements were flattened")
+        try:
+            return etree.fromstring(cleaned, _parser(recover=False)), warnings
+        except etree.XMLSyntaxError:
+            pass
     # Malformed (often truncated) XML: read what the parser can recover.
     try:
         root = etree.fromstring(cleaned, _parser(recover=True)) if cleaned.strip() else None
@@ -161,6 +174,11 @@ def _parse(data: bytes, source_name: str) -> tuple[etree._Element, list[str]]:
     if root is None:
         raise CorruptDocumentError(f"{source_name}: not well-formed XML ({first_error})")
     return root, [*warnings, f"{source_name}: malformed XML ({first_error}); read what could be recovered"]
+
+
+def _nested_too_deeply(parser: etree.XMLParser) -> bool:
+    # The parser's own log: an XMLSyntaxError's error_log also holds earlier parses' errors of this thread.
+    return any("excessive depth" in (entry.message or "").lower() for entry in parser.error_log)
 
 
 def _numeric_reference(match: re.Match[str]) -> str:

@@ -10,6 +10,8 @@ from PIL import Image
 @dataclass(frozen=True)
 class ReadLimits:
     max_file_bytes: int = 2 * 1024**3
+    # HTML, Markdown and JATS are held whole as text and as a tree: about 20 bytes of memory per byte read.
+    max_text_bytes: int = 128 * 1024**2
     max_pages: int = 10_000
     # Decompression-bomb guard for article images and for rendered crops (about 16k x 16k).
     max_image_pixels: int = 268_000_000

@@ -30,6 +30,8 @@ _DISPLAY_MATH = (("$$", "$$"), ("\\[", "\\]"))
 _MATH_FENCES = frozenset({"math", "latex", "tex", "katex"})
 # Pandoc writes a table's caption as a paragraph "Table: ..." (or ": ...") next to the table.
 _PANDOC_TABLE_CAPTION = re.compile(r"^(?:Table)?:\s+(.*)$", re.DOTALL)
+# Each re-parse after markdown-it's nesting limit reads at least one more line; hostile input gets a few.
+_MAX_REPARSES = 20
 
 
 @dataclass
@@ -305,14 +307,44 @@ class _MarkdownConverter:
         return next(root.iter("body"), root) if root is not None else None
 
 
+def _parse_blocks(parser: MarkdownIt, text: str) -> tuple[list[Token], list[str]]:
+    """The block tokens of ``text``, and warnings.
+
+    Once lists or quotes nest deeper than markdown-it's maxNesting (about ten lists), it skips the rest
+    of the document. That rest is parsed again with its indentation removed: the text is kept, the deep
+    structure is lost."""
+    tokens = parser.parse(text)
+    nesting_limit = parser.options.maxNesting
+    if not tokens or max(token.level for token in tokens) < nesting_limit - 1:
+        return tokens, []
+    lines = text.splitlines()
+    start = 0
+    for _ in range(_MAX_REPARSES):
+        chunk = lines[start:]
+        parsed = tokens if start == 0 else parser.parse("\n".join(line.lstrip() for line in chunk))
+        if start:
+            tokens = tokens + parsed
+        # what was read ends with the last self-contained token (paragraph text, code, html)
+        read_to = max((token.map[1] for token in parsed if token.nesting == 0 and token.map), default=0)
+        if not any(line.strip() for line in chunk[read_to:]):
+            break
+        start += max(read_to, 1)
+    else:
+        return tokens, ["lists or quotes nested too deeply; the rest of the document could not be read"]
+    if start == 0:  # a deep quote ends where it ends: only what is inside its deepest levels was lost
+        return tokens, ["quotes or lists nested too deeply; their deepest levels were left out"]
+    return tokens, ["lists or quotes nested too deeply; the rest of the document was read with them flattened"]
+
+
 def read_markdown(path: Path, *, limits: ReadLimits, control: JobControl) -> Document:
     """Read a Markdown file: headings, paragraphs, lists, code, $$ math, images with captions, tables."""
     text, warnings = decode_text(path.read_bytes(), path.name)
     fields, body = _front_matter(text)
     parser = MarkdownIt("commonmark", {"html": True}).enable("table")
-    tokens = parser.parse(body)
+    tokens, parse_warnings = _parse_blocks(parser, body)
     builder = ArticleBuilder(path, "markdown", control, len(tokens))
     builder.warnings.extend(warnings)
+    builder.warnings.extend(f"{path.name}: {warning}" for warning in parse_warnings)
     converter = _MarkdownConverter(builder, path.parent, limits)
     converter.convert(tokens)
     return builder.build(

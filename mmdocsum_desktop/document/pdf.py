@@ -37,9 +37,12 @@ from mmdocsum_desktop.fileio import write_bytes_atomic
 from mmdocsum_desktop.jobs import JobControl
 
 # Text recognition for scanned pages, injected by the caller so that documents know nothing of models:
-# PNG bytes of the page rendered at OCR_DPI -> [(line text, (x0, y0, x1, y1) in that image's pixels)].
+# PNG bytes of the page rendered at OCR_DPI (less for huge pages) -> [(line text, (x0, y0, x1, y1) in that
+# image's pixels)].
 PageOcr = Callable[[bytes], list[tuple[str, Rect]]]
 OCR_DPI = 200
+# A scanned poster rendered at OCR_DPI could take gigabytes; larger pages are rendered at a lower dpi.
+OCR_MAX_PIXELS = 40_000_000
 
 _SAMPLE_PAGES = 40
 _MARGIN = 0.085  # share of the page height where running headers and footers live
@@ -119,7 +122,10 @@ def _read(
             document.warnings.append(f"page {number + 1}: could not be read ({_short(error)})")
             continue
         if page_chars < 20 and ocr is not None and _looks_scanned(page):
-            page_blocks = _ocr_blocks(page, ocr)
+            ocr_dpi = max(1, _dpi_within_limit(page.rect, OCR_DPI, min(limits.max_image_pixels, OCR_MAX_PIXELS)))
+            if ocr_dpi < OCR_DPI:
+                document.warnings.append(f"page {number + 1}: read by OCR at {ocr_dpi} dpi to stay under the pixel limit")
+            page_blocks = _ocr_blocks(page, ocr, ocr_dpi)
             page_chars = sum(len(b.text) for b in page_blocks)
             ocr_pages += 1
             regions = PageRegions()
@@ -306,10 +312,10 @@ def _looks_scanned(page: pymupdf.Page) -> bool:
     return any(area(tuple(info["bbox"])) > 0.5 * page_area for info in page.get_image_info())
 
 
-def _ocr_blocks(page: pymupdf.Page, ocr: PageOcr) -> list[TextBlock]:
+def _ocr_blocks(page: pymupdf.Page, ocr: PageOcr, dpi: int = OCR_DPI) -> list[TextBlock]:
     """Recognised lines, in points, grouped into paragraphs by their vertical spacing."""
-    scale = 72 / OCR_DPI
-    png = page.get_pixmap(dpi=OCR_DPI, alpha=False).tobytes("png")
+    scale = 72 / dpi
+    png = page.get_pixmap(dpi=dpi, alpha=False).tobytes("png")
     lines = []
     for text, box in ocr(png):
         if not text.strip():
@@ -538,12 +544,23 @@ def _add_visuals(
         target.append(visual)
 
 
+def _rendered_pixels(clip: pymupdf.Rect, dpi: int) -> int:
+    # get_pixmap renders the clip scaled by dpi/72 and rounded outwards to whole pixels
+    box = (clip * pymupdf.Matrix(dpi / 72, dpi / 72)).irect
+    return box.width * box.height
+
+
 def _dpi_within_limit(clip: pymupdf.Rect, dpi: int, max_pixels: int) -> int:
-    """A poster-sized page would make a crop of billions of pixels; lower the resolution instead."""
-    pixels = (clip.width * dpi / 72) * (clip.height * dpi / 72)
+    """A poster-sized page would make a crop of billions of pixels; lower the resolution instead.
+    0 when even 1 dpi is over the limit."""
+    pixels = _rendered_pixels(clip, dpi)
     if pixels <= max_pixels:
         return dpi
-    return max(1, int(dpi * (max_pixels / pixels) ** 0.5))
+    # the square-root estimate ignores the rounding to whole pixels; step down until it fits
+    lowered = max(1, int(dpi * (max_pixels / pixels) ** 0.5))
+    while lowered >= 1 and _rendered_pixels(clip, lowered) > max_pixels:
+        lowered -= 1
+    return lowered
 
 
 def render_visuals(
@@ -570,6 +587,9 @@ def render_visuals(
             if clip.is_empty:
                 continue
             crop_dpi = _dpi_within_limit(clip, dpi, limits.max_image_pixels)
+            if crop_dpi == 0:
+                document.warnings.append(f"{visual.id}: not rendered, over the pixel limit even at 1 dpi")
+                continue
             if crop_dpi < dpi:
                 document.warnings.append(f"{visual.id}: rendered at {crop_dpi} dpi to stay under the pixel limit")
             pixmap = page.get_pixmap(clip=clip, dpi=crop_dpi, alpha=False)

@@ -79,6 +79,11 @@ def read_document(
     configure_pillow(limits)
     control = ensure_control(control)
     kind = detect_kind(source)
+    if kind != "pdf" and size > limits.max_text_bytes:
+        raise DocumentTooLargeError(
+            f"{source.name}: {size / 1e6:.0f} MB is over the limit of {limits.max_text_bytes / 1e6:.0f} MB "
+            "for HTML, Markdown and JATS files"
+        )
     if kind == "pdf":
         from mmdocsum_desktop.document.pdf import read_pdf
 
@@ -137,7 +142,10 @@ def _copy_article_images(
         target = figures_dir / f"{visual.id}.png"
         try:
             save_image_as_png(source, target, limits=limits)
-        except (OSError, ImageTooLargeError, ValueError) as error:
+        except ImageTooLargeError as error:
+            document.warnings.append(f"{visual.id}: image {source.name} was skipped: {error}")
+            continue
+        except (OSError, ValueError) as error:
             document.warnings.append(f"{visual.id}: image {source.name} could not be read ({error})")
             continue
         visual.image = f"figures/{target.name}"
@@ -154,7 +162,9 @@ def save_image_as_png(source: Path, target: Path, *, limits: ReadLimits = DEFAUL
         try:
             with Image.open(source) as image:
                 if image.width * image.height > limits.max_image_pixels:
-                    raise ImageTooLargeError(f"{image.width}x{image.height} pixels is over the limit")
+                    raise ImageTooLargeError(
+                        f"{image.width}x{image.height} pixels is over the limit of {limits.max_image_pixels:,} pixels"
+                    )
                 if source.suffix.lower() == ".png":
                     image.verify()
                     shutil.copyfile(source, target)
@@ -165,4 +175,5 @@ def save_image_as_png(source: Path, target: Path, *, limits: ReadLimits = DEFAUL
                 converted.save(tmp, format="PNG")
                 tmp.replace(target)
         except (Image.DecompressionBombError, Image.DecompressionBombWarning) as error:
-            raise ImageTooLargeError(str(error)) from error
+            # Pillow's own guard (set from the same limit by configure_pillow) fired while opening the file
+            raise ImageTooLargeError(f"over the limit of {limits.max_image_pixels:,} pixels ({error})") from error

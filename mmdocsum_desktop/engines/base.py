@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from mmdocsum_desktop.errors import CorruptImageError, SummaryCancelled
+from mmdocsum_desktop.errors import CorruptImageError, ImageTooLargeError, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 
 
@@ -57,6 +57,13 @@ class GenerationOptions:
     stop: tuple[str, ...] = ()
     repeat_penalty: float = 1.0  # llama.cpp only; > 1 discourages the loops small models fall into
     json_schema: dict[str, Any] | None = None  # ask for JSON of this shape (grammar or json mode)
+    # Seconds after which the generation is stopped with finish_reason "timeout" and the text so far;
+    # checked as each piece arrives, so a prompt slower to read than this ends at the first piece.
+    time_limit_s: float | None = None
+    # llama.cpp: keep the evaluated prompt of the previous call and evaluate only what differs (a judge
+    # asks several questions about one long summary); off by default so token counts and timings of
+    # separate calls stay comparable
+    reuse_prompt_prefix: bool = False
 
 
 @dataclass
@@ -64,7 +71,7 @@ class Generation:
     text: str
     prompt_tokens: int
     completion_tokens: int
-    finish_reason: str  # "stop", "length" or "cancelled"
+    finish_reason: str  # "stop", "length", "timeout" (GenerationOptions.time_limit_s) or "cancelled"
     prompt_seconds: float = 0.0  # until the first piece of text
     generation_seconds: float = 0.0  # from the first piece to the end
     model: str = ""
@@ -131,7 +138,8 @@ class GenerationStream:
     """Iterate for text pieces; ``result`` is set once the iteration is over.
 
     ``pieces`` is the engine's raw iterator of ``(text, done_info)``; ``finish`` turns the collected
-    text and the last ``done_info`` into a Generation. Cancellation is checked before every piece.
+    text and the last ``done_info`` into a Generation. Cancellation is checked before every piece, and
+    past ``time_limit_s`` the engine's iterator is closed and the Generation ends with "timeout".
     """
 
     def __init__(
@@ -139,15 +147,20 @@ class GenerationStream:
         pieces: Iterator[str],
         finish: Callable[[str, float, float, bool], Generation],
         control: JobControl | None,
+        *,
+        time_limit_s: float | None = None,
     ) -> None:
         self._pieces = pieces
         self._finish = finish
         self._control = ensure_control(control)
+        self._time_limit_s = time_limit_s
         self.result: Generation | None = None
         self.text = ""
 
     def __iter__(self) -> Iterator[str]:
         started = time.perf_counter()
+        deadline = None if self._time_limit_s is None else started + self._time_limit_s
+        timed_out = False
         first: float | None = None
         chunks: list[str] = []
         try:
@@ -161,16 +174,23 @@ class GenerationStream:
                     yield piece
                 if self._control.cancelled:
                     raise SummaryCancelled("cancelled during generation", partial={"text": "".join(chunks)})
+                if deadline is not None and time.perf_counter() >= deadline:
+                    timed_out = True
+                    break
         except SummaryCancelled:
             self._close_pieces()
             raise
         except GeneratorExit:
             self._close_pieces()
             raise
+        if timed_out:
+            self._close_pieces()  # stops the model; the engine's clean-up records its token counts
         ended = time.perf_counter()
         first = first if first is not None else ended
         self.text = "".join(chunks)
         self.result = self._finish(self.text, first - started, ended - first, False)
+        if timed_out:
+            self.result.finish_reason = "timeout"
 
     def _close_pieces(self) -> None:
         close = getattr(self._pieces, "close", None)
@@ -202,6 +222,8 @@ def encode_image(path: Path, max_side: int) -> tuple[bytes, str]:
         with Image.open(path) as image:
             image.load()
             converted = image.convert("RGB")
+    except Image.DecompressionBombError as error:  # over Pillow's pixel limit: refused before decoding
+        raise ImageTooLargeError(f"{path.name}: the image is too large to decode safely ({error})") from error
     except (OSError, UnidentifiedImageError, ValueError) as error:
         raise CorruptImageError(f"{path.name}: cannot read the image ({error})") from error
     scale = max_side / max(converted.width, converted.height)

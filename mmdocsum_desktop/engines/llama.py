@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,6 +163,12 @@ class LlamaEngine:
             ) from error
         self._chat_handler = chat_handler
         self._lock = threading.Lock()
+        # llama.cpp asks this between the steps of every decode, so a cancel or a time limit also
+        # stops the reading of a long prompt (otherwise tens of seconds on a CPU) rather than
+        # waiting for its first generated token
+        self._abort_when: Callable[[], bool] | None = None
+        self._abort_callback = llama_cpp.ggml_abort_callback(lambda _data: bool(self._abort_when and self._abort_when()))
+        llama_cpp.llama_set_abort_callback(self.llm.ctx, self._abort_callback, None)
         if chat_handler is not None:
             self._start_vision()
 
@@ -259,10 +266,20 @@ class LlamaEngine:
         if options.json_schema is not None and self.config.constrained:
             kwargs["response_format"] = {"type": "json_object", "schema": options.json_schema}
 
+        deadline = None if options.time_limit_s is None else time.monotonic() + options.time_limit_s
+
+        def cancelled() -> bool:
+            return control is not None and control.cancelled
+
+        def out_of_time() -> bool:
+            return deadline is not None and time.monotonic() >= deadline
+
         def pieces() -> Iterator[str]:
             with self._lock:
-                self.llm.reset()  # no prefix reuse across calls: counts and timings stay comparable
+                if not options.reuse_prompt_prefix:
+                    self.llm.reset()  # counts and timings of separate calls stay comparable
                 llama_cpp.llama_perf_context_reset(self.llm.ctx)
+                self._abort_when = lambda: cancelled() or out_of_time()
                 try:
                     chunks = self.llm.create_chat_completion(**kwargs)
                     for chunk in chunks:
@@ -275,8 +292,14 @@ class LlamaEngine:
                 except SummaryCancelled:
                     raise
                 except (ValueError, RuntimeError) as error:
+                    if cancelled():
+                        raise SummaryCancelled("cancelled while the model read the prompt") from error
+                    if out_of_time():
+                        state["finish"] = "timeout"
+                        return
                     raise EngineError(_generation_error(error, self.context_length)) from error
                 finally:
+                    self._abort_when = None
                     perf = llama_cpp.llama_perf_context(self.llm.ctx)
                     state["perf"] = (perf.n_p_eval, perf.n_eval, perf.t_p_eval_ms, perf.t_eval_ms)
 
@@ -294,7 +317,7 @@ class LlamaEngine:
                 counted="engine",
             )
 
-        return GenerationStream(pieces(), finish, control)
+        return GenerationStream(pieces(), finish, control, time_limit_s=options.time_limit_s)
 
     def generate(
         self,

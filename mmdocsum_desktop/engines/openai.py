@@ -18,7 +18,7 @@ import ssl
 import time
 import urllib.parse
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mmdocsum_desktop.engines.base import (
@@ -41,7 +41,8 @@ USER_AGENT = "mmdocsum-desktop"
 class OpenAIConfig:
     base_url: str
     model: str | None = None
-    api_key: str | None = None  # resolved from the keyring by the caller (auto.py); never saved
+    # resolved from the keyring by the caller (auto.py); never saved, never in a repr (logs, tracebacks)
+    api_key: str | None = field(default=None, repr=False)
     context_length: int = 8192
     timeout_s: float = 120.0
     connect_timeout_s: float = 10.0
@@ -114,7 +115,7 @@ class OpenAIEngine:
             else:
                 if response.status == 200:
                     return connection, response
-                detail = _read_error(response)
+                detail = self._hide_key(_read_error(response))
                 connection.close()
                 failure = EndpointError(_status_message(url, response.status, detail))
                 if response.status not in _RETRY_STATUS:
@@ -132,7 +133,20 @@ class OpenAIEngine:
             raw = response.read()
         finally:
             connection.close()
-        return _decode_json(raw, f"{self.base_url}{path}")
+        try:
+            return _decode_json(raw, f"{self.base_url}{path}")
+        except EndpointError as error:
+            self._hide_key_in(error)
+            raise
+
+    def _hide_key(self, text: str) -> str:
+        """A server may quote the key back ("Incorrect API key provided: Bearer sk-…", an echoing proxy):
+        what it said reaches messages, logs and reports with the key left out."""
+        key = self.config.api_key
+        return text.replace(key, "[API key]") if key and text else text
+
+    def _hide_key_in(self, error: EndpointError) -> None:
+        error.args = tuple(self._hide_key(a) if isinstance(a, str) else a for a in error.args)
 
     def _first_model(self) -> str:
         listing = self._get_json("/models")
@@ -230,6 +244,9 @@ class OpenAIEngine:
                     delta = (choice.get("delta") or {}).get("content")
                     if delta:
                         yield delta
+            except EndpointError as error:  # what the server said is quoted: never the key with it
+                self._hide_key_in(error)
+                raise
             except TimeoutError as error:
                 raise EndpointError(f"{url} stopped sending within {self.config.timeout_s:g} s") from error
             except (OSError, http.client.HTTPException) as error:
@@ -255,7 +272,7 @@ class OpenAIEngine:
                 counted=counted,
             )
 
-        return GenerationStream(pieces(), finish, control)
+        return GenerationStream(pieces(), finish, control, time_limit_s=options.time_limit_s)
 
     def generate(
         self,

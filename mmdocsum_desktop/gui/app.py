@@ -49,6 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setOrganizationName("mmdocsum")
     from mmdocsum_desktop.gui import icons
 
+    app.setDesktopFileName(icons.APP_ID)  # on Wayland the compositor finds the icon through the desktop entry
     app.setWindowIcon(icons.app_icon())
     if args.screenshot is not None:
         from mmdocsum_desktop.gui.screenshot import take_screenshot

@@ -221,6 +221,116 @@ def _shared_ocr() -> Any:
         return None
 
 
+# ------------------------------------------------------------------------------------ judging
+
+JUDGE_NEEDS_MODEL = (
+    "Judging a summary needs a language model, and only the extractive engine is set up. Choose a GGUF "
+    "model (Settings ▸ Local model) or an OpenAI-compatible endpoint (Settings ▸ Server), then judge again."
+)
+
+
+class JudgeNotConfiguredError(MmdocsumError):
+    """No language model is configured to act as the judge (only the extractive engine)."""
+
+
+def judge_engine_name(settings: Any) -> str:
+    """The engine that judges with these settings: the configured LLM engine ("llama" with a GGUF model,
+    "openai" with an endpoint), the engine chosen in Settings first. JudgeNotConfiguredError when there
+    is none: the extractive engine cannot judge."""
+    engines = settings.engines
+    usable = {"llama": bool(engines.llama.model), "openai": bool(engines.openai.base_url)}
+    if engines.engine in usable and usable[engines.engine]:
+        return engines.engine
+    for name in ("llama", "openai"):
+        if usable[name]:
+            return name
+    raise JudgeNotConfiguredError(JUDGE_NEEDS_MODEL)
+
+
+def judge_description(settings: Any) -> str:
+    """What the judge is, for the job title: "llama (model.gguf)" or "openai (http://…)"."""
+    name = judge_engine_name(settings)
+    engines = settings.engines
+    if name == "llama":
+        return f"llama ({Path(str(engines.llama.model)).name})"
+    return f"openai ({engines.openai.model or engines.openai.base_url})"
+
+
+def judge_record(summary: Any, document: Document | None) -> dict[str, Any]:
+    """The summary as the judge reads it (``summarize.render.to_json``'s form: paragraphs with their
+    figure, and the document's figures), from the app's Summary as the user has it now (edited text,
+    figures picked by hand). Image paths are relative to the workspace folder."""
+    from mmdocsum_desktop.project import ROLE_TITLES
+
+    raw = summary.raw if isinstance(summary.raw, dict) else {}
+    figures: list[dict[str, Any]] = [
+        dict(f) for f in raw.get("figures") or [] if isinstance(f, dict) and f.get("id")
+    ]
+    visuals = sorted(document.visuals, key=lambda v: (v.page or 0, v.index)) if document is not None else []
+    if not figures:
+        figures = [{"index": k, "id": v.id, "label": v.label, "kind": v.kind, "caption": v.caption,
+                    "image": v.image} for k, v in enumerate(visuals, start=1)]
+    by_id = {f["id"]: f for f in figures}
+    visual_by_id = {v.id: v for v in visuals}
+    paragraphs = []
+    for paragraph in summary.paragraphs:
+        figure = None
+        if paragraph.figure in by_id:
+            figure = dict(by_id[paragraph.figure])
+        elif paragraph.figure in visual_by_id:  # a figure the pipeline did not offer, picked by hand
+            visual = visual_by_id[paragraph.figure]
+            figure = {"index": len(figures) + 1, "id": visual.id, "label": visual.label, "kind": visual.kind,
+                      "caption": visual.caption, "image": visual.image}
+            figures.append(figure)
+            by_id[visual.id] = figure
+            figure = dict(figure)
+        paragraphs.append({
+            "role": paragraph.role,
+            "title": ROLE_TITLES.get(paragraph.role, paragraph.role.title()),
+            "text": paragraph.text,
+            "figure": figure,
+            "image_caption": paragraph.image_caption,
+        })
+    return {
+        "source": document.source if document is not None else raw.get("source"),
+        "title": document.title if document is not None else raw.get("title"),
+        "paragraphs": paragraphs,
+        "figures": figures,
+    }
+
+
+def judge_summary(document: Document, summary: Any, workspace_root: Path, settings: Any) -> Callable:
+    """Judge the summary against its document on the aspects of ``bench.summary_judge`` (what
+    `mmdocsum bench judge` does for one document), with the LLM engine of the settings. Returns the
+    judgement's JSON (``bench.judge_suite.judge_document``) with ``aspect_titles`` {name: title}."""
+
+    def run(control: JobControl, stream: StreamFn) -> dict[str, Any]:
+        try:
+            from mmdocsum_desktop.bench.judge_suite import judge_document
+            from mmdocsum_desktop.engines.auto import EngineRequest, build_engine
+        except ImportError as error:
+            raise FeatureMissingError(f"judging is not part of this build ({error})") from error
+        name = judge_engine_name(settings)
+        record = judge_record(summary, document)
+        control.report(0, 100, f"starting the {name} judge")
+        engine = build_engine(EngineRequest(engine=name), settings.engines, embedder=None)
+        try:
+            control.check()
+            result = judge_document(document, record, engine, base_dir=workspace_root,
+                                    control=sub_control(control, 5, 100))
+        finally:
+            close = getattr(engine, "close", None)
+            if callable(close):
+                close()
+        control.report(100, 100, "done")
+        from mmdocsum_desktop.bench.summary_judge import load_aspects
+
+        result["aspect_titles"] = {name: aspect.title for name, aspect in load_aspects().items()}
+        return result
+
+    return run
+
+
 # ------------------------------------------------------------------------------------ placement
 
 

@@ -7,7 +7,6 @@ import html
 import threading
 from pathlib import Path
 
-import pymupdf
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QAction, QBrush, QColor, QImage, QKeySequence, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (
@@ -41,6 +40,9 @@ class _PdfRenderer:
     """One PyMuPDF document used by render jobs, one at a time (PyMuPDF objects are not thread-safe)."""
 
     def __init__(self, path: Path, password: str | None) -> None:
+        import pymupdf  # on first use: importing it (with its layout models) costs a second of start-up
+
+        self._matrix = pymupdf.Matrix
         self._lock = threading.Lock()
         self.pdf = pymupdf.open(path)
         if self.pdf.needs_pass and password:
@@ -48,7 +50,7 @@ class _PdfRenderer:
 
     def render(self, page: int, zoom: float) -> QImage:
         with self._lock:
-            pix = self.pdf.load_page(page).get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
+            pix = self.pdf.load_page(page).get_pixmap(matrix=self._matrix(zoom, zoom), alpha=False)
             image = QImage(pix.samples, pix.width, pix.height, pix.stride, QImage.Format.Format_RGB888)
             return image.copy()  # own the bytes before pix goes away
 

@@ -1,14 +1,17 @@
-"""The app's icons: the SVGs drawn for this project in ``resources/icons/`` (see make_icons.py there).
-A missing file gives an empty icon, never an error (the buttons keep their text)."""
+"""The app's icons: the SVGs drawn for this project in ``mmdocsum_desktop/resources/icons/`` (see
+make_icons.py there), found through importlib.resources so an installed wheel and a frozen bundle have
+them too. A missing file gives an empty icon, never an error (the buttons keep their text)."""
 
 from __future__ import annotations
 
 from functools import cache
+from importlib import resources
 from pathlib import Path
 
 from PySide6.QtGui import QIcon
 
-ICON_DIRS = (Path(__file__).resolve().parents[2] / "resources" / "icons",)
+APP_ID = "io.github.mmdocsum.Desktop"  # the desktop entry's name: lets the window manager match its icon
+ICON_DIRS = (Path(str(resources.files("mmdocsum_desktop") / "resources" / "icons")),)
 
 
 def icon_path(name: str) -> Path | None:
@@ -27,12 +30,17 @@ def icon(name: str) -> QIcon:
 
 
 def app_icon() -> QIcon:
+    """Every rendered size of the application icon, so small sizes use their own pixels rather than a
+    downscaled 512-pixel image, and the SVG for any other size."""
     found = QIcon()
     for folder in ICON_DIRS:
-        png = folder / "mmdocsum-desktop.png"
-        if png.is_file():
+        for png in sorted((folder / "hicolor").glob(f"*x*/apps/{APP_ID}.png")):
             found.addFile(str(png))
-    svg = icon_path("app")
-    if svg is not None:
-        found.addFile(str(svg))
+        scalable = folder / "hicolor" / "scalable" / "apps" / f"{APP_ID}.svg"
+        if scalable.is_file():
+            found.addFile(str(scalable))
+    if found.isNull():
+        svg = icon_path("app")
+        if svg is not None:
+            found.addFile(str(svg))
     return found

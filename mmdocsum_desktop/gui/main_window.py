@@ -424,7 +424,7 @@ class MainWindow(QMainWindow):
             self.show_error(f"The original file {document.source} is gone; showing the extracted text.", "warning")
         self.document_view.set_document(document)
         self.gallery.set_figures(document, workspace.root if workspace else None)
-        self.summary_view.set_summary(workspace.project.summary if workspace else None, workspace)
+        self._show_summary(workspace.project.summary if workspace else None, workspace)
         self.authoring_view.set_workspace(workspace)
         self._update_title()
         self._update_actions()
@@ -536,7 +536,7 @@ class MainWindow(QMainWindow):
                 current.paragraphs[replace] = fresh
             summary = current
         workspace.project.summary = summary
-        self.summary_view.set_summary(summary, workspace)
+        self._show_summary(summary, workspace)
         self.mark_changed()
         self._update_actions()
         self.show_status("Summary ready." if replace is None else f"Paragraph {replace + 1} regenerated.")
@@ -582,17 +582,51 @@ class MainWindow(QMainWindow):
         paragraph.figure = figure_id
         paragraph.image_caption = figure.caption if figure is not None else ""
         paragraph.figure_source = "user"
-        self.summary_view.set_summary(workspace.project.summary, workspace)
+        self._show_summary(workspace.project.summary, workspace)
         self.mark_changed()
         label = (figure.label or figure.id) if figure is not None else "no figure"
         self.show_status(f"Paragraph {index + 1} now shows {label}.{note}")
+
+    def _watch_paragraph_editors(self) -> None:
+        """Text typed into a paragraph's editor is kept (and autosaved) as it is typed, not only when the
+        editor is closed: a crash while a paragraph is open for editing must not lose what was typed."""
+        for card in getattr(self.summary_view, "cards", []):
+            editor = getattr(card, "editor", None)
+            button = getattr(card, "edit_button", None)
+            if editor is None or button is None or editor.property("mmdocsumDraftWatched"):
+                continue
+            editor.setProperty("mmdocsumDraftWatched", True)
+            editor.textChanged.connect(lambda card=card: self._paragraph_draft(card))
+            button.toggled.connect(lambda checked, card=card: checked or self._paragraph_draft_closed(card))
+
+    def _paragraph_draft(self, card) -> None:
+        if not shiboken6.isValid(self) or not shiboken6.isValid(card) or not card.edit_button.isChecked():
+            return
+        summary = self.workspace.project.summary if self.workspace else None
+        paragraph = card.paragraph
+        if summary is None or paragraph is None or not any(p is paragraph for p in summary.paragraphs):
+            return
+        text = card.editor.toPlainText().strip()
+        if text != paragraph.text:
+            paragraph.text = text
+            self.mark_changed()
+
+    def _paragraph_draft_closed(self, card) -> None:
+        """The editor closes: show the paragraph as the drafts left it."""
+        summary = self.workspace.project.summary if self.workspace else None
+        if summary is not None and shiboken6.isValid(card) and any(p is card.paragraph for p in summary.paragraphs):
+            self._show_summary(summary, self.workspace)
+
+    def _show_summary(self, summary: proj.Summary | None, workspace: proj.Workspace | None) -> None:
+        self.summary_view.set_summary(summary, workspace)
+        self._watch_paragraph_editors()
 
     def edit_paragraph(self, index: int, text: str) -> None:
         summary = self.workspace.project.summary if self.workspace else None
         if summary is None or not 0 <= index < len(summary.paragraphs):
             return
         summary.paragraphs[index].text = text
-        self.summary_view.set_summary(summary, self.workspace)
+        self._show_summary(summary, self.workspace)
         self.mark_changed()
 
     def follow_citation(self, kind: str, ref: str) -> None:
@@ -622,9 +656,12 @@ class MainWindow(QMainWindow):
 
     # ============================================================================ saving
     def mark_changed(self) -> None:
+        """Every change is on disk within AUTOSAVE_DELAY_MS: the first change starts the timer and later
+        ones do not postpone it (restarting it on every key would save nothing while the user types)."""
         self.dirty = True
         self._update_title()
-        self.autosave_timer.start()
+        if not self.autosave_timer.isActive():
+            self.autosave_timer.start()
 
     def autosave(self, *, background: bool = True) -> None:
         """Save the user's work into the workspace: the snapshot is taken here, the file (with its
@@ -712,6 +749,8 @@ class MainWindow(QMainWindow):
 
         dialog = SettingsDialog(self.runner, self)
         dialog.exec()
+        if dialog.notice:  # e.g. no system keyring: the API key is kept for this session only
+            self.show_error(dialog.notice, "warning")
 
     def about(self) -> None:
         from mmdocsum_desktop import __version__

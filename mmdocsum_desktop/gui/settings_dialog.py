@@ -41,8 +41,12 @@ from mmdocsum_desktop.gui.workers import Job, JobRunner
 from mmdocsum_desktop.settings import (
     Settings,
     get_api_key,
+    has_session_key,
+    keyring_available,
     load_settings,
+    protect_secrets_in_memory,
     save_settings,
+    session_only_message,
     set_api_key,
 )
 
@@ -74,6 +78,9 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.runner = runner
+        self.notice = ""  # what the window says after the dialog closed (a key kept for the session only)
+        protect_secrets_in_memory()  # keys are typed here: no core file may hold one
+        self.keyring_ok = keyring_available()
         self.error = QLabel("")
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #a12; padding: 4px;")
@@ -203,7 +210,16 @@ class SettingsDialog(QDialog):
         form.addRow("", self.vision)
         form.addRow("Timeout (s)", self.timeout)
         form.addRow(self.test_button, self.test_result)
-        form.addRow(QLabel("The key is kept in the system keyring, never in a file."))
+        if self.keyring_ok:
+            form.addRow(QLabel("The key is kept in the system keyring, never in a file."))
+        else:
+            self.api_key.setPlaceholderText("kept for this session only (no system keyring)")
+            note = QLabel("No system keyring is available here. A key typed above is kept in memory for this "
+                          "session only: it is never written to a file and is forgotten when mmdocsum exits.")
+            note.setWordWrap(True)
+            note.setStyleSheet("color: #8a5a00;")
+            self.no_keyring_note = note
+            form.addRow(note)
         return tab
 
     def _models_tab(self) -> QWidget:
@@ -255,6 +271,9 @@ class SettingsDialog(QDialog):
         if not name:
             self.key_state.setText("No key is sent.")
             return
+        if not self.keyring_ok and has_session_key(name):
+            self.key_state.setText(f"A key named “{name}” is kept for this session only (no system keyring).")
+            return
         try:
             get_api_key(name)
         except MmdocsumError as error:
@@ -301,11 +320,14 @@ class SettingsDialog(QDialog):
                 self.show_message("Give the key a name (Key name) so it can be stored in the keyring.")
                 return False
             try:
-                set_api_key(name, key)
+                where = set_api_key(name, key)
             except MmdocsumError as error:
                 self.show_message(str(error))
                 return False
             self.api_key.clear()
+            if where == "session":
+                self.notice = session_only_message(name)
+                self.show_message(self.notice)
         try:
             save_settings(settings)
         except OSError as error:

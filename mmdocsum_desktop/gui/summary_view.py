@@ -1,13 +1,16 @@
 """The summary pane: the four paragraphs with their figures, citations that move the document pane,
-per-paragraph regenerate / pick another figure / none / drop a figure, and live streamed text while an
-LLM engine writes."""
+per-paragraph regenerate / pick another figure / none / drop a figure, live streamed text while an
+LLM engine writes, and "Judge this summary" (a language model scores it, shown in a JudgePanel)."""
 
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
+from typing import Any
 
+import shiboken6
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QAction, QFont, QImage, QTextDocument
 from PySide6.QtWidgets import (
@@ -26,8 +29,11 @@ from PySide6.QtWidgets import (
 )
 
 from mmdocsum_desktop.document.model import Figure
-from mmdocsum_desktop.gui import icons
+from mmdocsum_desktop.errors import MmdocsumError
+from mmdocsum_desktop.gui import core, icons
+from mmdocsum_desktop.gui.judge_panel import JudgePanel
 from mmdocsum_desktop.gui.widgets.gallery import FIGURE_MIME
+from mmdocsum_desktop.gui.workers import Job, JobRunner
 from mmdocsum_desktop.project import ROLE_TITLES, Summary, SummaryParagraph, Workspace, markdown_to_html
 
 _MENTION = re.compile(r"\b(Figure|Fig\.|Table|Tab\.)\s?(S?\d{1,3}(?:[-.]\d{1,3})?|[IVXL]{1,6}\b)", re.IGNORECASE)
@@ -259,15 +265,28 @@ class ParagraphCard(QFrame):
             event.acceptProposedAction()
 
 
+def summary_fingerprint(summary: Summary | None) -> str:
+    """What the judge reads of a summary: its paragraphs' text and figures."""
+    if summary is None:
+        return ""
+    return json.dumps([[p.role, p.text, p.figure, p.image_caption] for p in summary.paragraphs])
+
+
 class SummaryView(QWidget):
     summarizeRequested = Signal()
     regenerateRequested = Signal(int)
     figureChosen = Signal(int, object)
     citationClicked = Signal(str, str)
     textEdited = Signal(int, str)
+    judged = Signal(object)  # the judgement's JSON, once shown
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, runner: JobRunner | None = None) -> None:
         super().__init__(parent)
+        # the window's JobRunner (found when the first judgement starts) unless one is given
+        self.runner: JobRunner | None = runner
+        self.judge_job: Job | None = None
+        self._judged_fingerprint = ""
+        self._busy = False
         self.workspace: Workspace | None = None
         self.summary: Summary | None = None
         self.images: dict[str, QImage] = {}  # decoded figure images by path
@@ -278,11 +297,20 @@ class SummaryView(QWidget):
         self.summarize_button = QPushButton(icons.icon("summarize"), "Summarize")
         self.summarize_button.setToolTip("Write the four-paragraph illustrated summary (Ctrl+R)")
         self.summarize_button.clicked.connect(self.summarizeRequested)
+        self.judge_button = QPushButton(icons.icon("judge"), "Judge this summary")
+        self.judge_button.setToolTip("Score this summary 0–5 on five aspects (text quality, text–image coherence, "
+                                     "image choice, faithfulness, helpfulness) with the language model chosen "
+                                     "in Settings")
+        self.judge_button.clicked.connect(self.judge)
+        self.judge_button.setEnabled(False)
+        self.judge_panel = JudgePanel()
+        self.judge_panel.cancelRequested.connect(self.cancel_judge)
         self.status = QLabel("Open a document, then Summarize.")
         self.status.setWordWrap(True)
         self.status.setStyleSheet("color: #555;")
         top = QHBoxLayout()
         top.addWidget(self.summarize_button)
+        top.addWidget(self.judge_button)
         top.addWidget(self.status, 1)
         self.live = QPlainTextEdit()
         self.live.setReadOnly(True)
@@ -300,6 +328,7 @@ class SummaryView(QWidget):
         self.cards_host.setStyleSheet("background: #f3f5f8;")
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.judge_panel)
         layout.addWidget(self.live)
         layout.addWidget(self.scroll, 1)
         self.cards: list[ParagraphCard] = []
@@ -328,6 +357,14 @@ class SummaryView(QWidget):
     def set_summary(self, summary: Summary | None, workspace: Workspace | None) -> None:
         if workspace is not self.workspace:
             self.images.clear()
+            # a judgement (or one being made) belongs to the previous document
+            if self.judge_job is not None:
+                self.judge_job.cancel()
+            self.judge_panel.clear()
+        elif summary is None:
+            self.judge_panel.clear()
+        elif self.judge_panel.result is not None and summary_fingerprint(summary) != self._judged_fingerprint:
+            self.judge_panel.mark_stale()
         self.summary = summary
         self.workspace = workspace
         paragraphs = summary.paragraphs if summary is not None else []
@@ -357,6 +394,7 @@ class SummaryView(QWidget):
             if summary.warnings:
                 text += " Notes: " + "; ".join(summary.warnings[:3])
             self.status.setText(text)
+        self._update_judge_button()
 
     def add_images(self, images: dict[str, QImage]) -> None:
         self.images.update(images)
@@ -381,9 +419,91 @@ class SummaryView(QWidget):
         return not self._pending
 
     def set_busy(self, busy: bool) -> None:
+        self._busy = busy
         self.summarize_button.setEnabled(not busy)
         for card in self.cards:
             card.regenerate_button.setEnabled(not busy)
+        self._update_judge_button()
+
+    # ---- judging
+    def _update_judge_button(self) -> None:
+        has_summary = self.summary is not None and any(p.text.strip() for p in self.summary.paragraphs)
+        self.judge_button.setEnabled(has_summary and not self._busy and self.judge_job is None)
+
+    def _job_runner(self) -> JobRunner:
+        if self.runner is None:
+            found = getattr(self.window(), "runner", None)
+            self.runner = found if isinstance(found, JobRunner) else JobRunner(self, max_threads=1)
+        return self.runner
+
+    def judge(self) -> Job | None:
+        """Judge the summary as it is now with the language model of the settings, in the background.
+        Says what to do when only the extractive engine is set up (it cannot judge)."""
+        workspace = self.workspace
+        summary = self.summary
+        if self.judge_job is not None or summary is None or workspace is None or workspace.document is None:
+            return None
+        from mmdocsum_desktop.settings import load_settings
+
+        try:
+            settings = load_settings()
+            judge = core.judge_description(settings)
+        except MmdocsumError as error:  # no language model configured, or unreadable settings
+            self.judge_panel.clear()
+            self.judge_panel.title.setText("Judgement")
+            self.judge_panel.show_message(str(error), "warning")
+            return None
+        snapshot = summary.model_copy(deep=True)  # the user may go on editing while the judge works
+        fingerprint = summary_fingerprint(snapshot)
+        job = Job(f"Judging the summary with {judge}",
+                  core.judge_summary(workspace.document, snapshot, workspace.root, settings), kind="judge")
+        job.signals.progress.connect(self.judge_panel.set_progress)
+        job.signals.succeeded.connect(lambda result: self._judge_done(workspace, fingerprint, result))
+        job.signals.failed.connect(lambda message: self._judge_ended(workspace, f"Judging failed: {message}",
+                                                                     "error"))
+        job.signals.cancelled.connect(lambda partial: self._judge_ended(
+            workspace, "Judging cancelled; no scores were kept.", "info"))
+        job.signals.finished.connect(lambda: self._judge_finished(job))
+        self.judge_job = job
+        self.judge_panel.start(f"Judging with {judge}…")
+        self._update_judge_button()
+        job_bar = getattr(self.window(), "job_bar", None)
+        track = getattr(job_bar, "track", None)
+        if callable(track):  # the window's job bar shows it too (and its Cancel / Esc stops it)
+            track(job)
+        self._job_runner().start(job)
+        return job
+
+    def cancel_judge(self) -> None:
+        if self.judge_job is not None:
+            self.judge_job.cancel()
+
+    def _judge_done(self, workspace: Workspace, fingerprint: str, result: Any) -> None:
+        if not shiboken6.isValid(self) or workspace is not self.workspace or not isinstance(result, dict):
+            return
+        self._judged_fingerprint = fingerprint
+        titles = result.get("aspect_titles") or {}
+        overall = result.get("overall")
+        self.judge_panel.title.setText(f"Judgement by {result.get('judge') or 'the judge'}")
+        self.judge_panel.show_result(result, titles)
+        if fingerprint != summary_fingerprint(self.summary):
+            self.judge_panel.mark_stale()
+        self.status.setText("Summary judged" + (f": overall {overall:.1f} / 5." if overall is not None else "."))
+        self.judged.emit(result)
+
+    def _judge_ended(self, workspace: Workspace, message: str, kind: str) -> None:
+        if not shiboken6.isValid(self) or workspace is not self.workspace:
+            return
+        self.judge_panel.title.setText("Judgement")
+        self.judge_panel.show_message(message, kind)
+
+    def _judge_finished(self, job: Job) -> None:
+        if not shiboken6.isValid(self):  # destroyed while the judge worked
+            return
+        if job is self.judge_job:
+            self.judge_job = None
+        self.judge_panel.finish()
+        self._update_judge_button()
 
     def image_paths(self) -> list[Path]:
         out = []

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,8 +38,9 @@ _IMAGE_KEYS = ("image", "img", "figure")
 _REF_KEYS = ("imageref", "image_ref", "ref", "index", "image_index", "id")
 _CAPTION_KEYS = ("imagecaption", "image_caption", "caption")
 _NONE_WORDS = {"none", "null", "", "no image", "n/a", "na", "no", "-", "nil"}
+# At most nine digits: no prompt has that many images, and int() refuses strings of thousands of digits.
 _REF_PATTERN = re.compile(
-    r"^\s*[\[<(]?\s*(?:(?:image|img|figure|fig\.?|picture|idx)\s*[_#:\s-]?\s*)?(-?\d+)\s*[\]>)]?\s*\.?\s*$", re.I
+    r"^\s*[\[<(]?\s*(?:(?:image|img|figure|fig\.?|picture|idx)\s*[_#:\s-]?\s*)?(-?\d{1,9})\s*[\]>)]?\s*\.?\s*$", re.I
 )
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n?(.*?)(?:```|\Z)", re.S)
 _TRAILING_COMMA = re.compile(r",\s*([\]}])")
@@ -135,7 +137,9 @@ _PY_ESCAPE = re.compile(r"\\(?:U[0-9a-fA-F]{8}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[
 def _unescape(escape: str) -> str:
     kind = escape[1]
     if kind in "Uux":
-        return chr(int(escape[2:], 16))
+        code = int(escape[2:], 16)
+        # A \U escape can name a code point Unicode does not have; chr() would raise on it.
+        return chr(code) if code <= sys.maxunicode else "\ufffd"
     return {"n": "\n", "r": "\r", "t": "\t"}.get(kind, kind)
 
 
@@ -178,19 +182,26 @@ def _single_to_double(snippet: str) -> str:
     return "".join(out)
 
 
+def _json_value(snippet: str) -> tuple[bool, Any]:
+    """(True, value) when ``snippet`` is JSON; json.loads raises RecursionError, not ValueError, on
+    thousands of nested brackets, which a looping model can write."""
+    try:
+        return True, json.loads(snippet)
+    except (ValueError, RecursionError):
+        return False, None
+
+
 def _loads(snippet: str) -> tuple[Any, list[str]] | None:
     """Decode JSON, else JSON with repairs, else a Python literal; with the issues forgiven."""
-    try:
-        return json.loads(snippet), []
-    except ValueError:
-        pass
+    decoded, value = _json_value(snippet)
+    if decoded:
+        return value, []
     no_commas = _TRAILING_COMMA.sub(r"\1", snippet)
     comma_issue = ["trailing commas"] if no_commas != snippet else []
     if comma_issue:
-        try:
-            return json.loads(no_commas), comma_issue
-        except ValueError:
-            pass
+        decoded, value = _json_value(no_commas)
+        if decoded:
+            return value, comma_issue
     try:  # Python's own syntax: single quotes, None/True/False, its escapes, trailing commas
         return ast.literal_eval(snippet), ["single quotes" if "'" in snippet else "Python literal syntax"]
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -202,10 +213,9 @@ def _loads(snippet: str) -> tuple[Any, list[str]] | None:
         converted,
     )
     for candidate, issues in ((converted, ["single quotes"]), (literals, ["single quotes", "Python literals"])):
-        try:
-            return json.loads(candidate), issues + comma_issue
-        except ValueError:
-            continue
+        decoded, value = _json_value(candidate)
+        if decoded:
+            return value, issues + comma_issue
     return None
 
 

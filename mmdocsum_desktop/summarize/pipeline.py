@@ -55,6 +55,9 @@ class SummaryOptions:
     note_words: int = 150
     repeat_penalty: float = 1.1
     placement_threshold: float | None = None
+    # Seconds for all the model calls of one summary; a call still running at the end stops with the
+    # text so far (finish_reason "timeout"), later calls get no time. None: no limit.
+    time_limit_s: float | None = None
 
 
 @dataclass
@@ -278,11 +281,17 @@ class _Run:
     generations: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     on_text: Callable[[str], None] | None = None
+    deadline: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.options.time_limit_s is not None:
+            self.deadline = time.perf_counter() + self.options.time_limit_s
 
     def generate(self, messages: list[Message], stage: str, max_tokens: int, schema: dict | None = None) -> str:
+        remaining = None if self.deadline is None else max(self.deadline - time.perf_counter(), 0.0)
         options = GenerationOptions(
             max_tokens=max_tokens, temperature=self.options.temperature, seed=self.options.seed, json_schema=schema,
-            repeat_penalty=self.options.repeat_penalty,
+            repeat_penalty=self.options.repeat_penalty, time_limit_s=remaining,
         )
         stream = self.engine.stream(messages, options, control=self.control)
         try:

@@ -2,9 +2,9 @@
 task (four paragraphs, one image or "None" each, with a caption that says why), and the prompts of the
 long-document path (notes on each part, then notes of notes).
 
-Prompt texts live in ``resources/prompts/*.txt`` (``string.Template`` syntax, ``${name}``), written for
-this project. Images are shown to vision models at their tag and described to text models by label,
-caption and, when read, the text found in them by OCR.
+Prompt texts live in ``mmdocsum_desktop/resources/prompts/*.txt`` (``string.Template`` syntax, ``${name}``),
+written for this project. Images are shown to vision models at their tag and described to text models by
+label, caption and, when read, the text found in them by OCR.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import random
 import string
 from dataclasses import dataclass, field
 from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +31,12 @@ IMAGE_CAPTION_CHARS = 300
 
 
 def prompt_dir() -> Path:
-    """``MMDOCSUM_PROMPTS`` if set, else the project's ``resources/prompts``."""
+    """``MMDOCSUM_PROMPTS`` if set, else the prompts shipped inside the package (found through
+    importlib.resources, so an installed wheel and a frozen bundle find them as a checkout does)."""
     override = os.environ.get("MMDOCSUM_PROMPTS")
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[2] / "resources" / "prompts"
+    return Path(str(resources.files("mmdocsum_desktop") / "resources" / "prompts"))
 
 
 @cache

@@ -6,13 +6,8 @@ from __future__ import annotations
 
 import http.server
 import json
-import os
-import socket
-import subprocess
-import sys
 import threading
 import time
-import urllib.request
 
 import pytest
 
@@ -21,54 +16,20 @@ from mmdocsum_desktop.engines.openai import OpenAIConfig, OpenAIEngine
 from mmdocsum_desktop.errors import EndpointError, SecretError, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.summarize.prompt import answer_schema
+from tests.conftest import free_port, llama_server
 from tests.engines.conftest import THREADS, require_llama
 
 API_KEY = "test-key-7f3a"
 QUESTION = [Message("user", "Name two rivers.")]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(smollm, tmp_path_factory):
     require_llama()
     pytest.importorskip("uvicorn", reason="llama-cpp-python[server] is not installed")
-    port = free_port()
     log = tmp_path_factory.mktemp("server") / "server.log"
-    handle = log.open("w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm), "--model_alias", "smollm2",
-         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", str(THREADS),
-         "--api_key", API_KEY, "--verbose", "False"],
-        stdout=handle, stderr=subprocess.STDOUT, env={**os.environ, "NO_PROXY": "127.0.0.1"},
-    )
-    url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 90
-    while True:
-        if process.poll() is not None:
-            pytest.fail(f"llama_cpp.server exited: {log.read_text()[-2000:]}")
-        try:
-            request = urllib.request.Request(f"{url}/models", headers={"Authorization": f"Bearer {API_KEY}"})
-            with urllib.request.urlopen(request, timeout=2) as response:
-                if response.status == 200:
-                    break
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            process.kill()
-            pytest.fail("llama_cpp.server did not start within 90 s")
-        time.sleep(0.3)
-    yield url
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-    handle.close()
+    with llama_server(smollm, api_key=API_KEY, log=log, threads=THREADS) as url:
+        yield url
 
 
 @pytest.fixture

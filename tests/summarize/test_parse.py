@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mmdocsum_desktop.summarize.parse import normalise_ref, parse_answer
+from tests.fuzzing import answer_inputs, check_answer
 
 FEW = settings(max_examples=40, deadline=None)
 
@@ -254,3 +256,56 @@ def test_benchmark_adapter_contract():
     parsed = parse_answer('```json\n[{"summary": "A.", "image": {"imageRef": "1", "imageCaption": ""}}]\n```')
     assert parsed.ok and parsed.raw == [{"summary": "A.", "image": {"imageRef": "1", "imageCaption": ""}}]
     assert parsed.instruction_following is False
+
+
+# ------------------------------------------------------------------------------ hostile model output
+
+FUZZ = settings(max_examples=80, deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@FUZZ
+@given(answer_inputs())
+def test_fuzzed_answers_always_give_four_well_formed_paragraphs(case):
+    """Arbitrary text, mutated and truncated valid answers, JSON fragments, huge and deeply nested inputs
+    (tests/fuzzing.py); the benchmark's scorer reads the same text without raising either."""
+    text, n_images = case
+    check_answer(text, n_images, seconds=20)
+
+
+@pytest.mark.parametrize("text", [
+    "[" * 100_000,
+    "[" * 100_000 + "]" * 100_000,
+    '{"a":' * 50_000 + "1" + "}" * 50_000,
+    '[{"summary": "ok", "image": ' + "[" * 5_000 + "]" * 5_000 + "}]",
+])
+def test_deeply_nested_json_is_unparsed_not_a_crash(text):
+    # json.loads raises RecursionError here, which is not a ValueError
+    parsed = parse_answer(text, 3)
+    assert len(parsed.paragraphs) == 4
+
+
+def test_python_escape_beyond_unicode_is_replaced():
+    text = "[{'summary': 'The curve \\U99999999 rises', 'image': {'imageRef': '1', 'imageCaption': 'a \\U0011ffff'}}]"
+    parsed = parse_answer(text, 2)
+    assert parsed.ok and parsed.paragraphs[0].summary == "The curve \ufffd rises"
+    assert parsed.paragraphs[0].image == 1
+
+
+def test_image_reference_of_thousands_of_digits_is_invalid():
+    huge = "9" * 5000
+    assert normalise_ref(huge) == (None, "invalid")
+    assert normalise_ref(f"[Image {huge}]") == (None, "invalid")
+    assert normalise_ref("123456789") == (123456789, "ok")
+    parsed = parse_answer(json.dumps([{"summary": "A b c.", "image": {"imageRef": huge, "imageCaption": ""}}]), 3)
+    assert parsed.paragraphs[0].image_status == "invalid" and parsed.paragraphs[0].image is None
+    plain = f"Background: the first part of the text [Image {huge}]\n\nMethod: the second part of the text"
+    assert parse_answer(plain, 3).paragraphs[0].image is None
+
+
+def test_benchmark_scorer_reads_hostile_references():
+    from mmdocsum_desktop.bench.mdocsum import INVALID
+    from mmdocsum_desktop.bench.mdocsum import normalise_ref as score_ref
+
+    assert score_ref("9" * 5000) == INVALID
+    assert score_ref("Image 7") == 7

@@ -1,11 +1,15 @@
 """Draws the app's icons (simple geometric SVGs made for this project, no copied artwork) and the
-256-pixel PNG application icon. Run: python resources/icons/make_icons.py"""
+application icon in the freedesktop hicolor layout: ``hicolor/NxN/apps/APP_ID.png`` in the usual sizes,
+rasterized from the same SVG with PyMuPDF, plus ``hicolor/scalable/apps/APP_ID.svg``.
+Run: python mmdocsum_desktop/resources/icons/make_icons.py"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+APP_ID = "io.github.mmdocsum.Desktop"  # also the .desktop, metainfo and MIME file names in packaging/linux
+APP_ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 INK = "#2b4a7a"
 ACCENT = "#e08a1e"
 RED = "#c0392b"
@@ -51,6 +55,10 @@ _ICONS = {
             f'<path d="M18 9l5 5" stroke="{ACCENT}" stroke-width="2.4"/>',
     "search": f'<circle cx="13" cy="13" r="8" fill="none" stroke="{INK}" stroke-width="2.6"/>'
               f'<path d="M19 19l8 8" stroke="{ACCENT}" stroke-width="3.2" stroke-linecap="round"/>',
+    "judge": f'<path d="M16 7v19M10 27h12M5 9h22" stroke="{INK}" stroke-width="2.4" stroke-linecap="round"/>'
+             f'<circle cx="16" cy="6" r="2" fill="{INK}"/>'
+             f'<path d="M5 9l-3.5 9M5 9l3.5 9M27 9l-3.5 9M27 9l3.5 9" stroke="{INK}" stroke-width="1.4"/>'
+             f'<path d="M1 18h8a4 3 0 0 1-8 0zM23 18h8a4 3 0 0 1-8 0z" fill="{ACCENT}"/>',
     "app": f'<rect x="2" y="2" width="28" height="28" rx="6" fill="{INK}"/>'
            f'<rect x="7" y="7" width="11" height="3" fill="white"/><rect x="7" y="12" width="11" height="3" fill="white"/>'
            f'<rect x="7" y="17" width="8" height="3" fill="white"/><rect x="19" y="12" width="7" height="13" rx="1" fill="{ACCENT}"/>'
@@ -62,23 +70,31 @@ def svg(body: str) -> str:
     return f'<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32" viewBox="0 0 32 32">{body}</svg>\n'
 
 
-def app_png(path: Path, size: int = 256) -> None:
-    from PIL import Image, ImageDraw
+def app_icon_png(svg_text: str, size: int) -> bytes:
+    import pymupdf
 
-    s = size / 32
-    image = Image.new("RGBA", (size, size), (0, 0, 0, 0))
-    draw = ImageDraw.Draw(image)
-    draw.rounded_rectangle([2 * s, 2 * s, 30 * s, 30 * s], radius=6 * s, fill=INK)
-    for x0, y0, x1, y1 in ((7, 7, 18, 10), (7, 12, 18, 15), (7, 17, 15, 20), (7, 22, 17, 25)):
-        draw.rectangle([x0 * s, y0 * s, x1 * s, y1 * s], fill="white")
-    draw.rounded_rectangle([19 * s, 12 * s, 26 * s, 25 * s], radius=1 * s, fill=ACCENT)
-    image.save(path)
+    with pymupdf.open(stream=svg_text.encode("utf-8"), filetype="svg") as drawing:
+        page = drawing[0]
+        scale = size / page.rect.width
+        pixmap = page.get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=True)
+        return pixmap.tobytes("png")
+
+
+def write_app_icons(svg_text: str) -> None:
+    hicolor = HERE / "hicolor"
+    scalable = hicolor / "scalable" / "apps"
+    scalable.mkdir(parents=True, exist_ok=True)
+    (scalable / f"{APP_ID}.svg").write_text(svg_text, encoding="utf-8")
+    for size in APP_ICON_SIZES:
+        folder = hicolor / f"{size}x{size}" / "apps"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{APP_ID}.png").write_bytes(app_icon_png(svg_text, size))
 
 
 def main() -> None:
     for name, body in _ICONS.items():
         (HERE / f"{name}.svg").write_text(svg(body), encoding="utf-8")
-    app_png(HERE / "mmdocsum-desktop.png")
+    write_app_icons(svg(_ICONS["app"]))
 
 
 if __name__ == "__main__":

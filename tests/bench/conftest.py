@@ -1,0 +1,34 @@
+"""Summaries for the judge tests, written by the real extractive pipeline from the bundled demo
+documents (small, with figures) or from corpus papers."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+from mmdocsum_desktop.bench.splits import DEMO_ROOT
+from tests.conftest import PAPERS
+from tests.engines.conftest import smollm, smollm_path, tiny_vlm_files  # noqa: F401 — shared model fixtures
+from tests.summarize.conftest import isolated_model_dirs  # noqa: F401 — caches in a temporary folder
+
+DEMO_DOCS = DEMO_ROOT / "docs"
+
+
+@cache
+def _summary(path: str, folder: str) -> str:
+    from mmdocsum_desktop.bench.glue import BenchEngine, EngineSpec
+
+    engine = BenchEngine.build(EngineSpec(engine="extractive"))
+    try:
+        record = engine.summary_record(Path(path), Path(folder) / "assets")
+    finally:
+        engine.close()
+    return json.dumps(record)
+
+
+def summary_record(name: str, folder: Path, *, paper: bool = False) -> dict:
+    """The extractive summary (``render.to_json`` form) of a demo document or a corpus paper; its
+    image paths are relative to ``folder``."""
+    source = (PAPERS if paper else DEMO_DOCS) / name
+    return json.loads(_summary(str(source), str(folder)))
