@@ -103,7 +103,7 @@ def main() -> int:
     args = parser.parse_args()
 
     papers = args.papers or sorted(PAPERS.glob("*.pdf"))
-    name = args.judge_model.stem.split(".")[0].lower()
+    name = args.judge_model.name.removesuffix(".gguf").lower()
     out = args.output or REPO / "benchmarks" / "results" / f"judge_damage_{name}.json"
     args.work.mkdir(parents=True, exist_ok=True)
     summaries = extractive_summaries(papers, args.work)

@@ -138,7 +138,6 @@ class BenchEngine:
         from mmdocsum_desktop.bench.mdocsum import count_tokens
         from mmdocsum_desktop.document.reader import export_document, read_document
         from mmdocsum_desktop.summarize import prompt as prompts
-        from mmdocsum_desktop.summarize.pipeline import summarize_document
         from mmdocsum_desktop.summarize.render import to_mdocsum
 
         started = time.perf_counter()
@@ -146,22 +145,7 @@ class BenchEngine:
         options = self._options(include_abstract=include_abstract, shuffle_seed=shuffle_seed, citations=False)
         with tempfile.TemporaryDirectory(prefix="mmdocsum-bench-") as assets:
             export_document(document, assets, control=control)
-            lock = self._lock if self.in_process else None
-            if lock is not None:
-                lock.acquire()
-            try:
-                summary = summarize_document(
-                    document,
-                    assets,
-                    engine=self.engine,
-                    embedder=shared_embedder(),
-                    ocr=self.ocr,
-                    options=options,
-                    control=control,
-                )
-            finally:
-                if lock is not None:
-                    lock.release()
+            summary = self._summarize(document, Path(assets), options, control)
         slots = prompts.make_slots(summary.candidates, shuffle_seed)
         return {
             "answer": to_mdocsum(summary),
@@ -182,28 +166,29 @@ class BenchEngine:
         """One document → its summary in the JSON form ``mmdocsum summarize -o X.json`` writes, figure
         crops kept in ``assets`` (image paths relative to ``assets``' parent)."""
         from mmdocsum_desktop.document.reader import export_document, read_document
-        from mmdocsum_desktop.summarize.pipeline import summarize_document
         from mmdocsum_desktop.summarize.render import to_json
 
         document = read_document(path, control=control)
         export_document(document, assets, control=control)
+        options = self._options(include_abstract=True, shuffle_seed=None, citations=True)
+        summary = self._summarize(document, Path(assets), options, control)
+        return to_json(summary, relative_to=Path(assets).parent)
+
+    def _summarize(self, document: Any, assets: Path, options: Any, control: JobControl | None):
+        """The pipeline on one document; engines that compute here summarise one document at a time."""
+        from mmdocsum_desktop.summarize.pipeline import summarize_document
+
         lock = self._lock if self.in_process else None
         if lock is not None:
             lock.acquire()
         try:
-            summary = summarize_document(
-                document,
-                assets,
-                engine=self.engine,
-                embedder=shared_embedder(),
-                ocr=self.ocr,
-                options=self._options(include_abstract=True, shuffle_seed=None, citations=True),
-                control=control,
+            return summarize_document(
+                document, assets, engine=self.engine, embedder=shared_embedder(), ocr=self.ocr,
+                options=options, control=control,
             )
         finally:
             if lock is not None:
                 lock.release()
-        return to_json(summary, relative_to=Path(assets).parent)
 
     def _options(self, *, include_abstract: bool, shuffle_seed: int | None, citations: bool):
         from mmdocsum_desktop.summarize.pipeline import SummaryOptions

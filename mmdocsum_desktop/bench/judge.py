@@ -57,6 +57,13 @@ class SourceForJudge:
     image: Path | None = None
 
 
+def engine_label(engine: Any) -> str:
+    """"llama:SmolLM2-135M-Instruct", "openai:gpt-x": how reports name a judge."""
+    name = getattr(engine, "name", type(engine).__name__)
+    model = getattr(engine, "model_name", "")
+    return f"{name}:{model}" if model else str(name)
+
+
 @dataclass
 class Judge:
     """Wraps a TextEngine. ``ask`` is the single place where the engine is called."""
@@ -69,9 +76,7 @@ class Judge:
 
     @property
     def name(self) -> str:
-        engine = getattr(self.engine, "name", type(self.engine).__name__)
-        model = getattr(self.engine, "model_name", "")
-        return f"{engine}:{model}" if model else str(engine)
+        return engine_label(self.engine)
 
     @property
     def sees_images(self) -> bool:

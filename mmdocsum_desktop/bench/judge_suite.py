@@ -42,10 +42,9 @@ def record_from_mdocsum(answer: list[Any], document: Any, assets: Path) -> dict[
     from mmdocsum_desktop.summarize.pipeline import ROLES
 
     export_document(document, assets)
-    candidates = candidates_from_document(document, None, require_image=False)
+    candidates = candidates_from_document(document, assets, require_image=False)
     figures = [
-        {"index": k, "label": c.label, "kind": c.kind, "caption": c.caption,
-         "image": str(Path(c.image).resolve()) if c.image else None}
+        {"index": k, "label": c.label, "kind": c.kind, "caption": c.caption, "image": c.image}
         for k, c in enumerate(candidates, start=1)
     ]
     paragraphs = []

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.bench.judge import _json_candidates
+from mmdocsum_desktop.bench.judge import _json_candidates, engine_label
 from mmdocsum_desktop.errors import BenchError, JobCancelled, MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 
@@ -368,9 +368,7 @@ class SummaryJudge:
 
     @property
     def name(self) -> str:
-        engine = getattr(self.engine, "name", type(self.engine).__name__)
-        model = getattr(self.engine, "model_name", "")
-        return f"{engine}:{model}" if model else str(engine)
+        return engine_label(self.engine)
 
     @property
     def sees_images(self) -> bool:

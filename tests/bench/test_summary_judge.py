@@ -260,3 +260,17 @@ def test_a_vision_gguf_judge_is_shown_the_figures(birds, tiny_vlm_files):
     # random weights: whatever it says is read or recorded as missing, never guessed
     assert aspect.status in ("ok", "missing") and (aspect.score is None or 0 <= aspect.score <= 5)
     assert not result.figures_as_text and result.prompt_tokens > 0
+
+
+def test_an_mdocsum_answer_becomes_a_summary_whose_images_a_vision_judge_can_see(tmp_path):
+    from mmdocsum_desktop.bench.judge_suite import record_from_mdocsum
+
+    document = read_document(DEMO_DOCS / "bikes.html")
+    answer = [{"summary": f"Paragraph {k}.", "image": {"imageRef": ref, "imageCaption": ""}}
+              for k, ref in enumerate(["2", "None", "1", "7"])]
+    record = record_from_mdocsum(answer, document, tmp_path / "assets")
+    shown = [p["figure"]["index"] if p["figure"] else None for p in record["paragraphs"]]
+    assert shown == [2, None, 1, None]  # "7" is out of range: no image, as M-DocSum's scorer counts it
+    parts = prompt_parts(load_aspects()["image_choice"], "excerpt", record, record["figures"], sees_images=True,
+                         base_dir=tmp_path / "assets")
+    assert [p.label for p in parts if isinstance(p, ImagePart)] == ["Image 2", "Image 1"]
