@@ -26,6 +26,22 @@ def read_paper(name: str):
     return read_document(PAPERS / name)
 
 
+@contextmanager
+def model_dirs_in(root: Path) -> Iterator[Path]:
+    """Models' caches and data folders under ``root`` for as long as the block runs, never the user's."""
+    saved = {k: os.environ.get(k) for k in ("MMDOCSUM_CACHE_DIR", "MMDOCSUM_DATA_DIR")}
+    os.environ["MMDOCSUM_CACHE_DIR"] = str(root / "cache")
+    os.environ["MMDOCSUM_DATA_DIR"] = str(root / "data")
+    try:
+        yield root
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
 @pytest.fixture(scope="session")
 def corpus() -> Path:
     assert CORPUS.is_dir(), f"the shared corpus is expected at {CORPUS}"

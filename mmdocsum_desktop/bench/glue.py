@@ -236,8 +236,8 @@ def document_stats(path: Path) -> dict[str, Any]:
     }
 
 
-def engine_model_hashes(engine: Any, name: str) -> dict[str, str]:
-    """sha256 of an engine's model files (GGUF model and projector); the model name for a server."""
+def engine_file_hashes(engine: Any) -> dict[str, str]:
+    """sha256 of an engine's model files (GGUF model and projector)."""
     from mmdocsum_desktop.models.hashing import sha256_file
 
     hashes: dict[str, str] = {}
@@ -246,6 +246,12 @@ def engine_model_hashes(engine: Any, name: str) -> dict[str, str]:
         path = getattr(config, attr, None)
         if isinstance(path, Path) and path.exists():
             hashes[f"{attr}:{path.name}"] = sha256_file(path)
+    return hashes
+
+
+def engine_model_hashes(engine: Any, name: str) -> dict[str, str]:
+    """:func:`engine_file_hashes`, and the model name for a server (whose weights are out of reach)."""
+    hashes = engine_file_hashes(engine)
     if name == "openai":
         hashes["server_model"] = str(getattr(engine, "model_name", ""))
     return hashes

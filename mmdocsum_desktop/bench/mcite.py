@@ -659,6 +659,8 @@ def run_mcite(
             if judged.cancelled:
                 outcome = outcome or runner.StageOutcome()
                 outcome.cancelled = True
+        from mmdocsum_desktop.bench.glue import engine_file_hashes
+
         metrics: dict[str, Any] = {
             "suite": "mcite",
             "split": loaded.name,
@@ -670,7 +672,7 @@ def run_mcite(
             "notes": []
             if judge is not None
             else ["no judge configured: Citation F1 and answer accuracy are absent"],
-            "model_hashes": _engine_hashes(engine),
+            "model_hashes": engine_file_hashes(engine),
             "timings": {
                 "generation_s": round(outcome.seconds, 3) if outcome else None,
                 "judge_s": judge_info["seconds"] if judge_info else None,
@@ -698,14 +700,3 @@ def run_mcite(
             if callable(close):
                 close()
 
-
-def _engine_hashes(engine: Any) -> dict[str, str]:
-    from mmdocsum_desktop.models.hashing import sha256_file
-
-    hashes: dict[str, str] = {}
-    config = getattr(engine, "config", None)
-    for attr in ("model", "mmproj"):
-        path = getattr(config, attr, None)
-        if isinstance(path, Path) and path.exists():
-            hashes[f"{attr}:{path.name}"] = sha256_file(path)
-    return hashes

@@ -4,7 +4,6 @@ a real paper exported once, and a tiny CLIP pair in ONNX built here with random 
 from __future__ import annotations
 
 import json
-import os
 import struct
 import zlib
 from pathlib import Path
@@ -12,22 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.conftest import read_paper
+from tests.conftest import model_dirs_in, read_paper
 
 
 @pytest.fixture(scope="session", autouse=True)
 def isolated_model_dirs(tmp_path_factory):
     """Models' caches and data dirs in a temporary folder, never the user's."""
-    root = tmp_path_factory.mktemp("placement-dirs")
-    saved = {k: os.environ.get(k) for k in ("MMDOCSUM_CACHE_DIR", "MMDOCSUM_DATA_DIR")}
-    os.environ["MMDOCSUM_CACHE_DIR"] = str(root / "cache")
-    os.environ["MMDOCSUM_DATA_DIR"] = str(root / "data")
-    yield root
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
+    with model_dirs_in(tmp_path_factory.mktemp("placement-dirs")) as root:
+        yield root
 
 
 @pytest.fixture(scope="session")

@@ -2,27 +2,17 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-from tests.conftest import PAPERS, read_paper
+from tests.conftest import PAPERS, model_dirs_in, read_paper
 from tests.engines.conftest import smollm, tiny_vlm_files  # noqa: F401 — shared model fixtures
 
 
 @pytest.fixture(scope="session", autouse=True)
 def isolated_model_dirs(tmp_path_factory):
     """Embedding and OCR caches go to a temporary folder, never the user's own."""
-    root = tmp_path_factory.mktemp("mmdocsum-dirs")
-    saved = {k: os.environ.get(k) for k in ("MMDOCSUM_DATA_DIR", "MMDOCSUM_CACHE_DIR")}
-    os.environ["MMDOCSUM_DATA_DIR"] = str(root / "data")
-    os.environ["MMDOCSUM_CACHE_DIR"] = str(root / "cache")
-    yield root
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
+    with model_dirs_in(tmp_path_factory.mktemp("mmdocsum-dirs")) as root:
+        yield root
 
 
 @pytest.fixture(scope="session")
