@@ -38,19 +38,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from mmdocsum_desktop.document.model import Document, Figure
+from mmdocsum_desktop.engines.extractive import ROLE_TITLES, ROLES
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.fileio import write_bytes_atomic, write_json_atomic, write_text_atomic
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 
 PROJECT_FORMAT = 1
 PROJECT_SUFFIX = ".mdsproj"
-ROLES = ("background", "method", "results", "conclusion")
-ROLE_TITLES = {
-    "background": "Research background",
-    "method": "Method",
-    "results": "Results",
-    "conclusion": "Conclusion",
-}
 
 
 class ProjectError(MmdocsumError):

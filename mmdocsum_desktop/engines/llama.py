@@ -26,9 +26,9 @@ from mmdocsum_desktop.engines.base import (
     GenerationOptions,
     GenerationStream,
     Message,
-    image_data_url,
     run_stream,
 )
+from mmdocsum_desktop.engines.messages import openai_chat_messages
 from mmdocsum_desktop.engines.gguf_check import (
     VISION_TEXT_ARCHES,
     GgufInfo,
@@ -231,21 +231,7 @@ class LlamaEngine:
 
     def chat_messages(self, messages: list[Message]) -> list[dict[str, Any]]:
         """Messages in llama-cpp-python's (OpenAI) form; images as data URLs for the vision handler."""
-        converted: list[dict[str, Any]] = []
-        for message in messages:
-            if isinstance(message.content, str) or not message.images or not self.supports_images:
-                converted.append({"role": message.role, "content": message.text})
-                continue
-            parts: list[dict[str, Any]] = []
-            for part in message.content:
-                if isinstance(part, str):
-                    if part:
-                        parts.append({"type": "text", "text": part})
-                else:
-                    url = image_data_url(part.path, self.config.image_max_side)
-                    parts.append({"type": "image_url", "image_url": {"url": url}})
-            converted.append({"role": message.role, "content": parts})
-        return converted
+        return openai_chat_messages(messages, with_images=self.supports_images, image_max_side=self.config.image_max_side)
 
     def stream(
         self, messages: list[Message], options: GenerationOptions, *, control: JobControl | None = None

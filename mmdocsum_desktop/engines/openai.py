@@ -27,9 +27,9 @@ from mmdocsum_desktop.engines.base import (
     GenerationStream,
     Message,
     estimate_tokens,
-    image_data_url,
     run_stream,
 )
+from mmdocsum_desktop.engines.messages import openai_chat_messages
 from mmdocsum_desktop.errors import EndpointError
 from mmdocsum_desktop.jobs import JobControl
 
@@ -175,21 +175,8 @@ class OpenAIEngine:
         return estimate_tokens(text)
 
     def request_messages(self, messages: list[Message]) -> list[dict[str, Any]]:
-        converted: list[dict[str, Any]] = []
-        for message in messages:
-            if isinstance(message.content, str) or not message.images or not self.supports_images:
-                converted.append({"role": message.role, "content": message.text})
-                continue
-            parts: list[dict[str, Any]] = []
-            for part in message.content:
-                if isinstance(part, str):
-                    if part:
-                        parts.append({"type": "text", "text": part})
-                else:
-                    url = image_data_url(part.path, self.config.image_max_side)
-                    parts.append({"type": "image_url", "image_url": {"url": url}})
-            converted.append({"role": message.role, "content": parts})
-        return converted
+        """Messages in the OpenAI chat form the server reads."""
+        return openai_chat_messages(messages, with_images=self.supports_images, image_max_side=self.config.image_max_side)
 
     def stream(
         self, messages: list[Message], options: GenerationOptions, *, control: JobControl | None = None

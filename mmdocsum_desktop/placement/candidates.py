@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from mmdocsum_desktop.document.labels import find_mentions
 from mmdocsum_desktop.document.model import Document, Figure
 from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
-from mmdocsum_desktop.placement.text import split_sentences
+from mmdocsum_desktop.text.sentences import split_sentences
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp")
 SIDECAR_NAMES = ("captions.json",)

@@ -24,10 +24,10 @@ from mmdocsum_desktop.placement.text import (
     contains_sentence,
     mentioned_labels,
     normalised,
-    split_sentences,
     strip_mentions,
     tokens,
 )
+from mmdocsum_desktop.text.sentences import split_sentences
 
 SOURCES = ("caption", "ocr", "context")  # texts that describe a candidate
 MIN_OCR_TOKENS = 2

@@ -1,4 +1,4 @@
-"""Text helpers of placement: sentences, figure-mention removal, tokens and a small TF-IDF index.
+"""Text helpers of placement: figure-mention removal, tokens and a small TF-IDF index.
 
 The lexical index is the fallback when no embedder is available, and a signal of its own when one is:
 OCR text of charts (axis labels, legends, model names, numbers) matches better word for word than in a
@@ -31,13 +31,6 @@ _CITE_RUN = re.compile(
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:)\]])")
 _EMPTY_PARENS = re.compile(r"\(\s*(?:see|cf\.?)?\s*[,;]?\s*\)")
 
-# Abbreviations after which a full stop does not end a sentence.
-_ABBREVIATIONS = {
-    "fig", "figs", "eq", "eqs", "ref", "refs", "sec", "sect", "no", "nos", "vs", "al", "e.g", "i.e", "cf",
-    "approx", "resp", "tab", "dr", "mr", "mrs", "ms", "prof", "st", "etc", "ca", "vol", "pp", "ch", "app",
-}
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”')\]]*\s+(?=[\"“(\[]?[A-Z0-9])")
-
 _TOKEN = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*", re.UNICODE)
 _STOPWORDS = frozenset(
     """a an the and or but if then than that this these those there here of in on at to for from by with
@@ -48,29 +41,6 @@ _STOPWORDS = frozenset(
     down out off again further once per via using use used based shown show shows see e g i e et al fig
     figs figure figures table tables""".split()
 )
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split prose into sentences, keeping "Fig. 3", "et al." and "e.g." inside their sentence."""
-    text = " ".join(text.split())
-    if not text:
-        return []
-    sentences: list[str] = []
-    start = 0
-    for match in _SENTENCE_END.finditer(text):
-        candidate = text[start : match.start()].rstrip()
-        last_word = re.search(r"([A-Za-z.]+)\.[\"”')\]]*$", candidate)
-        if last_word:
-            word = last_word.group(1).lower().rstrip(".")
-            if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
-                continue
-        if candidate:
-            sentences.append(candidate)
-        start = match.end()
-    tail = text[start:].strip()
-    if tail:
-        sentences.append(tail)
-    return sentences
 
 
 def strip_mentions(text: str) -> str:

@@ -8,7 +8,6 @@ from mmdocsum_desktop.placement.text import (
     contains_sentence,
     mentioned_labels,
     normalised,
-    split_sentences,
     strip_mentions,
     tokens,
 )
@@ -21,16 +20,6 @@ def test_strip_mentions_removes_citations_and_their_parentheses():
     assert stripped == "As shown in, the flow rises. Results are in."
     assert strip_mentions("We compare (Figs. 2 and 3; Table IV) here.") == "We compare here."
     assert strip_mentions("No citation here (2020).") == "No citation here (2020)."
-
-
-def test_split_sentences_keeps_abbreviations_inside():
-    text = "The data in Fig. 1. Another sentence (Table 2). Smith et al. (2020) say so, e.g. here."
-    assert split_sentences(text) == [
-        "The data in Fig. 1.",
-        "Another sentence (Table 2).",
-        "Smith et al. (2020) say so, e.g. here.",
-    ]
-    assert split_sentences("   ") == []
 
 
 def test_labels_captions_and_tokens():
