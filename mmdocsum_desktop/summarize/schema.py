@@ -1,0 +1,253 @@
+"""The one Summary schema: what the pipeline produces, the project file stores, the GUI edits, the judge
+reads and every export renders.
+
+A Summary round-trips through JSON (``Summary.model_validate(json.loads(text))``). The JSON is the
+``mmdocsum summarize --format json`` file: the fields below, plus derived ones written for readers
+(``title`` and ``words`` of each paragraph, ``mdocsum`` and ``instruction_following`` of the summary),
+which are recomputed, never read back.
+
+Image paths (``FigureChoice.image``, ``FigureEntry.image``) are relative to the folder of the
+document's ``document.json`` (a project's workspace, ``mmdocsum summarize``'s ``OUT_files/``), so a
+summary stays valid when that folder moves; the renderer is told the folder.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field, PlainSerializer, computed_field, model_validator
+
+from mmdocsum_desktop.document.model import Document
+from mmdocsum_desktop.engines.extractive import ROLE_TITLES
+
+SCHEMA = "mmdocsum-summary"
+SCHEMA_VERSION = 2  # 2: options as SummaryOptions (1 wrote "shuffle_images" for shuffle_seed)
+
+# Scores are kept exact in memory and written with four decimals: more is noise in the files.
+Score = Annotated[float, PlainSerializer(lambda value: round(float(value), 4), return_type=float)]
+
+
+class SummaryOptions(BaseModel):
+    """The settings a summary was written with (all of them, so the file says how to reproduce it)."""
+
+    figure_mode: str = "hybrid"  # hybrid, model, placement (LLM engines)
+    include_abstract: bool = True
+    shuffle_seed: int | None = None
+    max_tokens: int = 1024
+    temperature: float = 0.2
+    seed: int = 0
+    ocr: bool | None = None  # None: read figure text for text-only LLMs, not for the extractive engine
+    citations: bool = True
+    note_words: int = 150
+    repeat_penalty: float = 1.1
+    placement_threshold: float | None = None
+    # Seconds for all the model calls of one summary; a call still running at the end stops with the
+    # text so far (finish_reason "timeout"), later calls get no time. None: no limit.
+    time_limit_s: float | None = None
+
+
+class Evidence(BaseModel):
+    """One piece of the document a sentence rests on; ``how``: extracted, mention or similarity."""
+
+    block: str
+    page: int | None = None
+    score: Score = 0.0
+    how: str = "similarity"
+
+
+class SentenceCitation(BaseModel):
+    """Where one summary sentence comes from: pages, figure and table labels, block ids."""
+
+    text: str
+    pages: list[int] = Field(default_factory=list)
+    figures: list[str] = Field(default_factory=list)
+    tables: list[str] = Field(default_factory=list)
+    blocks: list[str] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+
+    @property
+    def marker(self) -> str:
+        """A short human-readable citation: "(p. 3; Figure 2)"."""
+        return citation_marker(self.pages, [*self.figures, *self.tables])
+
+
+def citation_marker(pages: list[int], labels: list[str]) -> str:
+    parts = []
+    if pages:
+        unique = sorted(set(pages))
+        parts.append(("p. " if len(unique) == 1 else "pp. ") + ", ".join(str(p) for p in unique))
+    parts.extend(dict.fromkeys(labels))
+    return f"({'; '.join(parts)})" if parts else ""
+
+
+class FigureEntry(BaseModel):
+    """A figure or table the summary could show, at its place in document order (``index``, 1-based:
+    M-DocSum's imageRef)."""
+
+    index: int
+    id: str | None = None  # the document's figure id
+    label: str | None = None
+    kind: str = "figure"
+    caption: str = ""
+    image: str | None = None
+    ocr_text: str | None = None
+
+
+class FigureChoice(BaseModel):
+    """The figure shown after a paragraph, and who chose it: placement, model, hybrid, repair or user."""
+
+    index: int  # 1-based position in document order (FigureEntry.index)
+    id: str | None = None
+    label: str | None = None
+    kind: str = "figure"
+    caption: str = ""
+    image: str | None = None
+    score: Score = 0.0
+    chosen_by: str = "placement"
+    signals: dict[str, Score] = Field(default_factory=dict)
+
+    @property
+    def candidate(self) -> int:
+        """0-based position in document order."""
+        return self.index - 1
+
+    @classmethod
+    def of(cls, entry: FigureEntry, *, score: float = 0.0, chosen_by: str, signals: dict | None = None) -> FigureChoice:
+        return cls(index=entry.index, id=entry.id, label=entry.label, kind=entry.kind, caption=entry.caption,
+                   image=entry.image, score=float(score), chosen_by=chosen_by, signals=dict(signals or {}))
+
+
+class SummaryParagraph(BaseModel):
+    role: str
+    text: str
+    source: str = "model"  # model, extracted, extracted-fallback, user
+    figure: FigureChoice | None = None
+    image_caption: str = ""
+    proposed_image: int | None = None  # the model's proposal (document-order index), when valid
+    sentences: list[SentenceCitation] = Field(default_factory=list)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def title(self) -> str:
+        return ROLE_TITLES.get(self.role, self.role.title())
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def words(self) -> int:
+        return len(self.text.split())
+
+    @property
+    def figure_id(self) -> str | None:
+        return self.figure.id if self.figure is not None else None
+
+    def cited_sentences(self) -> list[SentenceCitation] | None:
+        """The sentence citations when they still describe the text (an edit of the text makes them
+        stale: then None, and renderers cite the paragraph as a whole)."""
+        if not self.sentences:
+            return None
+        joined = " ".join(s.text for s in self.sentences)
+        return self.sentences if joined.split() == self.text.split() else None
+
+    def marker(self) -> str:
+        """All the paragraph's citations as one marker: "(pp. 1, 3; Figure 2)"."""
+        return citation_marker([p for s in self.sentences for p in s.pages],
+                               [label for s in self.sentences for label in (*s.figures, *s.tables)])
+
+
+class Summary(BaseModel):
+    format: str = SCHEMA
+    version: int = SCHEMA_VERSION
+    source: str = ""
+    title: str | None = None
+    engine: dict[str, Any] = Field(default_factory=dict)  # the engine's describe(): name, model, device…
+    options: SummaryOptions = Field(default_factory=SummaryOptions)
+    paragraphs: list[SummaryParagraph] = Field(default_factory=list)
+    figures: list[FigureEntry] = Field(default_factory=list)  # what could be shown, in document order
+    parse: dict[str, Any] | None = None  # the tolerant parser's record of the model's answer
+    repairs: list[dict[str, Any]] = Field(default_factory=list)
+    long_document: dict[str, Any] | None = None
+    generations: list[dict[str, Any]] = Field(default_factory=list)
+    timings: dict[str, float] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)
+    raw_answer: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_version_1(cls, data: Any) -> Any:
+        """Version 1 files wrote a few options under other names."""
+        if isinstance(data, dict) and isinstance(data.get("options"), dict) and "shuffle_images" in data["options"]:
+            options = dict(data["options"])
+            options["shuffle_seed"] = options.pop("shuffle_images")
+            data = {**data, "options": options}
+        return data
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def instruction_following(self) -> bool | None:
+        return None if self.parse is None else bool(self.parse.get("instruction_following"))
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def mdocsum(self) -> list[dict[str, Any]]:
+        return mdocsum_answer(self)
+
+    @property
+    def engine_label(self) -> str:
+        """"extractive", "llama (model.gguf)": the engine as a person reads it."""
+        name = str(self.engine.get("engine") or self.engine.get("name") or "")
+        model = str(self.engine.get("model") or "")
+        if not model or model.startswith(name):
+            return model or name
+        return f"{name} ({model})" if name else model
+
+    @property
+    def seconds(self) -> float | None:
+        value = self.timings.get("wall_s", self.timings.get("total_s"))
+        return None if value is None else float(value)
+
+    def figure_entry(self, figure_id: str | None) -> FigureEntry | None:
+        return next((f for f in self.figures if figure_id is not None and f.id == figure_id), None)
+
+    def figure_choice(self, figure_id: str, document: Document | None = None, *,
+                      chosen_by: str = "user") -> FigureChoice | None:
+        """The choice of the document's figure ``figure_id`` (one a person picked, typically). A figure
+        the pipeline did not offer (no image crop) is added at the end of ``figures``, so that it still
+        has an index; None when neither the summary nor ``document`` knows the id."""
+        entry = self.figure_entry(figure_id)
+        if entry is None and document is not None:
+            visual = next((v for v in document.visuals if v.id == figure_id), None)
+            if visual is not None:
+                entry = FigureEntry(index=len(self.figures) + 1, id=visual.id, label=visual.label, kind=visual.kind,
+                                    caption=visual.caption, image=visual.image)
+                self.figures.append(entry)
+        return None if entry is None else FigureChoice.of(entry, score=1.0, chosen_by=chosen_by)
+
+
+def mdocsum_answer(summary: Summary) -> list[dict[str, Any]]:
+    """M-DocSum's answer: four ``{"summary", "image": {"imageRef", "imageCaption"}}``; imageRef is the
+    1-based index of the image in document order as a string, or "None"."""
+    return [
+        {
+            "summary": paragraph.text,
+            "image": {
+                "imageRef": str(paragraph.figure.index) if paragraph.figure is not None else "None",
+                "imageCaption": paragraph.image_caption if paragraph.figure is not None else "",
+            },
+        }
+        for paragraph in summary.paragraphs
+    ]
+
+
+__all__ = [
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "Evidence",
+    "FigureChoice",
+    "FigureEntry",
+    "SentenceCitation",
+    "Summary",
+    "SummaryOptions",
+    "SummaryParagraph",
+    "citation_marker",
+    "mdocsum_answer",
+]
