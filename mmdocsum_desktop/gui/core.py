@@ -147,13 +147,12 @@ def open_document(path: Path, workspace_root: Path, *, password: str | None = No
 
 def summarize(document: Document, workspace_root: Path, settings: Any, *, seed_offset: int = 0) -> Callable:
     """The summary pipeline (as `mmdocsum summarize` runs it) with the user's engine settings; an LLM's
-    text streams to ``stream``. Returns the pipeline's rich JSON (summarize.render.to_json)."""
+    text streams to ``stream``. Returns {"summary": the Summary, "images": its figures decoded}."""
 
     def run(control: JobControl, stream: StreamFn) -> dict[str, Any]:
         try:
             from mmdocsum_desktop.engines.auto import EngineRequest, build_engine, choose_engine_name
             from mmdocsum_desktop.summarize.pipeline import SummaryOptions, summarize_document
-            from mmdocsum_desktop.summarize.render import to_json
         except ImportError as error:
             raise FeatureMissingError(f"summaries are not part of this build yet ({error})") from error
         engines = settings.engines
@@ -174,14 +173,9 @@ def summarize(document: Document, workspace_root: Path, settings: Any, *, seed_o
             if callable(close):
                 close()
         control.report(100, 100, "done")
-        # the editable summary and its images are prepared here, not on the GUI thread
-        from mmdocsum_desktop.project import summary_from_pipeline
-
-        app_summary = summary_from_pipeline(to_json(summary, relative_to=workspace_root), document)
-        figures = {v.id: v for v in document.visuals}
-        paths = [workspace_root / figures[p.figure].image for p in app_summary.paragraphs
-                 if p.figure in figures and figures[p.figure].image]
-        return {"summary": app_summary, "images": scaled_images(paths, SUMMARY_IMAGE_WIDTH)}
+        # the figures' images are decoded here, not on the GUI thread
+        paths = [workspace_root / p.figure.image for p in summary.paragraphs if p.figure and p.figure.image]
+        return {"summary": summary, "images": scaled_images(paths, SUMMARY_IMAGE_WIDTH)}
 
     return run
 
@@ -256,47 +250,12 @@ def judge_description(settings: Any) -> str:
     return f"openai ({engines.openai.model or engines.openai.base_url})"
 
 
-def judge_record(summary: Any, document: Document | None) -> dict[str, Any]:
-    """The summary as the judge reads it (``summarize.render.to_json``'s form: paragraphs with their
-    figure, and the document's figures), from the app's Summary as the user has it now (edited text,
-    figures picked by hand). Image paths are relative to the workspace folder."""
-    from mmdocsum_desktop.project import ROLE_TITLES
+def judge_record(summary: Any, document: Document | None = None) -> dict[str, Any]:
+    """The summary as the judge reads it: its JSON form (``mmdocsum summarize --format json``), as the
+    user has it now (edited text, figures picked by hand); image paths relative to the workspace."""
+    from mmdocsum_desktop.summarize.render import to_json
 
-    raw = summary.raw if isinstance(summary.raw, dict) else {}
-    figures: list[dict[str, Any]] = [
-        dict(f) for f in raw.get("figures") or [] if isinstance(f, dict) and f.get("id")
-    ]
-    visuals = sorted(document.visuals, key=lambda v: (v.page or 0, v.index)) if document is not None else []
-    if not figures:
-        figures = [{"index": k, "id": v.id, "label": v.label, "kind": v.kind, "caption": v.caption,
-                    "image": v.image} for k, v in enumerate(visuals, start=1)]
-    by_id = {f["id"]: f for f in figures}
-    visual_by_id = {v.id: v for v in visuals}
-    paragraphs = []
-    for paragraph in summary.paragraphs:
-        figure = None
-        if paragraph.figure in by_id:
-            figure = dict(by_id[paragraph.figure])
-        elif paragraph.figure in visual_by_id:  # a figure the pipeline did not offer, picked by hand
-            visual = visual_by_id[paragraph.figure]
-            figure = {"index": len(figures) + 1, "id": visual.id, "label": visual.label, "kind": visual.kind,
-                      "caption": visual.caption, "image": visual.image}
-            figures.append(figure)
-            by_id[visual.id] = figure
-            figure = dict(figure)
-        paragraphs.append({
-            "role": paragraph.role,
-            "title": ROLE_TITLES.get(paragraph.role, paragraph.role.title()),
-            "text": paragraph.text,
-            "figure": figure,
-            "image_caption": paragraph.image_caption,
-        })
-    return {
-        "source": document.source if document is not None else raw.get("source"),
-        "title": document.title if document is not None else raw.get("title"),
-        "paragraphs": paragraphs,
-        "figures": figures,
-    }
+    return to_json(summary)
 
 
 def judge_summary(document: Document, summary: Any, workspace_root: Path, settings: Any) -> Callable:
