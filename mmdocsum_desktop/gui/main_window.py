@@ -518,20 +518,15 @@ class MainWindow(QMainWindow):
             return
         if workspace is not self.workspace:
             return
-        if isinstance(result, dict) and isinstance(result.get("summary"), proj.Summary):
-            summary = result["summary"]
-            self.summary_view.add_images(result.get("images") or {})
-        else:
-            summary = proj.summary_from_pipeline(result, workspace.document)
-        if summary.seconds is None:
-            summary.seconds = job.seconds
+        summary = result["summary"]
+        self.summary_view.add_images(result.get("images") or {})
         if replace is not None and workspace.project.summary is not None:
             current = workspace.project.summary
             if replace < len(current.paragraphs) and replace < len(summary.paragraphs):
                 fresh = summary.paragraphs[replace]
                 old = current.paragraphs[replace]
-                used = {p.figure for i, p in enumerate(current.paragraphs) if i != replace and p.figure}
-                if fresh.figure in used:  # each figure at most once: keep the paragraph's own figure
+                used = {p.figure_id for i, p in enumerate(current.paragraphs) if i != replace and p.figure}
+                if fresh.figure_id in used:  # each figure at most once: keep the paragraph's own figure
                     fresh.figure, fresh.image_caption = old.figure, old.image_caption
                 current.paragraphs[replace] = fresh
             summary = current
@@ -573,15 +568,13 @@ class MainWindow(QMainWindow):
             return
         note = ""
         for other_index, other in enumerate(paragraphs):
-            if other_index != index and figure_id and other.figure == figure_id:
+            if other_index != index and figure_id and other.figure_id == figure_id:
                 other.figure = None
                 other.image_caption = ""
-                other.figure_source = "user"
                 note = f" It was removed from paragraph {other_index + 1} (each figure is used once)."
         paragraph = paragraphs[index]
-        paragraph.figure = figure_id
+        paragraph.figure = workspace.project.summary.figure_choice(figure_id, workspace.document) if figure_id else None
         paragraph.image_caption = figure.caption if figure is not None else ""
-        paragraph.figure_source = "user"
         self._show_summary(workspace.project.summary, workspace)
         self.mark_changed()
         label = (figure.label or figure.id) if figure is not None else "no figure"
