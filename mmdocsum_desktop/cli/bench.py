@@ -34,6 +34,7 @@ from mmdocsum_desktop.fileio import write_json_atomic
 # Further suites: "module" (calls module.register(suites)) or "module:function" (calls function(suites)).
 SUITE_MODULES: list[str] = [
     "mmdocsum_desktop.cli.bench_common:register_all",  # mdocsum, mcite, rouge, compare, report
+    "mmdocsum_desktop.cli.bench_pairs",  # PDF + JATS pairs (issue 13)
 ]
 
 

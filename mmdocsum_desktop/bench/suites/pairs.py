@@ -1,0 +1,736 @@
+"""The PDF + JATS pairs benchmark (``mmdocsum bench pairs --pairs DIR [--split dev|test|all] -o OUT``).
+
+For every pair (``NAME.pdf`` beside ``NAME.xml``) the app's own ingestion reads the PDF and the JATS gives
+the gold (``bench/pairs_gold.py``); the metrics are pure functions (``bench/metrics/pairs.py``). Four
+stages, each resumable on its own (``OUT/<stage>/<NAME>.json``), each runnable alone (``stages``):
+
+- ``figures``: label recall and precision, caption match, regions shared by two captions, crops that are
+  blank or mostly body text;
+- ``text``: body paragraphs recovered, body text that JATS puts in back matter / captions / tables (leaks),
+  abstract and references found, characters that should not survive, headings;
+- ``flow``: FTII flow insertion on the JATS paragraphs with citations removed (gold = the figure a
+  paragraph is first to cite; pool = the figures the app extracted), and on the app's own paragraphs;
+- ``summary``: a summary written without the abstract, scored against the abstract (and eLife digest),
+  where each sentence comes from, whether each paragraph's figure is cited where its sentences come from.
+
+A JATS file without a PDF (eLife) runs the text and summary stages on the JATS reader's Document.
+A malformed XML, an unreadable PDF or a PDF of another article is reported per item and skipped.
+
+The document read from each PDF is kept in ``OUT/documents/`` so stages share one reading; the run's
+settings include a fingerprint of the ingestion code, so a resumed run never mixes two versions of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mmdocsum_desktop.bench.metrics import pairs as m
+from mmdocsum_desktop.bench.pairs_gold import GoldError, PairGold, read_gold, strip_citations
+from mmdocsum_desktop.bench.pairs_split import PairFiles, pairs_in
+from mmdocsum_desktop.bench.runner import RunFolder, run_stage
+from mmdocsum_desktop.document.model import Block, Document
+from mmdocsum_desktop.errors import BenchError, InputNotFoundError
+from mmdocsum_desktop.fileio import write_json_atomic, write_text_atomic
+from mmdocsum_desktop.jobs import JobControl, ensure_control
+
+STAGES = ("figures", "text", "flow", "summary")
+SUITE = "pairs"
+DOCUMENTS = "documents"
+# A crop "mostly body text": more than this share of its words is running text of the article.
+BODY_CROP_SHARE = 0.5
+
+# (paragraph texts, candidates) → the chosen candidate index or None per paragraph
+Placer = Callable[[list[str], list[Any]], list[int | None]]
+# (document, folder of its figure crops) → [(paragraph text, figure label or None)]
+Summarizer = Callable[[Document, Path], list[tuple[str, str | None]]]
+
+
+class PairSkipped(BenchError):
+    """This pair cannot be scored (malformed XML, unreadable PDF, PDF of another article)."""
+
+
+@dataclass
+class PairsHooks:
+    """What the suite measures besides ingestion; the placement and summary work plug in their own."""
+
+    placer: Placer | None = None
+    summarizer: Summarizer | None = None
+    placer_name: str = "placement engine (default models, no OCR)"
+    summarizer_name: str = "extractive engine, no abstract"
+
+
+# ------------------------------------------------------------------------------------------ defaults
+
+
+def default_placer() -> tuple[Placer, str]:
+    from mmdocsum_desktop.placement import PlacementEngine
+
+    engine = PlacementEngine.with_default_models(ocr=False)
+
+    def place(paragraphs: list[str], candidates: list[Any]) -> list[int | None]:
+        return [p.candidate for p in engine.place(paragraphs, candidates)]
+
+    return place, "placement engine (default models, no OCR)" + (f"; {'; '.join(engine.model_warnings)}" if engine.model_warnings else "")
+
+
+def default_summarizer() -> tuple[Summarizer, str]:
+    """The extractive engine through the summarizing pipeline, abstract left out."""
+    from mmdocsum_desktop.bench.glue import shared_embedder
+    from mmdocsum_desktop.engines.extractive import ExtractiveEngine
+    from mmdocsum_desktop.summarize.pipeline import SummaryOptions, summarize_document
+
+    embedder = shared_embedder()
+    engine = ExtractiveEngine(embedder)
+
+    def summarize(document: Document, assets: Path) -> list[tuple[str, str | None]]:
+        summary = summarize_document(
+            document, assets, engine=engine, embedder=embedder,
+            options=SummaryOptions(include_abstract=False, citations=False),
+        )
+        return [(p.text, p.figure.label if p.figure is not None else None) for p in summary.paragraphs]
+
+    return summarize, "extractive engine (MiniLM), no abstract"
+
+
+def ingestion_fingerprint() -> str:
+    """sha256 over the ingestion code: a resumed run must not mix documents read by two versions."""
+    import mmdocsum_desktop.document as package
+
+    digest = hashlib.sha256()
+    for path in sorted(Path(package.__file__).parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+# ---------------------------------------------------------------------------------------------- items
+
+
+def body_blocks(document: Document) -> list[Block]:
+    """The blocks the app treats as body text: not captions, not the abstract, not back matter or
+    furniture (blocks ingestion marked so; a Document without the marks counts every block)."""
+    return [
+        b
+        for b in document.blocks
+        if b.type != "caption" and not b.is_abstract and getattr(b, "section_kind", None) in (None, "body")
+    ]
+
+
+def flagged(block: Block) -> bool:
+    return bool(getattr(block, "unmapped_glyphs", False))
+
+
+@dataclass
+class LoadedPair:
+    pair: PairFiles
+    gold: PairGold
+    document: Document
+    read_s: float
+    pages: int
+
+
+@dataclass
+class PairsRun:
+    pairs_dir: Path
+    out: Path
+    hooks: PairsHooks = field(default_factory=PairsHooks)
+    _index_cache: dict[str, m.PartIndex] = field(default_factory=dict)
+
+    # --------------------------------------------------------------------------------- loading
+
+    def load(self, pair: PairFiles, control: JobControl) -> LoadedPair:
+        try:
+            gold = read_gold(pair.xml)
+        except GoldError as error:
+            raise PairSkipped(str(error)) from error
+        cache = self.out / DOCUMENTS / f"{pair.name}.json"
+        if pair.pdf is None:
+            document, read_s = self._read(pair.xml, control)
+            return LoadedPair(pair, gold, document, read_s, 0)
+        if cache.exists():
+            try:
+                saved = json.loads(cache.read_text(encoding="utf-8"))
+                document = Document.model_validate(saved["document"])
+                return LoadedPair(pair, gold, document, float(saved["read_s"]), int(saved["pages"]))
+            except (OSError, ValueError, KeyError):
+                pass  # a damaged cache entry is read again
+        document, read_s = self._read(pair.pdf, control)
+        first_pages = " ".join([document.title or "", *(b.text for b in document.blocks if (b.page or 1) <= 2)])
+        if not m.title_matches(gold.title, first_pages):
+            raise PairSkipped(
+                f"{pair.pdf.name} is not the article of {pair.xml.name} (title {gold.title[:60]!r} not on its first pages)"
+            )
+        write_json_atomic(cache, {"read_s": read_s, "pages": document.page_count or 0, "document": document.model_dump(mode="json")})
+        return LoadedPair(pair, gold, document, read_s, document.page_count or 0)
+
+    def _read(self, path: Path, control: JobControl) -> tuple[Document, float]:
+        from mmdocsum_desktop.document.reader import read_document
+        from mmdocsum_desktop.errors import MmdocsumError
+
+        started = time.perf_counter()
+        try:
+            document = read_document(path, control=control)
+        except MmdocsumError as error:
+            raise PairSkipped(str(error)) from error
+        return document, time.perf_counter() - started
+
+    def index(self, loaded: LoadedPair) -> m.PartIndex:
+        key = loaded.pair.name
+        if key not in self._index_cache:
+            gold = loaded.gold
+            self._index_cache.clear()  # one paper at a time: keep memory flat
+            self._index_cache[key] = m.PartIndex(
+                {
+                    "body": [p.text for p in gold.paragraphs] + gold.section_titles,
+                    "abstract": [gold.abstract, gold.digest],
+                    "back": gold.back_texts,
+                    "caption": gold.caption_texts,
+                    "table": gold.table_texts,
+                    "front": gold.front_texts,
+                }
+            )
+        return self._index_cache[key]
+
+    # ---------------------------------------------------------------------------------- stages
+
+    def figures(self, pair: PairFiles, control: JobControl) -> dict[str, Any]:
+        loaded = self.load(pair, control)
+        started = time.perf_counter()
+        gold, document = loaded.gold, loaded.document
+        result: dict[str, Any] = {"read_s": round(loaded.read_s, 4), "pages": loaded.pages}
+        if pair.pdf is None:
+            return {**result, "applicable": False}
+        gold_by_label = {v.key: v for v in gold.visuals if v.key}
+        found_by_label: dict[str, Any] = {}
+        for visual in document.visuals:
+            if visual.label and not visual.continues:
+                found_by_label.setdefault(visual.label.lower(), visual)
+        labels = m.label_scores(gold_by_label, found_by_label)
+        f1s = {key: m.caption_f1(found_by_label[key].caption, gold_by_label[key].caption) for key in labels.matched}
+        regions = [(v.id, v.page, tuple(v.bbox) if v.bbox else None) for v in document.visuals]
+        continued = {(v.id, v.continues) for v in document.visuals if v.continues}
+        shared = [p for p in m.shared_regions(regions) if p not in continued and p[::-1] not in continued]
+        crops = self._crop_checks(loaded)
+        kinds = {}
+        for kind in ("figure", "table"):
+            kind_scores = m.label_scores(
+                [k for k, v in gold_by_label.items() if v.kind == kind],
+                [k for k, v in found_by_label.items() if v.kind == kind],
+            )
+            kinds[kind] = {"recall": kind_scores.recall, "precision": kind_scores.precision}
+        return {
+            **result,
+            "applicable": True,
+            "n_gold": len(gold_by_label),
+            "n_found": len(found_by_label),
+            "n_matched": len(labels.matched),
+            "label_recall": labels.recall,
+            "label_precision": labels.precision,
+            "missed": labels.missed,
+            "spurious": labels.spurious,
+            "by_kind": kinds,
+            "caption_f1": {k: round(v, 4) for k, v in f1s.items()},
+            "captions_matched": sum(v >= m.CAPTION_MATCH_F1 for v in f1s.values()),
+            "shared_regions": [list(p) for p in shared],
+            "uncaptioned": sum(1 for v in document.visuals if not v.label),
+            "crops": crops,
+            "seconds": round(time.perf_counter() - started, 4),
+        }
+
+    def _crop_checks(self, loaded: LoadedPair) -> dict[str, Any]:
+        """Each region's words (is it mostly body text?) and a tiny rendering (is it blank?)."""
+        import pymupdf
+
+        index = self.index(loaded)
+        rows = {}
+        with pymupdf.open(loaded.pair.pdf) as pdf:
+            for visual in loaded.document.visuals:
+                if visual.bbox is None or visual.page is None:
+                    continue
+                page = pdf.load_page(visual.page - 1)
+                clip = pymupdf.Rect(visual.bbox) & page.rect
+                if clip.is_empty:
+                    rows[visual.id] = {"blank": True, "body_share": 0.0}
+                    continue
+                text = " ".join(w[4] for w in page.get_text("words", clip=clip))
+                pixmap = page.get_pixmap(clip=clip, dpi=18, colorspace=pymupdf.csGRAY, alpha=False)
+                samples = pixmap.samples
+                blank = not samples or max(samples) - min(samples) < 16
+                rows[visual.id] = {"blank": blank, "body_share": round(m.body_text_share(text, index), 4)}
+        return rows
+
+    def text(self, pair: PairFiles, control: JobControl) -> dict[str, Any]:
+        loaded = self.load(pair, control)
+        started = time.perf_counter()
+        gold, document = loaded.gold, loaded.document
+        index = self.index(loaded)
+        body = body_blocks(document)
+        body_texts = [b.text for b in body]
+        chars = sum(len(t) for t in body_texts)
+        parts: dict[str, int] = {}
+        for text in body_texts:
+            part = index.part_of(text)
+            parts[part] = parts.get(part, 0) + len(text)
+        worst_leaks = sorted(
+            ((index.part_of(t), t) for t in body_texts if index.part_of(t) in m.LEAK_PARTS),
+            key=lambda pt: -len(pt[1]),
+        )[:5]
+        shown = [b for b in document.blocks if b in body or b.type == "caption" or b.is_abstract]
+        broken = {k: 0 for k in m.broken_characters("")}
+        broken_flagged = dict(broken)
+        for block in shown:
+            target = broken_flagged if flagged(block) else broken
+            for kind, count in m.broken_characters(block.text).items():
+                target[kind] += count
+        headings = [b.text for b in document.blocks if b.type == "heading"]
+        references = any(getattr(b, "section_kind", None) == "references" for b in document.blocks) or any(
+            m.words(h)[:1] in (["references"], ["bibliography"], ["literature"]) for h in headings
+        )
+        return {
+            "read_s": round(loaded.read_s, 4),
+            "pages": loaded.pages,
+            "body_chars": chars,
+            "part_chars": parts,
+            "leak_examples": [{"part": p, "text": t[:160]} for p, t in worst_leaks],
+            "paragraph_recall": m.paragraph_recall([p.text for p in gold.paragraphs], "\n".join(body_texts)),
+            "heading_recall": m.heading_recall(gold.section_titles, headings),
+            "abstract_recall": m.text_recall(gold.abstract, document.abstract or "") if gold.abstract else None,
+            "references_found": references,
+            "broken": broken,
+            "broken_flagged": broken_flagged,
+            "flagged_blocks": sum(flagged(b) for b in document.blocks),
+            "seconds": round(time.perf_counter() - started, 4),
+        }
+
+    def flow(self, pair: PairFiles, control: JobControl) -> dict[str, Any]:
+        loaded = self.load(pair, control)
+        started = time.perf_counter()
+        gold, document = loaded.gold, loaded.document
+        if self.hooks.placer is None:
+            self.hooks.placer, self.hooks.placer_name = default_placer()
+        from mmdocsum_desktop.placement import candidates_from_document
+
+        candidates = candidates_from_document(document, None, include_tables=False, require_image=False)
+        for candidate in candidates:
+            # FTII gives the placer captions only: the PDF's citing sentences would hand it the answer
+            candidate.context = []
+        keys = [(c.label or f"#{c.order}").lower() for c in candidates]
+        gold_ids = gold.first_citations(("figure",))
+        label_of = {v.id: (v.label or v.id).lower() for v in gold.visuals}
+        gold_keys = [label_of.get(g) if g else None for g in gold_ids]
+        paragraphs = [p.flow_text for p in gold.paragraphs]
+        result: dict[str, Any] = {"read_s": round(loaded.read_s, 4), "pool": len(candidates)}
+        chosen = self.hooks.placer(paragraphs, candidates) if candidates else [None] * len(paragraphs)
+        predicted = [keys[c] if c is not None else None for c in chosen]
+        result["jats"] = m.flow_scores(gold_keys, predicted).to_json()
+        result["jats_predicted"] = predicted
+        result["jats_gold"] = gold_keys
+        # the second variant: the paragraphs the app itself read from the PDF, mentions removed
+        own = [b for b in body_blocks(document) if b.type == "paragraph"]
+        own_texts = [strip_citations(b.text) for b in own]
+        matches = m.match_paragraphs(own_texts, [p.text for p in gold.paragraphs])
+        own_gold = m.transfer_gold(matches, gold_keys)
+        own_chosen = self.hooks.placer(own_texts, candidates) if candidates and own_texts else [None] * len(own_texts)
+        own_predicted = [keys[c] if c is not None else None for c in own_chosen]
+        result["own"] = m.flow_scores(own_gold, own_predicted).to_json()
+        result["own_unmatched"] = sum(x is None for x in matches)
+        result["seconds"] = round(time.perf_counter() - started, 4)
+        return result
+
+    def summary(self, pair: PairFiles, control: JobControl) -> dict[str, Any]:
+        loaded = self.load(pair, control)
+        started = time.perf_counter()
+        gold, document = loaded.gold, loaded.document
+        if self.hooks.summarizer is None:
+            self.hooks.summarizer, self.hooks.summarizer_name = default_summarizer()
+        assets = self.out / "crops" / pair.name
+        if document.kind == "pdf":
+            from mmdocsum_desktop.document.limits import DEFAULT_LIMITS
+            from mmdocsum_desktop.document.pdf import render_visuals
+
+            (assets / "figures").mkdir(parents=True, exist_ok=True)
+            render_visuals(document, assets / "figures", dpi=72, password=None, limits=DEFAULT_LIMITS, control=control)
+        paragraphs = self.hooks.summarizer(document, assets)
+        from mmdocsum_desktop.bench.rouge import rouge, summary_text
+        from mmdocsum_desktop.text.sentences import split_sentences
+
+        text = summary_text([p for p, _ in paragraphs])
+        index = self.index(loaded)
+        gold_texts = [p.text for p in gold.paragraphs]
+        top = [p.section_path[0] if p.section_path else None for p in gold.paragraphs]
+        citing: dict[str, set[str]] = {}
+        label_of = {v.id: (v.label or v.id).lower() for v in gold.visuals}
+        for paragraph, section in zip(gold.paragraphs, top):
+            for rid in paragraph.cites:
+                if rid in label_of and section:
+                    citing.setdefault(label_of[rid], set()).add(section)
+        sources: dict[str, int] = {}
+        groundings: list[bool | None] = []
+        broken = {k: 0 for k in m.broken_characters("")}
+        for paragraph_text, figure in paragraphs:
+            sentences = split_sentences(paragraph_text)
+            matches = m.match_paragraphs(sentences, gold_texts, min_share=0.5)
+            for sentence, match in zip(sentences, matches):
+                part = "body" if match is not None else m.provenance(sentence, index)
+                sources[part] = sources.get(part, 0) + 1
+            sections = [top[x] for x in matches if x is not None]
+            groundings.append(m.grounded(figure.lower() if figure else None, sections, citing))
+            for kind, count in m.broken_characters(paragraph_text).items():
+                broken[kind] += count
+        result: dict[str, Any] = {
+            "read_s": round(loaded.read_s, 4),
+            "sentences": sources,
+            "grounded": [g for g in groundings],
+            "broken": broken,
+            "figures": [f for _, f in paragraphs],
+        }
+        if gold.abstract:
+            result["rouge_abstract"] = {k: round(v, 4) for k, v in rouge(text, gold.abstract).items() if k in ("rouge1", "rouge2", "rougeL")}
+        if gold.digest:
+            result["rouge_digest"] = {k: round(v, 4) for k, v in rouge(text, gold.digest).items() if k in ("rouge1", "rouge2", "rougeL")}
+        result["seconds"] = round(time.perf_counter() - started, 4)
+        return result
+
+
+# ------------------------------------------------------------------------------------------ the run
+
+
+def run_pairs(
+    pairs_dir: str | Path,
+    out: str | Path,
+    *,
+    split: str = "all",
+    stages: Sequence[str] = STAGES,
+    hooks: PairsHooks | None = None,
+    restart: bool = False,
+    control: JobControl | None = None,
+) -> dict[str, Any]:
+    """Run the asked stages over the pairs of ``split`` in ``pairs_dir``; write metrics.json and reports."""
+    folder_path = Path(pairs_dir)
+    if not folder_path.is_dir():
+        raise InputNotFoundError(f"{folder_path}: no such folder of PDF + JATS pairs")
+    unknown = [s for s in stages if s not in STAGES]
+    if unknown:
+        raise BenchError(f"unknown stage(s) {', '.join(unknown)}: choose from {', '.join(STAGES)}")
+    items = pairs_in(folder_path, split)
+    if not items:
+        raise InputNotFoundError(
+            f"{folder_path}: no pairs in the {split} split (expected NAME.xml, with NAME.pdf beside it)"
+            if split != "all" else f"{folder_path}: no PDF + JATS pairs (expected NAME.xml, with NAME.pdf beside it)"
+        )
+    control = ensure_control(control)
+    out_path = Path(out)
+    hooks = hooks or PairsHooks()
+    settings = {
+        "suite": SUITE,
+        "pairs": str(folder_path.resolve()),
+        "split": split,
+        "ingestion": ingestion_fingerprint(),
+        "placer": hooks.placer_name,
+        "summarizer": hooks.summarizer_name,
+    }
+    folder = RunFolder(out_path, settings, restart=restart)
+    if restart and (out_path / DOCUMENTS).is_dir():
+        for cached in (out_path / DOCUMENTS).glob("*.json"):
+            cached.unlink()
+    run = PairsRun(folder_path, out_path, hooks)
+    results: dict[str, dict[str, dict[str, Any]]] = {}
+    failed: dict[str, dict[str, str]] = {}
+    stage_seconds: dict[str, float] = {}
+    for stage in stages:
+        outcome = run_stage(folder, stage, items, lambda p: p.name, getattr(run, stage), control=control, label=stage)
+        results[stage] = outcome.results
+        failed[stage] = outcome.failed
+        stage_seconds[stage] = round(outcome.seconds, 3)
+        if outcome.cancelled:
+            break
+    metrics = summarise(items, results, failed, stage_seconds, settings)
+    write_json_atomic(out_path / "metrics.json", metrics)
+    write_text_atomic(out_path / "report.md", to_markdown(metrics))
+    write_text_atomic(out_path / "report.html", to_html(metrics))
+    if control.cancelled:
+        from mmdocsum_desktop.errors import JobCancelled
+
+        raise JobCancelled("the pairs benchmark was stopped; run the same command again to continue")
+    return metrics
+
+
+# --------------------------------------------------------------------------------------- aggregation
+
+
+def _pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Headline numbers of one half: pooled over figures, characters and slots; means over papers."""
+    out: dict[str, Any] = {}
+    fig = [r["figures"] for r in rows if r.get("figures", {}).get("applicable")]
+    if fig:
+        gold = sum(r["n_gold"] for r in fig)
+        found = sum(r["n_found"] for r in fig)
+        matched = sum(r["n_matched"] for r in fig)
+        crops = [c for r in fig for c in r["crops"].values()]
+        out.update(
+            papers_figures=len(fig),
+            label_recall=matched / gold if gold else None,
+            label_precision=matched / found if found else None,
+            caption_match=sum(r["captions_matched"] for r in fig) / matched if matched else None,
+            caption_f1_mean=m.mean(v for r in fig for v in r["caption_f1"].values()),
+            shared_regions=sum(len(r["shared_regions"]) for r in fig),
+            crops=len(crops),
+            blank_crops=sum(c["blank"] for c in crops),
+            body_text_crops=sum(c["body_share"] > BODY_CROP_SHARE for c in crops),
+        )
+    text = [r["text"] for r in rows if "text" in r]
+    if text:
+        chars = sum(r["body_chars"] for r in text) or 1
+        part = {p: sum(r["part_chars"].get(p, 0) for r in text) / chars for p in (*m.PARTS, "nowhere")}
+        out.update(
+            papers_text=len(text),
+            paragraph_recall=m.mean(r["paragraph_recall"] for r in text),
+            heading_recall=m.mean(r["heading_recall"] for r in text),
+            leak_back=part["back"],
+            leak_caption=part["caption"],
+            leak_table=part["table"],
+            leaks=part["back"] + part["caption"] + part["table"],
+            front_share=part["front"],
+            nowhere_share=part["nowhere"],
+            abstract_found=m.mean(
+                (r["abstract_recall"] >= 0.5) if r["abstract_recall"] is not None else None for r in text
+            ),
+            references_found=m.mean(float(r["references_found"]) for r in text),
+            clean_papers=m.mean(float(sum(r["broken"].values()) == 0) for r in text),
+            broken_chars=sum(sum(r["broken"].values()) for r in text),
+            broken_chars_flagged=sum(sum(r["broken_flagged"].values()) for r in text),
+        )
+        kinds = {}
+        for r in text:
+            for k, v in r["broken"].items():
+                kinds[k] = kinds.get(k, 0) + v
+        out["broken_by_kind"] = kinds
+    flow = [r["flow"] for r in rows if "flow" in r]
+    if flow:
+        jats = m.pool_flow_scores(m.FlowScores(**r["jats"]) for r in flow)
+        own = m.pool_flow_scores(m.FlowScores(**r["own"]) for r in flow)
+        out.update(
+            flow_acc_b=jats.acc_b, flow_acc_i=jats.acc_i, flow_acc_ni=jats.acc_ni, flow_within_one=jats.within_one,
+            flow_slots=jats.n_slots,
+            own_acc_b=own.acc_b, own_acc_i=own.acc_i, own_acc_ni=own.acc_ni, own_within_one=own.within_one,
+        )
+    summaries = [r["summary"] for r in rows if "summary" in r]
+    if summaries:
+        sentences: dict[str, int] = {}
+        for r in summaries:
+            for k, v in r["sentences"].items():
+                sentences[k] = sentences.get(k, 0) + v
+        total = sum(sentences.values()) or 1
+        grounded = [g for r in summaries for g in r["grounded"] if g is not None]
+        out.update(
+            rouge1=m.mean(r.get("rouge_abstract", {}).get("rouge1") for r in summaries),
+            rouge2=m.mean(r.get("rouge_abstract", {}).get("rouge2") for r in summaries),
+            rougeL=m.mean(r.get("rouge_abstract", {}).get("rougeL") for r in summaries),
+            digest_rouge1=m.mean(r.get("rouge_digest", {}).get("rouge1") for r in summaries),
+            digest_rouge2=m.mean(r.get("rouge_digest", {}).get("rouge2") for r in summaries),
+            digest_rougeL=m.mean(r.get("rouge_digest", {}).get("rougeL") for r in summaries),
+            sentence_sources={k: v / total for k, v in sorted(sentences.items())},
+            figure_grounding=sum(grounded) / len(grounded) if grounded else None,
+            summary_broken_chars=sum(sum(r["broken"].values()) for r in summaries),
+        )
+    pages = sum(r.get("pages", 0) for r in rows)
+    read = sum(r.get("read_s", 0.0) for r in rows)
+    out.update(papers=len(rows), pages=pages, read_s=round(read, 3), pages_per_s=pages / read if read and pages else None)
+    return out
+
+
+def badness(row: dict[str, Any]) -> float:
+    """How badly one paper fares (higher is worse): the report lists the worst first."""
+    score = 0.0
+    fig = row.get("figures") or {}
+    if fig.get("applicable"):
+        score += (1 - (fig["label_recall"] if fig["label_recall"] is not None else 1)) * 3
+        score += (1 - (fig["label_precision"] if fig["label_precision"] is not None else 1)) * 3
+        if fig["n_matched"]:
+            score += (1 - fig["captions_matched"] / fig["n_matched"]) * 2
+        score += len(fig["shared_regions"])
+    text = row.get("text") or {}
+    if text:
+        chars = text["body_chars"] or 1
+        score += sum(text["part_chars"].get(p, 0) for p in m.LEAK_PARTS) / chars * 10
+        score += 1 - (text["paragraph_recall"] or 0)
+        score += min(1.0, sum(text["broken"].values()) / 5)
+    return round(score, 4)
+
+
+def summarise(
+    items: Sequence[PairFiles],
+    results: dict[str, dict[str, dict[str, Any]]],
+    failed: dict[str, dict[str, str]],
+    stage_seconds: dict[str, float],
+    settings: dict[str, Any],
+) -> dict[str, Any]:
+    rows = []
+    skipped = {}
+    for stage, reasons in failed.items():
+        for name, reason in reasons.items():
+            skipped.setdefault(name, reason)
+    for item in items:
+        row: dict[str, Any] = {"id": item.name, "split": item.split, "pdf": item.pdf is not None}
+        for stage, by_id in results.items():
+            if item.name in by_id:
+                row[stage] = {k: v for k, v in by_id[item.name].items() if k != "id"}
+                row["read_s"] = row[stage].get("read_s", row.get("read_s", 0.0))
+                row["pages"] = row[stage].get("pages", row.get("pages", 0))
+        if len(row) > 3:
+            row["badness"] = badness(row)
+            rows.append(row)
+    by_split = {
+        name: _pooled([r for r in rows if r["split"] == name]) for name in ("dev", "test") if any(r["split"] == name for r in rows)
+    }
+    by_split["all"] = _pooled(rows)
+    rows.sort(key=lambda r: -r.get("badness", 0.0))
+    return {
+        "suite": SUITE,
+        "settings": settings,
+        "stages": list(results),
+        "by_split": by_split,
+        "papers": rows,
+        "skipped": [{"id": k, "reason": v} for k, v in sorted(skipped.items())],
+        "timings": {**{f"{k}_s": v for k, v in stage_seconds.items()}, "total_s": round(sum(stage_seconds.values()), 3)},
+    }
+
+
+# -------------------------------------------------------------------------------------------- reports
+
+HEADLINE = (
+    ("label_recall", "figure/table label recall"),
+    ("label_precision", "label precision"),
+    ("caption_match", f"caption match (F1 ≥ {m.CAPTION_MATCH_F1})"),
+    ("shared_regions", "regions shared by two captions"),
+    ("blank_crops", "blank crops"),
+    ("body_text_crops", f"crops > {BODY_CROP_SHARE:.0%} body text"),
+    ("paragraph_recall", "body paragraphs recovered"),
+    ("leaks", "leaks: back matter + captions + tables in body text"),
+    ("leak_back", "  of which back matter"),
+    ("leak_caption", "  of which captions"),
+    ("leak_table", "  of which tables"),
+    ("nowhere_share", "body text found nowhere in the JATS"),
+    ("abstract_found", "abstract found"),
+    ("references_found", "references found"),
+    ("heading_recall", "section headings recovered"),
+    ("clean_papers", "papers with 0 broken characters"),
+    ("broken_chars", "broken characters (unflagged blocks)"),
+    ("broken_chars_flagged", "broken characters in blocks flagged as unmapped"),
+    ("flow_acc_b", "flow (JATS paragraphs) Acc_b"),
+    ("flow_acc_i", "flow Acc_i"),
+    ("flow_acc_ni", "flow Acc_ni"),
+    ("flow_within_one", "flow: gold figures within one paragraph"),
+    ("own_acc_b", "flow (own PDF paragraphs) Acc_b"),
+    ("own_acc_i", "own Acc_i"),
+    ("own_acc_ni", "own Acc_ni"),
+    ("own_within_one", "own: within one paragraph"),
+    ("rouge1", "ROUGE-1 vs abstract"),
+    ("rouge2", "ROUGE-2 vs abstract"),
+    ("rougeL", "ROUGE-Lsum vs abstract"),
+    ("digest_rouge1", "ROUGE-1 vs eLife digest"),
+    ("digest_rougeL", "ROUGE-Lsum vs eLife digest"),
+    ("figure_grounding", "summary figures grounded"),
+    ("summary_broken_chars", "broken characters in summaries"),
+    ("pages_per_s", "ingestion pages/s (without crops)"),
+)
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _headline_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    splits = list(metrics["by_split"])
+    header = ["metric", *splits]
+    rows = []
+    for key, label in HEADLINE:
+        values = [metrics["by_split"][s].get(key) for s in splits]
+        if all(v is None for v in values):
+            continue
+        rows.append([label, *(_fmt(v) for v in values)])
+    return header, rows
+
+
+def _paper_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    header = ["paper", "split", "badness", "recall", "precision", "captions", "shared", "leaks", "paragraphs", "broken", "why"]
+    rows = []
+    for r in metrics["papers"]:
+        fig = r.get("figures") or {}
+        text = r.get("text") or {}
+        chars = text.get("body_chars") or 0
+        leaks = sum(text.get("part_chars", {}).get(p, 0) for p in m.LEAK_PARTS) / chars if chars else None
+        why = []
+        if fig.get("missed"):
+            why.append("missed " + ", ".join(fig["missed"][:4]))
+        if fig.get("spurious"):
+            why.append("spurious " + ", ".join(fig["spurious"][:4]))
+        if fig.get("shared_regions"):
+            why.append("shared " + ", ".join("+".join(p) for p in fig["shared_regions"][:3]))
+        for example in (text.get("leak_examples") or [])[:1]:
+            why.append(f"{example['part']} leak: {example['text'][:70]!r}")
+        broken = {k: v for k, v in (text.get("broken") or {}).items() if v}
+        if broken:
+            why.append("broken " + ", ".join(f"{k} {v}" for k, v in broken.items()))
+        captions = f"{fig['captions_matched']}/{fig['n_matched']}" if fig.get("applicable") else "—"
+        rows.append([
+            r["id"], r["split"], _fmt(r.get("badness")), _fmt(fig.get("label_recall")), _fmt(fig.get("label_precision")),
+            captions, str(len(fig.get("shared_regions", []))) if fig.get("applicable") else "—", _fmt(leaks),
+            _fmt(text.get("paragraph_recall")), str(sum(broken.values())) if text else "—", "; ".join(why),
+        ])
+    return header, rows
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def to_markdown(metrics: dict[str, Any]) -> str:
+    parts = ["# Pairs benchmark (PDF + JATS)", ""]
+    settings = metrics["settings"]
+    parts.append(f"Pairs: `{settings['pairs']}` · split: {settings['split']} · stages: {', '.join(metrics['stages'])} · "
+                 f"ingestion {settings['ingestion']}")
+    parts += ["", "Numbers per half of the fixed split (bench/pairs_split.py); fit on dev, report test.", ""]
+    parts.append(_md_table(*_headline_rows(metrics)))
+    parts += ["", "## Papers, worst first", "", _md_table(*_paper_rows(metrics))]
+    if metrics["skipped"]:
+        parts += ["", "## Skipped", ""] + [f"- {s['id']}: {s['reason']}" for s in metrics["skipped"]]
+    parts += ["", "## Timings", ""] + [f"- {k}: {v}" for k, v in metrics["timings"].items()]
+    return "\n".join(parts) + "\n"
+
+
+def to_html(metrics: dict[str, Any]) -> str:
+    import html
+
+    def table(header: list[str], rows: list[list[str]]) -> str:
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+    skipped = "".join(f"<li>{html.escape(s['id'])}: {html.escape(s['reason'])}</li>" for s in metrics["skipped"])
+    timings = "".join(f"<li>{html.escape(k)}: {v}</li>" for k, v in metrics["timings"].items())
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'><title>Pairs benchmark</title><style>"
+        "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+        "padding:2px 6px;font-size:13px;text-align:left}</style></head><body><h1>Pairs benchmark (PDF + JATS)</h1>"
+        f"<p>split {html.escape(metrics['settings']['split'])}; stages {html.escape(', '.join(metrics['stages']))}</p>"
+        + table(*_headline_rows(metrics))
+        + "<h2>Papers, worst first</h2>"
+        + table(*_paper_rows(metrics))
+        + (f"<h2>Skipped</h2><ul>{skipped}</ul>" if skipped else "")
+        + f"<h2>Timings</h2><ul>{timings}</ul></body></html>\n"
+    )
