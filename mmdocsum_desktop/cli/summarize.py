@@ -18,8 +18,8 @@ from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
 from mmdocsum_desktop.fileio import write_json_atomic
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.summarize.render import FORMATS
 
-FORMATS = ("json", "mdocsum", "md", "html")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--model", help="GGUF model file, or a registered model name (llama engine)")
     parser.add_argument("--mmproj", help="vision projector GGUF of a vision model (llama engine)")
     parser.add_argument("--format", choices=FORMATS, default=None,
-                        help="json (rich, default), mdocsum (M-DocSum's answer), md or html; default from the suffix")
+                        help="json (rich, default), mdocsum (M-DocSum's answer), md, html or pdf; default from the suffix")
     parser.add_argument("--no-abstract", action="store_true", help="summarise without the document's abstract")
     parser.add_argument("--shuffle-images", type=int, metavar="SEED", default=None,
                         help="present the images to the model in a shuffled order (indices are mapped back)")
@@ -155,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write("\n")
     summary.warnings = warnings + summary.warnings
     summary.timings["wall_s"] = time.perf_counter() - started
-    written = write_summary(summary, output, fmt)
+    written = write_summary(summary, output, fmt, base_dir=assets)
     if partial_path.exists():
         partial_path.unlink()
     if not args.quiet:

@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
 
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.workers import Job
-from mmdocsum_desktop.project import PlacementSuggestion, Workspace, markdown_to_html, split_paragraphs
+from mmdocsum_desktop.project import PlacementSuggestion, Workspace, split_paragraphs
+from mmdocsum_desktop.summarize.render import markdown_to_html
 
 if TYPE_CHECKING:
     from mmdocsum_desktop.gui.main_window import MainWindow
