@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.gui import core
+from mmdocsum_desktop.gui.widgets.doctor_panel import DoctorPanel
 from mmdocsum_desktop.gui.widgets.jobbar import JobBar
 from mmdocsum_desktop.gui.workers import Job, JobRunner
 from mmdocsum_desktop.settings import (
@@ -95,6 +96,8 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._llama_tab(), "Local model")
         self.tabs.addTab(self._openai_tab(), "Server")
         self.tabs.addTab(self._models_tab(), "Models")
+        self.doctor = DoctorPanel(self.runner)
+        self.tabs.addTab(self.doctor, "Doctor")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
