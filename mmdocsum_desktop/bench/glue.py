@@ -146,12 +146,12 @@ class BenchEngine:
         with tempfile.TemporaryDirectory(prefix="mmdocsum-bench-") as assets:
             export_document(document, assets, control=control)
             summary = self._summarize(document, Path(assets), options, control)
-        slots = prompts.make_slots(summary.candidates, shuffle_seed)
+        slots = prompts.make_slots(summary.figures, shuffle_seed)
         return {
             "answer": to_mdocsum(summary),
             "raw_answer": summary.raw_answer,
             "tag_to_index": {str(slot.tag): slot.candidate + 1 for slot in slots},
-            "n_images": len(summary.candidates),
+            "n_images": len(summary.figures),
             "n_tokens": count_tokens(document.body_text()),
             "abstract": document.abstract,
             "parse": summary.parse,
@@ -172,7 +172,7 @@ class BenchEngine:
         export_document(document, assets, control=control)
         options = self._options(include_abstract=True, shuffle_seed=None, citations=True)
         summary = self._summarize(document, Path(assets), options, control)
-        return to_json(summary, relative_to=Path(assets).parent)
+        return to_json(summary, base_dir=assets, relative_to=Path(assets).parent)
 
     def _summarize(self, document: Any, assets: Path, options: Any, control: JobControl | None):
         """The pipeline on one document; engines that compute here summarise one document at a time."""
