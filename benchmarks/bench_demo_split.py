@@ -25,10 +25,10 @@ from pathlib import Path
 from _corpus import CORPUS, write_result
 
 from mmdocsum_desktop.bench.glue import EngineSpec
-from mmdocsum_desktop.bench.mcite import run_mcite
-from mmdocsum_desktop.bench.mdocsum import MDocSumOptions, run_mdocsum
 from mmdocsum_desktop.bench.report import headline
-from mmdocsum_desktop.bench.rouge import run_rouge
+from mmdocsum_desktop.bench.suites.mcite import run_mcite
+from mmdocsum_desktop.bench.suites.mdocsum import MDocSumOptions, run_mdocsum
+from mmdocsum_desktop.bench.suites.rouge import run_rouge
 
 
 def smollm2() -> Path | None:

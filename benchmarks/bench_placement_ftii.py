@@ -32,7 +32,9 @@ import numpy as np
 from _corpus import REPO_ROOT, write_result
 from _ftii_split import SPLIT_DIR, build
 
-from mmdocsum_desktop.bench.ftii import flow_metrics, load_flow_insertion, run_flow_insertion, score_articles
+from mmdocsum_desktop.bench.metrics.ftii import flow_metrics, score_articles
+from mmdocsum_desktop.bench.splits import load_flow_insertion
+from mmdocsum_desktop.bench.suites.ftii import run_flow_insertion
 from mmdocsum_desktop.placement import ImageCandidate, PlacementEngine, read_captions_file
 from mmdocsum_desktop.placement import calibration as cal
 

@@ -23,12 +23,12 @@ from pathlib import Path
 
 from _corpus import write_result
 
-from mmdocsum_desktop.bench.mdocsum import run_mdocsum
+from mmdocsum_desktop.bench.suites.mdocsum import run_mdocsum
 
 
 def _sentences() -> list[str]:
     """Real English sentences: those of the bundled demo articles (written for this project)."""
-    from mmdocsum_desktop.bench.mcite import split_sentences
+    from mmdocsum_desktop.text.sentences import split_sentences
     from mmdocsum_desktop.bench.splits import DEMO_ROOT
 
     text = " ".join(p.read_text() for p in sorted((DEMO_ROOT / "docs").glob("*.md")))

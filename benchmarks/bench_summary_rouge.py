@@ -3,7 +3,7 @@
 For every paper of ``../shared/corpus/papers`` whose abstract the reader finds, the summary is written
 with ``include_abstract=False`` (the abstract's blocks never reach the engine) and scored with
 rouge-score (Porter stemming, one sentence per line; ROUGE-L is the summary-level LCS, rougeLsum) by
-``mmdocsum_desktop.bench.rouge``. Engines: ``extractive`` always; ``llama`` with each ``--model``.
+``mmdocsum_desktop.bench.metrics.rouge``. Engines: ``extractive`` always; ``llama`` with each ``--model``.
 The bar named in the issue: LoRaLay's fine-tuned BigBird-Pegasus+Layout, ROUGE-L 41.15 on arXiv-Lay.
 
     python benchmarks/bench_summary_rouge.py [--model PATH_OR_NAME ...] [--threads N] [--n-ctx N]
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from _corpus import PAPERS, RESULTS, write_result
 
-from mmdocsum_desktop.bench.rouge import mean_rouge, rouge
+from mmdocsum_desktop.bench.metrics.rouge import mean_rouge, rouge
 from mmdocsum_desktop.document.reader import export_document, read_document
 from mmdocsum_desktop.engines.extractive import ExtractiveEngine
 from mmdocsum_desktop.models.embed import TextEmbedder

@@ -445,7 +445,7 @@ def answer_inputs() -> st.SearchStrategy[tuple[str, int]]:
 
 def check_answer(text: str, n_images: int, *, seconds: float = 30.0) -> str:
     """The summaries parser and the benchmark's scorer read any text; the parser's answer is well-formed."""
-    from mmdocsum_desktop.bench.mdocsum import parse_answer as score_parse
+    from mmdocsum_desktop.bench.metrics.mdocsum import parse_answer as score_parse
     from mmdocsum_desktop.summarize.parse import parse_answer
 
     with time_bound(seconds):
@@ -613,22 +613,22 @@ LOADERS = ("mdocsum", "mcite", "rouge", "ftii", "ftii_predictions", "single_choi
 
 
 def _call_loader(split: SplitFile, path: Path) -> Any:
-    from mmdocsum_desktop.bench import ftii, splits
+    from mmdocsum_desktop.bench import splits
 
     calls: dict[str, Callable[[Path], Any]] = {
         "mdocsum": splits.load_mdocsum,
         "mcite": splits.load_mcite,
         "rouge": splits.load_rouge,
-        "ftii": ftii.load_flow_insertion,
-        "ftii_predictions": ftii.load_predictions,
-        "single_choice": ftii.load_single_choice,
+        "ftii": splits.load_flow_insertion,
+        "ftii_predictions": splits.load_ftii_predictions,
+        "single_choice": splits.load_single_choice,
     }
     return calls[split.loader](path)
 
 
 def check_loader(split: SplitFile, *, seconds: float = 30.0) -> str:
     """Load ``split`` from a folder laid out as published (with an images folder for MCiteBench)."""
-    from mmdocsum_desktop.bench.ftii import FtiiArticle, SingleChoiceItem
+    from mmdocsum_desktop.bench.schema import FtiiArticle, SingleChoiceItem
     from mmdocsum_desktop.bench.splits import Split
 
     with tempfile.TemporaryDirectory(prefix="mmdocsum-fuzz-") as tmp:
@@ -659,9 +659,7 @@ def check_loader(split: SplitFile, *, seconds: float = 30.0) -> str:
 
 
 def _check_split_item(item: Any, folder: Path) -> None:
-    from mmdocsum_desktop.bench.mcite import MCiteRecord
-    from mmdocsum_desktop.bench.mdocsum import MDocSumItem
-    from mmdocsum_desktop.bench.splits import RougeItem
+    from mmdocsum_desktop.bench.schema import MCiteRecord, MDocSumItem, RougeItem
 
     if isinstance(item, MDocSumItem):
         assert len(item.gold) == 4 and all(p.image is None or p.image >= 1 for p in item.gold)

@@ -135,7 +135,7 @@ class BenchEngine:
         control: JobControl | None = None,
     ) -> dict[str, Any]:
         """One document → its prediction record (what the mdocsum and rouge suites save per item)."""
-        from mmdocsum_desktop.bench.mdocsum import count_tokens
+        from mmdocsum_desktop.bench.metrics.mdocsum import count_tokens
         from mmdocsum_desktop.document.reader import export_document, read_document
         from mmdocsum_desktop.summarize import prompt as prompts
         from mmdocsum_desktop.summarize.render import to_mdocsum
@@ -223,7 +223,7 @@ def _generation_totals(generations: list[dict[str, Any]]) -> dict[str, Any] | No
 def document_stats(path: Path) -> dict[str, Any]:
     """Images (as the summaries pipeline numbers them: figures and tables in document order) and
     length in tokens of a document, for scoring predictions and for the breakdowns."""
-    from mmdocsum_desktop.bench.mdocsum import count_tokens
+    from mmdocsum_desktop.bench.metrics.mdocsum import count_tokens
     from mmdocsum_desktop.document.reader import read_document
     from mmdocsum_desktop.placement.candidates import candidates_from_document
 

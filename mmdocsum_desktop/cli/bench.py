@@ -1,17 +1,16 @@
 """`mmdocsum bench SUITE ...`: run a benchmark suite, print its metrics, write OUT/predictions.json and
 OUT/metrics.json.
 
-Suites are subcommands of ``bench``. FTII-Bench is built in (``bench ftii``); other suites live in their
-own modules, listed in ``SUITE_MODULES`` as ``"module"`` (its ``register(suites)`` is called) or
-``"module:function"``; each adds its subparser with a ``handler``:
+Suites are subcommands of ``bench``, one per entry of the suites table (``bench.suites.SUITES``: name,
+help and description). Each suite's options come from :data:`SUITE_OPTIONS`: a function that adds them to
+the suite's parser and sets its ``handler``, in the suite's own module here (FTII-Bench's is in this one):
 
     # mmdocsum_desktop/cli/bench_rouge.py
-    def register(suites):
-        parser = suites.add_parser("rouge", help="...")
-        add_output_options(parser)
+    def add_arguments(parser):
+        parser.add_argument("--split", ...)
         parser.set_defaults(handler=run)
 
-A listed module that is not installed is skipped, so a suite can be added before or after its entry.
+``bench compare`` and ``bench report`` work on finished runs of any suite (``cli/bench_compare.py``).
 
 The helpers here (:func:`add_output_options`, :func:`write_outputs`, :func:`print_metrics`) keep the
 suites alike: the same -o/--quiet options, the same files, the same one-line metrics.
@@ -20,34 +19,32 @@ suites alike: the same -o/--quiet options, the same files, the same one-line met
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import json
+from collections.abc import Callable
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop.bench import splits
+from mmdocsum_desktop.bench.metrics.ftii import score_articles, single_choice_accuracy
+from mmdocsum_desktop.bench.schema import BenchDataError
+from mmdocsum_desktop.bench.suites import SUITES
+from mmdocsum_desktop.bench.suites.ftii import run_flow_insertion, run_single_choice
+from mmdocsum_desktop.cli import bench_compare, bench_judge, bench_mcite, bench_mdocsum, bench_pairs, bench_rouge
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.fileio import write_json_atomic
+from mmdocsum_desktop.placement import STRATEGIES
 
-# Further suites: "module" (calls module.register(suites)) or "module:function" (calls function(suites)).
-SUITE_MODULES: list[str] = [
-    "mmdocsum_desktop.cli.bench_common:register_all",  # mdocsum, mcite, rouge, compare, report
-    "mmdocsum_desktop.cli.bench_pairs",  # PDF + JATS pairs (issue 13)
-]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("bench", help="run a benchmark suite and score it")
     suites = parser.add_subparsers(dest="suite", metavar="SUITE")
     parser.set_defaults(handler=lambda args: _usage(parser))
-    register_ftii(suites)
-    for entry in SUITE_MODULES:
-        module_name, _, function = entry.partition(":")
-        if importlib.util.find_spec(module_name) is None:
-            continue
-        getattr(importlib.import_module(module_name), function or "register")(suites)
+    for name, suite in SUITES.items():
+        SUITE_OPTIONS[name](suites.add_parser(name, help=suite.help, description=suite.description))
+    bench_compare.register(suites)
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -81,15 +78,8 @@ def print_metrics(metrics: Mapping[str, Any], names: Mapping[str, str]) -> None:
 # ----------------------------------------------------------------------------------------------- ftii
 
 
-def register_ftii(suites: argparse._SubParsersAction) -> None:
-    from mmdocsum_desktop.placement import STRATEGIES
-
-    parser = suites.add_parser(
-        "ftii",
-        help="FTII-Bench: flow text with image insertion (Acc_b, Acc_i, Acc_ni) or single choice",
-        description="Score image insertion on FTII-Bench data: its flow-insertion JSON (Acc_b, Acc_i, "
-        "Acc_ni) or its single-choice TSV (accuracy).",
-    )
+def add_ftii_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `mmdocsum bench ftii` (its parser comes from ``bench.suites.SUITES``)."""
     parser.add_argument("--data", type=Path, required=True, help="FTII flow-insertion JSON or single-choice TSV")
     parser.add_argument("--images-root", type=Path, help="folder the image paths of the data are relative to")
     parser.add_argument(
@@ -113,7 +103,7 @@ def register_ftii(suites: argparse._SubParsersAction) -> None:
 
 
 def _engine(args: argparse.Namespace):
-    from mmdocsum_desktop.placement import PlacementEngine, PlacementError
+    from mmdocsum_desktop.placement import PlacementEngine, PlacementError  # noqa: PLC0415 — kept as it was
 
     if args.threshold is not None and not 0.0 < args.threshold < 1.0:
         raise PlacementError("--threshold is a calibrated score between 0 and 1")
@@ -125,16 +115,9 @@ def _engine(args: argparse.Namespace):
 def run_ftii(args: argparse.Namespace) -> int:
     if args.data.suffix.lower() in (".tsv", ".tab"):
         return _run_single_choice(args)
-    from mmdocsum_desktop.bench.ftii import (
-        load_flow_insertion,
-        load_predictions,
-        run_flow_insertion,
-        score_articles,
-    )
-
-    articles = load_flow_insertion(args.data)
+    articles = splits.load_flow_insertion(args.data)
     if args.predictions is not None:
-        predictions = load_predictions(args.predictions)
+        predictions = splits.load_ftii_predictions(args.predictions)
         warnings: list[str] = []
     else:
         from mmdocsum_desktop.placement import read_captions_file
@@ -155,14 +138,7 @@ def run_ftii(args: argparse.Namespace) -> int:
 
 
 def _run_single_choice(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.bench.ftii import (
-        BenchDataError,
-        load_single_choice,
-        run_single_choice,
-        single_choice_accuracy,
-    )
-
-    items = load_single_choice(args.data)
+    items = splits.load_single_choice(args.data)
     if args.predictions is not None:
         try:
             raw = json.loads(args.predictions.read_text(encoding="utf-8"))

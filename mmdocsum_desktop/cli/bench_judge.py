@@ -6,21 +6,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from mmdocsum_desktop.bench.suites.judge import run_judge_suite
+from mmdocsum_desktop.bench.summary_judge import ASPECTS
 from mmdocsum_desktop.cli import bench_common as common
 from mmdocsum_desktop.cli.progress import tqdm_control
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    from mmdocsum_desktop.bench.summary_judge import ASPECTS
-
-    parser = subparsers.add_parser(
-        "judge",
-        help="score summaries against their own documents with a judge model (no gold needed)",
-        description="Each summary is scored 0-5 on text quality, text-image coherence, image choice, "
-        "faithfulness and helpfulness, one judge call per aspect, each with an explanation. Summaries "
-        "come from --summaries DIR (NAME.json for the document NAME.pdf, as `mmdocsum summarize -o "
-        "NAME.json` writes) or are written now with --engine (default: extractive).",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `mmdocsum bench judge` (its parser comes from ``bench.suites.SUITES``)."""
     parser.add_argument("--docs", nargs="+", type=Path, required=True, metavar="DOC", help="source documents")
     parser.add_argument("--summaries", type=Path, default=None, metavar="DIR",
                         help="judge these summaries instead of writing new ones")
@@ -39,8 +32,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.bench.judge_suite import run_judge_suite
-
     judge = common.judge_spec(args)
     if judge is None:
         raise SystemExit("mmdocsum: error: bench judge needs --judge llama|openai (and --judge-model or --judge-base-url)")

@@ -9,13 +9,8 @@ from mmdocsum_desktop.cli import bench_common as common
 from mmdocsum_desktop.cli.progress import tqdm_control
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "mcite",
-        help="MCiteBench: answers with citations (Source F1/EM, Citation F1, answer accuracy)",
-        description="Answer each question from its shuffled evidence and distractors (or score "
-        "--predictions) and write OUT/metrics.json and reports. The extractive engine is a lexical baseline.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `mmdocsum bench mcite` (its parser comes from ``bench.suites.SUITES``)."""
     parser.add_argument("--split", default="demo", help="'demo', MCiteBench's data/ folder, or a JSONL file")
     parser.add_argument("--images-root", type=Path, default=None,
                         help="folder holding <pdf_id>/images/ (default: visual_resources[_example] beside the JSONL)")

@@ -9,13 +9,8 @@ from mmdocsum_desktop.cli import bench_common as common
 from mmdocsum_desktop.cli.progress import tqdm_control
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "mdocsum",
-        help="M-DocSum-Bench: interleaved summaries scored with M-DocEval",
-        description="Summarise every document of a split (or score --predictions) and write "
-        "OUT/metrics.json, OUT/report.md and OUT/report.html. Running the same command again continues.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `mmdocsum bench mdocsum` (its parser comes from ``bench.suites.SUITES``)."""
     parser.add_argument("--split", default="demo", help="'demo' (bundled) or a split JSONL / folder (default demo)")
     parser.add_argument("--predictions", type=Path, default=None, metavar="DIR",
                         help="score these answers (one ID.json per document) instead of running an engine")
@@ -30,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.bench.mdocsum import MDocSumOptions, run_mdocsum
+    from mmdocsum_desktop.bench.suites.mdocsum import MDocSumOptions, run_mdocsum
 
     concurrency = common.check_concurrency(args)
     if args.predictions is not None and (args.shuffle_images is not None or args.no_abstract):

@@ -11,14 +11,8 @@ from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.errors import BenchError
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "pairs",
-        help="score ingestion, flow insertion and summaries against PDF + JATS pairs",
-        description="For each NAME.pdf with NAME.xml (JATS) in DIR, read the PDF with the app and score it "
-        "against the publisher's markup. A JATS file without a PDF (eLife) is scored on the JATS reader. "
-        "Writes OUT/metrics.json, OUT/report.md and OUT/report.html; the same command continues a stopped run.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `mmdocsum bench pairs` (its parser comes from ``bench.suites.SUITES``)."""
     parser.add_argument("--pairs", type=Path, required=True, metavar="DIR", help="folder of NAME.pdf + NAME.xml")
     parser.add_argument("--split", choices=("dev", "test", "all"), default="all",
                         help="the half of the fixed split by file name (default all)")

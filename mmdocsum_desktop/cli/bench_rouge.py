@@ -9,13 +9,8 @@ from mmdocsum_desktop.cli import bench_common as common
 from mmdocsum_desktop.cli.progress import tqdm_control
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "rouge",
-        help="ROUGE-1/2/L of summaries written without the abstract, against the abstract",
-        description="LoRaLay-style: each document is summarised with its abstract removed and scored "
-        "against the abstract (or --predictions are scored).",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `mmdocsum bench rouge` (its parser comes from ``bench.suites.SUITES``)."""
     parser.add_argument("--split", default="demo", help="'demo' or a LoRaLay-style JSONL / folder")
     parser.add_argument("--predictions", type=Path, default=None, metavar="DIR",
                         help="score these summaries (ID.txt, or ID.json with text or M-DocSum paragraphs)")

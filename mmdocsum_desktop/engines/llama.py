@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from mmdocsum_desktop.engines.base import (
     Generation,
@@ -48,7 +48,7 @@ class LlamaConfig:
     mmproj: Path | None = None
     n_ctx: int = 8192
     n_threads: int | None = None
-    n_gpu_layers: int | None = None  # None: all layers when offload is supported, else 0
+    n_gpu_layers: int | Literal["auto"] | None = None  # None or "auto": as many as fit in free GPU memory
     n_batch: int = 512
     constrained: bool = True
     image_max_side: int = 448
@@ -125,42 +125,31 @@ class LlamaEngine:
             raise EngineError(f"llama-cpp-python is installed but does not load: {error}") from error
         self._llama_cpp = llama_cpp
 
-        offload = gpu_offload_supported()
-        requested = config.n_gpu_layers
-        if requested is None:
-            layers = -1 if offload else 0
-        else:
-            layers = requested
-            if requested != 0 and not offload:
-                self.warnings.append(
-                    "this llama-cpp-python build cannot offload to a GPU (it was compiled without CUDA, "
-                    "Metal or Vulkan); running on the CPU"
-                )
-                layers = 0
-        self.n_gpu_layers = layers
-        self.gpu_offload = bool(offload)
-        self.device = "gpu" if (offload and layers != 0) else "cpu"
+        choice = self._gpu_layer_choice(config)
+        if choice.fallback:  # a GPU was wanted and cannot be used: said once, in the summary's notes
+            self.warnings.append(choice.reason)
+        self.gpu_offload = bool(gpu_offload_supported())
         self.n_threads = config.n_threads or max(1, os.cpu_count() or 1)
 
         chat_handler = self._make_chat_handler() if self.projector is not None else None
         try:
-            self.llm = llama_cpp.Llama(
-                model_path=str(config.model),
-                n_ctx=self.context_length,
-                n_threads=self.n_threads,
-                n_threads_batch=self.n_threads,
-                n_gpu_layers=layers,
-                n_batch=min(config.n_batch, self.context_length),
-                seed=config.seed,
-                chat_handler=chat_handler,
-                verbose=False,
-            )
+            self.llm = self._load_llama(chat_handler, choice.n_gpu_layers)
         except (ValueError, RuntimeError, OSError) as error:
-            raise ModelFormatError(
-                f"llama.cpp could not load {Path(config.model).name} (architecture "
-                f"{self.info.architecture!r}): this llama-cpp-python build may not support that "
-                f"architecture, or the file is damaged ({error})"
-            ) from error
+            if choice.n_gpu_layers == 0:
+                raise self._load_error(error) from error
+            # the GPU could not hold what was planned (too little memory, a driver error): the CPU can
+            from mmdocsum_desktop.models.devices import GpuLayerChoice
+
+            choice = GpuLayerChoice(0, f"llama.cpp could not put {Path(config.model).name} on the GPU "
+                                    f"({error}); running on the CPU", fallback=True)
+            self.warnings.append(choice.reason)
+            try:
+                self.llm = self._load_llama(chat_handler, 0)
+            except (ValueError, RuntimeError, OSError) as cpu_error:
+                raise self._load_error(cpu_error) from cpu_error
+        self.n_gpu_layers = choice.n_gpu_layers
+        self.gpu_layers_reason = choice.reason
+        self.device = choice.device
         self._chat_handler = chat_handler
         self._lock = threading.Lock()
         # llama.cpp asks this between the steps of every decode, so a cancel or a time limit also
@@ -173,6 +162,41 @@ class LlamaEngine:
             self._start_vision()
 
     # ------------------------------------------------------------------------------------------ setup
+
+    def _gpu_layer_choice(self, config: LlamaConfig):
+        """How many layers go to the GPU, from the header already read and this machine's free memory."""
+        from mmdocsum_desktop.models.devices import GgufShape, plan_gpu_layers
+
+        def number(key: str) -> int:
+            value = self.info.get(f"{self.info.architecture}.{key}")
+            if isinstance(value, list):  # per-layer values (some models vary heads by layer)
+                value = max(value, default=0)
+            return int(value or 0)
+
+        shape = GgufShape(number("block_count"), number("embedding_length"), number("attention.head_count"),
+                          number("attention.head_count_kv")) if number("block_count") else None
+        return plan_gpu_layers(config.model, requested=config.n_gpu_layers, n_ctx=self.context_length,
+                               extra_bytes=self.projector.file_size if self.projector else 0, shape=shape)
+
+    def _load_llama(self, chat_handler, n_gpu_layers: int):
+        return self._llama_cpp.Llama(
+            model_path=str(self.config.model),
+            n_ctx=self.context_length,
+            n_threads=self.n_threads,
+            n_threads_batch=self.n_threads,
+            n_gpu_layers=n_gpu_layers,
+            n_batch=min(self.config.n_batch, self.context_length),
+            seed=self.config.seed,
+            chat_handler=chat_handler,
+            verbose=False,
+        )
+
+    def _load_error(self, error: Exception) -> ModelFormatError:
+        return ModelFormatError(
+            f"llama.cpp could not load {Path(self.config.model).name} (architecture "
+            f"{self.info.architecture!r}): this llama-cpp-python build may not support that "
+            f"architecture, or the file is damaged ({error})"
+        )
 
     def _make_chat_handler(self):
         from llama_cpp import llama_chat_format as formats
@@ -215,6 +239,8 @@ class LlamaEngine:
             "n_ctx": self.context_length,
             "n_threads": self.n_threads,
             "n_gpu_layers": self.n_gpu_layers,
+            "gpu_layers_requested": "auto" if self.config.n_gpu_layers is None else self.config.n_gpu_layers,
+            "gpu_layers_reason": self.gpu_layers_reason,
             "gpu_offload_supported": self.gpu_offload,
             "device": self.device,
             "vision": self.supports_images,

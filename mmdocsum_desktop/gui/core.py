@@ -54,7 +54,7 @@ WARM_UP_MODULES = (
     "onnxruntime",
     "tokenizers",
     "scipy.optimize",
-    "mmdocsum_desktop.bench.mdocsum",
+    "mmdocsum_desktop.bench.suites.mdocsum",
     "mmdocsum_desktop.bench.report",
 )
 
@@ -261,7 +261,7 @@ def judge_record(summary: Any, document: Document | None = None) -> dict[str, An
 def judge_summary(document: Document, summary: Any, workspace_root: Path, settings: Any) -> Callable:
     """Judge the summary against its document on the aspects of ``bench.summary_judge`` (what
     `mmdocsum bench judge` does for one document), with the LLM engine of the settings. Returns the
-    judgement's JSON (``bench.judge_suite.judge_document``) with ``aspect_titles`` {name: title}."""
+    judgement's JSON (``bench.suites.judge.judge_document``) with ``aspect_titles`` {name: title}."""
 
     def run(control: JobControl, stream: StreamFn) -> dict[str, Any]:
         try:

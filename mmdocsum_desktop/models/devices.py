@@ -552,6 +552,8 @@ def torch_info() -> dict[str, Any]:
 
 
 ONNX_ROLES = ("text-embedder", "reranker", "ocr", "clip")
+# RapidOCR is started with its CUDA switches off (models/ocr.py), so OCR stays on the CPU either way
+ONNX_CPU_ONLY_ROLES = ("ocr",)
 LLAMA_ROLES = ("gguf-llm", "gguf-vision", "mmproj")
 
 
@@ -559,7 +561,9 @@ def device_for_role(role: str) -> str:
     """The device a model of this role would run on here, in words for ``models list``."""
     if role in ONNX_ROLES:
         device = onnx_device()
-        return "- (onnxruntime not installed)" if device == "-" else f"{device} (onnxruntime)"
+        if device == "-":
+            return "- (onnxruntime not installed)"
+        return f"{'cpu' if role in ONNX_CPU_ONLY_ROLES else device} (onnxruntime)"
     if role in LLAMA_ROLES:
         if cpu_forced() and llama_cpp_info().gpu_offload:
             return "cpu (llama.cpp; MMDOCSUM_DEVICE=cpu)"

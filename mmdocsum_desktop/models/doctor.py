@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -98,7 +99,22 @@ def _app(report: DoctorReport) -> None:
 
 
 def _nvidia_present(info: devices.LlamaCppInfo, gpus: list[devices.MemoryReading]) -> bool:
-    return any(r.source in ("nvidia-smi", "pynvml") for r in gpus) or "CUDA" in info.backends
+    return (any(r.source in ("nvidia-smi", "pynvml") for r in gpus) or "CUDA" in info.backends
+            or Path("/dev/nvidia0").exists())
+
+
+def gpu_hardware_hint(info: devices.LlamaCppInfo, gpus: list[devices.MemoryReading]) -> str | None:
+    """A GPU that a CPU-only build leaves unused, as far as can be told without a GPU runtime; None when
+    there is no sign of one (then a CPU-only build is not a problem to fix)."""
+    if gpus or info.gpu_devices:
+        return ", ".join(r.name for r in gpus) or ", ".join(d.description for d in info.gpu_devices)
+    if _nvidia_present(info, gpus):
+        return "an NVIDIA GPU (/dev/nvidia0)"
+    if sys.platform == "darwin" and platform.machine() == "arm64":
+        return "Apple Silicon (Metal)"
+    if sorted(Path("/dev/dri").glob("renderD*")):
+        return "a GPU render node (/dev/dri): Vulkan may reach it"
+    return None
 
 
 def _llama(report: DoctorReport, info: devices.LlamaCppInfo, gpus: list[devices.MemoryReading]) -> None:
@@ -120,8 +136,11 @@ def _llama(report: DoctorReport, info: devices.LlamaCppInfo, gpus: list[devices.
         report.add(section, "GPU offload", f"no: built for {', '.join(info.gpu_backends)} but no such GPU is usable",
                    ok=False, advice="install or update the GPU driver (NVIDIA: a driver new enough for the CUDA "
                    "version the wheel was built with; `nvidia-smi` must work)")
+    elif gpu_hardware_hint(info, gpus):
+        report.add(section, "GPU offload", f"no: this build runs on the CPU only, and this machine has "
+                   f"{gpu_hardware_hint(info, gpus)}", ok=False, advice=REBUILD_LLAMA)
     else:
-        report.add(section, "GPU offload", "no: this build runs on the CPU only", ok=False, advice=REBUILD_LLAMA)
+        report.add(section, "GPU offload", "no: this build runs on the CPU only (and no GPU is found here)")
     for device in info.devices:
         memory = f" · {human_bytes(device.free_bytes)} free of {human_bytes(device.total_bytes)}" if device.total_bytes else ""
         report.add(section, f"device {device.name}", f"{device.kind}: {device.description}{memory}")

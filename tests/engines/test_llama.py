@@ -69,6 +69,21 @@ def test_describes_device_and_gpu_offload(smollm_engine):
     assert info["n_ctx"] == 2048 and info["architecture"] == "llama"
 
 
+def test_engine_info_records_the_automatic_gpu_layer_choice(smollm_engine, smollm, monkeypatch):
+    from mmdocsum_desktop.models.devices import plan_gpu_layers
+
+    monkeypatch.delenv("MMDOCSUM_DEVICE", raising=False)
+    info = smollm_engine.describe()
+    assert info["gpu_layers_requested"] == "auto"
+    # the same figures give the same choice, whichever way it is asked for
+    expected = plan_gpu_layers(smollm, requested="auto", n_ctx=info["n_ctx"])
+    assert (info["n_gpu_layers"], info["device"]) == (expected.n_gpu_layers, expected.device)
+    assert info["gpu_layers_reason"] and info["gpu_layers_reason"].split(" (")[0] == expected.reason.split(" (")[0]
+    if not info["gpu_offload_supported"]:
+        # a CPU-only build is the normal case, not a fallback: no note in the summary
+        assert not any("GPU" in w for w in smollm_engine.warnings)
+
+
 def test_gpu_layers_on_a_cpu_build_warn_and_run(smollm):
     require_llama()
     from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine, gpu_offload_supported
