@@ -20,20 +20,40 @@ Layouts (also in the README section "Benchmark splits"):
   HAL / SciELO / KoreaScience datasets, ``{"article_id", "article_words": [...], "abstract"}``
   (bounding boxes are ignored), or ``{"id", "document": path, "abstract"}`` to summarise the PDF
   itself; a folder is searched for ``test.jsonl``, then any single ``*.jsonl``.
-- **FTII-Bench**: read by ``bench/ftii.py`` (the placement issue); ``demo_ftii()`` gives the bundled one.
+- **FTII-Bench**: its flow-insertion JSON (:func:`load_flow_insertion`) and single-choice TSV
+  (:func:`load_single_choice`); ``demo_ftii()`` gives the bundled one.
+
+Predictions given instead of generated are read here too (:func:`read_prediction_file`). This module
+imports no suite: suites import it.
 """
 
 from __future__ import annotations
 
+import csv
 import json
-from collections.abc import Iterator
+import os
+import random
+import re
+import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from mmdocsum_desktop.bench.mcite import MCiteRecord, record_from_json
-from mmdocsum_desktop.bench.mdocsum import MDocSumItem, parse_gold
+from mmdocsum_desktop.bench.metrics.ftii import normalise_path
+from mmdocsum_desktop.bench.metrics.mdocsum import parse_gold
+from mmdocsum_desktop.bench.schema import (
+    BenchDataError,
+    FtiiArticle,
+    MCiteRecord,
+    MDocSumItem,
+    RougeItem,
+    SingleChoiceItem,
+    Source,
+)
 from mmdocsum_desktop.errors import InputNotFoundError
+
+SHUFFLE_SEED = 42  # MCiteBench's presentation order of evidence and distractors, fixed as it fixes it
 
 T = TypeVar("T")
 
@@ -224,6 +244,122 @@ def load_mdocsum(split: str | Path) -> Split[MDocSumItem]:
 # ------------------------------------------------------------------------------------------ mcite
 
 
+_FIGURE = re.compile(r"figure\s*(\d+)", re.IGNORECASE)
+_TABLE = re.compile(r"table\s*(\d+)", re.IGNORECASE)
+
+
+def _string_map(data: dict[str, Any], key: str) -> dict[str, str]:
+    value = data.get(key) or {}
+    if not isinstance(value, dict):
+        raise ValueError(f"{key} is a JSON {type(value).__name__}, not an object")
+    return {str(k): str(v) for k, v in value.items()}
+
+
+def _list_field(data: dict[str, Any], key: str) -> list[Any]:
+    value = data.get(key) or []
+    if not isinstance(value, list):
+        raise ValueError(f"{key} is a JSON {type(value).__name__}, not a list")
+    return value
+
+
+def _evidence_count(value: Any, fallback: int) -> int:
+    if not value:
+        return fallback
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError) as error:  # a list, "three", NaN, Infinity
+        raise ValueError(f"evidence_count is not a whole number ({error})") from error
+
+
+def _image_file(images_root: Path, pdf_id: str, name: str) -> Path | None:
+    """The image a record names inside the images folder; None when the name leads out of it ("../",
+    an absolute path), so a split cannot make the app show the model any other file."""
+    root = Path(os.path.normpath(images_root))
+    candidate = Path(os.path.normpath(root / pdf_id / name))
+    return candidate if candidate.is_relative_to(root) and candidate != root else None
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long for the file system, or holding a NUL
+        return False
+
+
+def record_from_json(data: dict[str, Any], images_root: Path | None, line: int = 0) -> MCiteRecord:
+    """One MCiteBench JSONL record → MCiteRecord; raises KeyError/ValueError with the reason."""
+    if data.get("question_id") in (None, ""):
+        raise ValueError("the record has no question_id")
+    question_id = str(data["question_id"])
+    pdf_id = str(data.get("pdf_id", "")).replace(".pdf", "")
+    idx_2_text = _string_map(data, "idx_2_text")
+    text_2_idx = _string_map(data, "text_2_idx")
+    image_2_idx = _string_map(data, "image_2_idx")
+    table_2_idx = _string_map(data, "table_2_idx")
+    evidence_keys = _list_field(data, "evidence_keys")
+    evidence_contents = _list_field(data, "evidence_contents")
+    distractor_contents = _list_field(data, "distractor_contents")
+    if not isinstance(data.get("question"), str) or not data["question"].strip():
+        raise ValueError("the record has no question")
+
+    sources: dict[str, Source] = {}
+    missing: list[str] = []
+    for index, text in idx_2_text.items():
+        sources[index] = Source(index, "text", text=text)
+    for kind, mapping in (("figure", image_2_idx), ("table", table_2_idx)):
+        for path, index in mapping.items():
+            source_id = f"{kind.capitalize()} {index}"
+            image = _image_file(images_root, pdf_id, path) if images_root is not None else None
+            if image is None or not _is_file(image):
+                missing.append(source_id)
+            sources[source_id] = Source(source_id, kind, image=image)
+
+    gold: list[str] = []
+    for key, content in zip(evidence_keys, evidence_contents):
+        key, content = str(key), str(content)
+        if content.startswith("images/"):
+            figure, table = _FIGURE.search(key), _TABLE.search(key)
+            if figure:
+                gold.append(f"Figure {int(figure.group(1))}")
+            elif table:
+                gold.append(f"Table {int(table.group(1))}")
+        elif content in text_2_idx:
+            gold.append(text_2_idx[content])
+
+    combined = [str(c) for c in evidence_contents + distractor_contents]
+    random.Random(SHUFFLE_SEED).shuffle(combined)
+    order: list[str] = []
+    for content in combined:
+        source_id = None
+        if content in text_2_idx:
+            source_id = text_2_idx[content]
+        elif content in image_2_idx:
+            source_id = f"Figure {image_2_idx[content]}"
+        elif content in table_2_idx:
+            source_id = f"Table {table_2_idx[content]}"
+        if source_id is not None and source_id in sources and source_id not in order:
+            order.append(source_id)
+    order += [s for s in sources if s not in order]
+
+    modal = data.get("evidence_modal")
+    modal = modal[0] if isinstance(modal, list) and len(modal) == 1 else modal
+    return MCiteRecord(
+        id=question_id,
+        pdf_id=pdf_id,
+        question_type=str(data.get("question_type", "")),
+        question=data["question"],
+        answer=str(data.get("answer", "")),
+        evidence_count=_evidence_count(data.get("evidence_count"), len(gold) or 1),
+        evidence_modal=str(modal if isinstance(modal, str) else "mixed"),
+        gold=gold,
+        sources=sources,
+        order=order,
+        missing=missing,
+        line=line,
+    )
+
+
+
 def load_mcite(split: str | Path, images_root: str | Path | None = None) -> Split[MCiteRecord]:
     path = resolve(split, "mcite")
     folder = path if path.is_dir() else path.parent
@@ -266,15 +402,6 @@ def load_mcite(split: str | Path, images_root: str | Path | None = None) -> Spli
 
 
 # ------------------------------------------------------------------------------------------ rouge
-
-
-@dataclass
-class RougeItem:
-    id: str
-    reference: str
-    document: Path | None = None  # summarise this file (abstract removed) ...
-    text: str | None = None  # ... or this text (LoRaLay's article_words joined)
-    line: int = 0
 
 
 def load_rouge(split: str | Path) -> Split[RougeItem]:
@@ -323,3 +450,168 @@ def load_rouge(split: str | Path) -> Split[RougeItem]:
 def demo_ftii() -> tuple[Path, Path, Path]:
     """(flow-insertion JSON, images root, captions JSON) of the bundled FTII-style split."""
     return DEMO_SPLITS["ftii"], DEMO_ROOT, DEMO_ROOT / "ftii" / "captions.json"
+
+
+def _quoted(value: Any, limit: int = 60) -> str:
+    """A value from the data file as it may appear in a one-line message: quoted, escaped, shortened."""
+    text = repr(str(value))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _read_json(path: str | Path) -> Any:
+    source = Path(path)
+    try:
+        return json.loads(source.read_text(encoding="utf-8"))
+    except FileNotFoundError as error:
+        raise InputNotFoundError(f"{source}: no such file") from error
+    except RecursionError as error:  # json.loads gives up on thousands of nested brackets this way
+        raise BenchDataError(f"{source}: not readable JSON (nested too deeply)") from error
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise BenchDataError(f"{source}: not readable JSON ({error})") from error
+
+
+def parse_flow_insertion(data: Any, *, source: str = "data") -> list[FtiiArticle]:
+    """FTII flow-insertion groups (already parsed JSON) as articles with their candidate pools."""
+    groups = [data] if isinstance(data, dict) else data
+    if not isinstance(groups, list):
+        raise BenchDataError(f"{source}: expected a list of groups with imagedatabase and news_text")
+    articles: list[FtiiArticle] = []
+    seen: set[str] = set()
+    for g, group in enumerate(groups):
+        if not isinstance(group, dict) or "news_text" not in group:
+            raise BenchDataError(f"{source}: group {g} has no news_text")
+        pool: list[str] = []
+        database = group.get("imagedatabase") or []
+        if not isinstance(database, list):
+            raise BenchDataError(f"{source}: group {g}: imagedatabase is not a list")
+        for entry in database:
+            for path in entry if isinstance(entry, list) else [entry]:
+                path = normalise_path(path)
+                if path and path not in pool:
+                    pool.append(path)
+        news = group["news_text"]
+        if isinstance(news, dict):
+            news = [news]
+        if not isinstance(news, list):
+            raise BenchDataError(f"{source}: group {g}: news_text is not a list")
+        for k, article in enumerate(news):
+            if not isinstance(article, dict):
+                raise BenchDataError(f"{source}: group {g} article {k} is not an object")
+            ident = str(article.get("id", f"{g}-{k}"))
+            content = article.get("content")
+            truth = article.get("groundtruth")
+            if isinstance(content, str):
+                content = [content]
+            if not isinstance(content, list) or not all(isinstance(p, str) or p is None for p in content):
+                raise BenchDataError(f"{source}: article {_quoted(ident)}: content is not a list of paragraphs")
+            if not isinstance(truth, list) or len(truth) != len(content):
+                got = len(truth) if isinstance(truth, list) else type(truth).__name__
+                raise BenchDataError(
+                    f"{source}: article {_quoted(ident)}: {len(content)} paragraphs but groundtruth has {got} entries"
+                )
+            if ident in seen:
+                raise BenchDataError(f"{source}: article id {_quoted(ident)} appears twice")
+            seen.add(ident)
+            gold = [normalise_path(t) for t in truth]
+            article_pool = list(pool)
+            for path in gold:  # a gold image missing from the database is still a candidate
+                if path and path not in article_pool:
+                    article_pool.append(path)
+            articles.append(FtiiArticle(ident, [p or "" for p in content], gold, article_pool))
+    return articles
+
+
+def load_flow_insertion(path: str | Path) -> list[FtiiArticle]:
+    return parse_flow_insertion(_read_json(path), source=str(path))
+
+
+
+def load_ftii_predictions(path: str | Path) -> dict[str, list[str]]:
+    """FTII predictions: ``{article id: [predicted image path or "" per paragraph]}``."""
+    data = _read_json(path)
+    if not isinstance(data, dict):
+        raise BenchDataError(f"{path}: expected an object mapping article ids to lists of image paths")
+    out: dict[str, list[str]] = {}
+    for ident, values in data.items():
+        if not isinstance(values, list):
+            raise BenchDataError(f"{path}: the predictions of {_quoted(ident)} are not a list")
+        out[str(ident)] = [normalise_path(v) for v in values]
+    return out
+
+
+
+def load_single_choice(path: str | Path) -> list[SingleChoiceItem]:
+    """FTII's single-choice TSV (``above_content``, ``below_content``, ``img*``, ``Answer``)."""
+    source = Path(path)
+    if not source.is_file():
+        raise InputNotFoundError(f"{source}: no such file")
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # base64 images make long fields
+    try:
+        with source.open(encoding="utf-8", newline="") as handle:
+            reader = csv.DictReader(handle, delimiter="\t")
+            fields = reader.fieldnames or []
+            rows = list(reader)
+    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        raise BenchDataError(f"{source}: not a readable TSV file ({error})") from error
+    lower = {f.lower().strip(): f for f in fields}
+    missing = [name for name in ("above_content", "below_content", "answer") if name not in lower]
+    image_columns = sorted(
+        (f for f in fields if re.fullmatch(r"img_?\d+", f.strip(), re.IGNORECASE)),
+        key=lambda f: int(re.sub(r"\D", "", f)),
+    )
+    if missing or not image_columns:
+        needed = missing + ([] if image_columns else ["img1..."])
+        raise BenchDataError(f"{source}: missing column(s) {', '.join(needed)}")
+    items = []
+    for number, row in enumerate(rows, start=2):
+        options = [(row.get(c) or "").strip() for c in image_columns]
+        given = (row.get(lower["answer"]) or "").strip()
+        answer = _single_choice_answer(given, image_columns, options)
+        if answer is None:
+            raise BenchDataError(f"{source}: line {number}: cannot read the answer {_quoted(given)}")
+        items.append(
+            SingleChoiceItem(
+                above=row.get(lower["above_content"]) or "",
+                below=row.get(lower["below_content"]) or "",
+                options=options,
+                answer=answer,
+            )
+        )
+    return items
+
+
+def _single_choice_answer(value: str, columns: Sequence[str], options: Sequence[str]) -> int | None:
+    if not value:
+        return None
+    if len(value) == 1 and value.isalpha():
+        index = ord(value.upper()) - ord("A")
+        return index if 0 <= index < len(columns) else None
+    # isdecimal, not isdigit: int() refuses superscripts such as "²"; no question has 10**9 options.
+    if value.isdecimal() and len(value) < 10:
+        index = int(value) - 1
+        return index if 0 <= index < len(columns) else None
+    for k, column in enumerate(columns):
+        if value.lower() == column.lower():
+            return k
+    if value in options:
+        return list(options).index(value)
+    return None
+
+
+
+# ------------------------------------------------------------------------------------ predictions
+
+
+def read_prediction_file(path: Path) -> Any:
+    """An ``ID.json`` holds the raw answer text (as a JSON string, or as the file's plain text when it
+    is not JSON) or the M-DocSum JSON list; ``{"answer": ...}`` / ``{"raw": ...}`` wrappers are accepted."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):  # not only JSONDecodeError: huge integers, deep nesting
+        return text
+    if isinstance(value, dict):
+        for key in ("answer", "raw", "raw_answer", "output", "response", "prediction"):
+            if key in value:
+                return value[key]
+    return value

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +102,7 @@ def add_ftii_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _engine(args: argparse.Namespace):
-    from mmdocsum_desktop.placement import PlacementEngine, PlacementError  # noqa: PLC0415 — kept as it was
+    from mmdocsum_desktop.placement import PlacementEngine, PlacementError
 
     if args.threshold is not None and not 0.0 < args.threshold < 1.0:
         raise PlacementError("--threshold is a calibrated score between 0 and 1")
@@ -169,3 +168,14 @@ def _answer_index(value: Any) -> int | None:
     if isinstance(value, str) and value.strip().isdigit():
         return int(value.strip()) - 1
     return None
+
+
+# The options of each suite of ``bench.suites.SUITES`` (a test checks that no suite lacks its line).
+SUITE_OPTIONS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
+    "mdocsum": bench_mdocsum.add_arguments,
+    "mcite": bench_mcite.add_arguments,
+    "rouge": bench_rouge.add_arguments,
+    "ftii": add_ftii_arguments,
+    "judge": bench_judge.add_arguments,
+    "pairs": bench_pairs.add_arguments,
+}

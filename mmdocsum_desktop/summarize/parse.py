@@ -363,6 +363,13 @@ def _paragraph(item: Any, position: int, rule_breaks: list[str]) -> ParsedParagr
     return ParsedParagraph(summary=summary.strip(), image=tag, image_status=status, raw_ref=ref, caption=caption.strip())
 
 
+def read_paragraph(item: Any, position: int = 1) -> tuple[ParsedParagraph, list[str]]:
+    """One paragraph object as the model gave it, read without any repair, and the rules it breaks
+    (the benchmark scores answers as given with this, so it reads fields exactly as the app does)."""
+    rule_breaks: list[str] = []
+    return _paragraph(item, position, rule_breaks), rule_breaks
+
+
 _HEADING = re.compile(
     r"^\s*(?:#+\s*|\*\*)?\s*(?:\d+[.)]\s*)?(research background|background|introduction|methods?|methodology|"
     r"approach|results?|findings|conclusions?|discussion)\s*(?:\*\*)?\s*[:.\-–]?\s*(?:\*\*)?\s*",

@@ -9,18 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from mmdocsum_desktop.bench.ftii import (
-    BenchDataError,
-    flow_metrics,
+from mmdocsum_desktop.bench.metrics.ftii import flow_metrics, score_articles, single_choice_accuracy
+from mmdocsum_desktop.bench.schema import BenchDataError
+from mmdocsum_desktop.bench.splits import (
     load_flow_insertion,
-    load_predictions,
+    load_ftii_predictions,
     load_single_choice,
     parse_flow_insertion,
-    run_flow_insertion,
-    run_single_choice,
-    score_articles,
-    single_choice_accuracy,
 )
+from mmdocsum_desktop.bench.suites.ftii import run_flow_insertion, run_single_choice
 from mmdocsum_desktop.errors import InputNotFoundError
 from tests.placement.ftii_split import build_paper_split
 
@@ -83,7 +80,7 @@ def test_files_and_predictions(tmp_path):
         load_flow_insertion(tmp_path / "bad.json")
     articles = parse_flow_insertion([{"imagedatabase": [["a.png"]], "news_text": [{"id": 7, "content": ["x", "y"], "groundtruth": ["a.png", None]}]}])
     (tmp_path / "pred.json").write_text(json.dumps({"7": ["a.png", "None"]}))
-    predictions = load_predictions(tmp_path / "pred.json")
+    predictions = load_ftii_predictions(tmp_path / "pred.json")
     assert predictions == {"7": ["a.png", ""]}
     assert score_articles(articles, predictions).acc_b == 1.0
     with pytest.raises(BenchDataError, match="lack"):

@@ -10,14 +10,16 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from mmdocsum_desktop.bench.ftii import (
-    BenchDataError,
+from mmdocsum_desktop.bench.schema import BenchDataError
+from mmdocsum_desktop.bench.splits import (
     load_flow_insertion,
-    load_predictions,
+    load_ftii_predictions,
+    load_mcite,
+    load_mdocsum,
+    load_rouge,
     load_single_choice,
+    read_prediction_file,
 )
-from mmdocsum_desktop.bench.mdocsum import read_prediction_file
-from mmdocsum_desktop.bench.splits import load_mcite, load_mdocsum, load_rouge
 from tests.fuzzing import LOADERS, check_loader, loader_inputs
 
 BOUNDED = settings(max_examples=100, deadline=None, derandomize=True, database=None,
@@ -111,7 +113,7 @@ def test_mcite_image_inside_the_folder_is_found(tmp_path):
     assert item.missing == [] and item.sources["Figure 1"].image.is_file()
 
 
-@pytest.mark.parametrize("load", [load_flow_insertion, load_predictions])
+@pytest.mark.parametrize("load", [load_flow_insertion, load_ftii_predictions])
 def test_ftii_json_nested_too_deeply_is_a_clean_error(tmp_path, load):
     with pytest.raises(BenchDataError, match="nested too deeply"):
         load(_write(tmp_path, "flow.json", DEEP))
@@ -120,7 +122,7 @@ def test_ftii_json_nested_too_deeply_is_a_clean_error(tmp_path, load):
 def test_ftii_messages_stay_on_one_line(tmp_path):
     path = _write(tmp_path, "predictions.json", json.dumps({"line one\nline two": "x"}))
     with pytest.raises(BenchDataError) as caught:
-        load_predictions(path)
+        load_ftii_predictions(path)
     assert "\n" not in str(caught.value) and "line one\\nline two" in str(caught.value)
 
 

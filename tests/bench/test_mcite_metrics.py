@@ -10,17 +10,16 @@ import pytest
 
 from mmdocsum_desktop.bench import splits
 from mmdocsum_desktop.bench.judge import Judge
-from mmdocsum_desktop.bench.mcite import (
+from mmdocsum_desktop.bench.metrics.mcite import (
     aggregate,
     citations_in,
-    extractive_answer,
-    judge_record,
-    record_from_json,
     score_record,
     sentence_citations,
     source_scores,
-    split_sentences,
 )
+from mmdocsum_desktop.bench.splits import record_from_json
+from mmdocsum_desktop.bench.suites.mcite import extractive_answer, judge_record
+from mmdocsum_desktop.text.sentences import split_answer_sentences
 
 SAMPLE = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "mcitebench_sample"
 
@@ -93,12 +92,12 @@ def test_citation_forms():
     assert citations_in("Seen in [2-4].") == ["2", "3", "4"]
     assert citations_in("As Figure 3(a) and Fig. 4 show, with Table II") == ["Figure 3", "Figure 4"]
     assert citations_in("see Image 2 and [Table 5]") == ["Figure 2", "Table 5"]
-    assert split_sentences("First claim [1]. Second claim (Figure 2). Third.") == [
+    assert split_answer_sentences("First claim [1]. Second claim (Figure 2). Third.") == [
         "First claim [1].",
         "Second claim (Figure 2).",
         "Third.",
     ]
-    assert split_sentences("A claim.[3] Another one.") == ["A claim [3].", "Another one."]
+    assert split_answer_sentences("A claim.[3] Another one.") == ["A claim [3].", "Another one."]
     pairs = sentence_citations("A claim [1]. No citation here. Another (Table 2).")
     assert pairs == [("A claim [1].", ["1"]), ("Another (Table 2).", ["Table 2"])]
 

@@ -7,7 +7,9 @@ import json
 import pytest
 
 from mmdocsum_desktop.bench.judge import Judge, parse_flags, parse_rating
-from mmdocsum_desktop.bench.mdocsum import MDocSumItem, _judge_document, parse_answer, parse_gold
+from mmdocsum_desktop.bench.metrics.mdocsum import parse_answer, parse_gold
+from mmdocsum_desktop.bench.schema import MDocSumItem
+from mmdocsum_desktop.bench.suites.mdocsum import judge_document
 from tests.bench.test_mcite_metrics import ScriptedEngine
 
 
@@ -71,7 +73,7 @@ def test_com_and_acc_of_a_document_by_hand():
 
     judge = Judge(ScriptedEngine(answer))
     texts = ["One. Two.", "Three.", "Four. Five. Six.", "Seven."]
-    result = _judge_document(judge, _item(), _answer(texts), None)
+    result = judge_document(judge, _item(), _answer(texts), None)
     assert result["com"] == 0.5
     assert result["acc"] == pytest.approx(5 / 7)
     assert result["com_by_paragraph"] == [0.5, 1.0, 0.5, 0.0]
@@ -83,13 +85,13 @@ def test_missing_paragraph_covers_nothing_and_unparseable_scores_zero():
     judge = Judge(ScriptedEngine(lambda prompt: json.dumps([1] * prompt.count("\n1.") or [1])))
     item = _item()
     unparseable = parse_answer("no json at all", 0)
-    result = _judge_document(judge, item, unparseable, None)
+    result = judge_document(judge, item, unparseable, None)
     assert result["com"] == 0.0 and result["acc"] == 0.0
 
 
 def test_garbage_judge_leaves_the_document_unjudged():
     judge = Judge(ScriptedEngine(lambda prompt: "As an AI model I think it is fine."))
-    result = _judge_document(judge, _item(), _answer(["One.", "Two.", "Three.", "Four."]), None)
+    result = judge_document(judge, _item(), _answer(["One.", "Two.", "Three.", "Four."]), None)
     assert result["com"] is None and result["acc"] is None
     assert len(result["failures"]) == 8
     assert result["raw"][0]["answer"] == "As an AI model I think it is fine."

@@ -6,10 +6,7 @@ import json
 
 import pytest
 
-from mmdocsum_desktop.bench.mdocsum import (
-    INVALID,
-    MISSING,
-    JudgeScore,
+from mmdocsum_desktop.bench.metrics.mdocsum import (
     aggregate,
     breakdown,
     decline_rate,
@@ -22,6 +19,7 @@ from mmdocsum_desktop.bench.mdocsum import (
     per_paragraph,
     score_answer,
 )
+from mmdocsum_desktop.bench.schema import INVALID, MISSING, JudgeScore
 
 
 def answer(*refs, summaries=None) -> list[dict]:

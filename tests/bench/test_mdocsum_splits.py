@@ -29,7 +29,7 @@ def test_demo_splits_are_complete():
 
 
 def test_demo_ftii_split_reads_with_the_placement_suite_loader():
-    from mmdocsum_desktop.bench.ftii import load_flow_insertion
+    from mmdocsum_desktop.bench.splits import load_flow_insertion
 
     data, root, captions = splits.demo_ftii()
     articles = load_flow_insertion(data)

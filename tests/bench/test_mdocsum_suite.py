@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mmdocsum_desktop.bench import splits
-from mmdocsum_desktop.bench.mdocsum import run_mdocsum
+from mmdocsum_desktop.bench.suites.mdocsum import run_mdocsum
 
 
 def _answer(*refs):

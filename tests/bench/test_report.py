@@ -8,7 +8,7 @@ import re
 import pytest
 
 from mmdocsum_desktop.bench import report
-from mmdocsum_desktop.bench.mdocsum import aggregate, breakdown, per_paragraph, score_answer
+from mmdocsum_desktop.bench.metrics.mdocsum import aggregate, breakdown, per_paragraph, score_answer
 
 
 def _mdocsum_metrics() -> dict:

@@ -13,8 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from mmdocsum_desktop.bench.glue import EngineSpec
-from mmdocsum_desktop.bench.mcite import run_mcite
-from mmdocsum_desktop.bench.mdocsum import MDocSumOptions, run_mdocsum
+from mmdocsum_desktop.bench.suites.mcite import run_mcite
+from mmdocsum_desktop.bench.suites.mdocsum import MDocSumOptions, run_mdocsum
 from mmdocsum_desktop.errors import JobCancelled
 from mmdocsum_desktop.jobs import JobControl
 

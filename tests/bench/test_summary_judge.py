@@ -263,7 +263,7 @@ def test_a_vision_gguf_judge_is_shown_the_figures(birds, tiny_vlm_files):
 
 
 def test_an_mdocsum_answer_becomes_a_summary_whose_images_a_vision_judge_can_see(tmp_path):
-    from mmdocsum_desktop.bench.judge_suite import record_from_mdocsum
+    from mmdocsum_desktop.bench.suites.judge import record_from_mdocsum
 
     document = read_document(DEMO_DOCS / "bikes.html")
     answer = [{"summary": f"Paragraph {k}.", "image": {"imageRef": ref, "imageCaption": ""}}

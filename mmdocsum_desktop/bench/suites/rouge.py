@@ -1,0 +1,151 @@
+"""``mmdocsum bench rouge``: LoRaLay-style ROUGE — summarise each document with its abstract removed
+(or score given summaries) against the abstract; numbers from :mod:`mmdocsum_desktop.bench.metrics.rouge`.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from mmdocsum_desktop.bench import report, runner, splits
+from mmdocsum_desktop.bench.glue import BenchEngine
+from mmdocsum_desktop.bench.metrics.rouge import mean_rouge, rouge, summary_text
+from mmdocsum_desktop.bench.schema import BenchmarkResult
+from mmdocsum_desktop.errors import BenchError, JobCancelled
+from mmdocsum_desktop.jobs import ensure_control
+
+SUITE = "rouge"
+
+
+def run_rouge(
+    split: Any,
+    out: Any,
+    *,
+    engine_spec: Any = None,
+    predictions: Any = None,
+    concurrency: int = 1,
+    restart: bool = False,
+    control: Any = None,
+) -> dict[str, Any]:
+    """LoRaLay-style ROUGE: summarise each document with its abstract removed (or score given
+    predictions: a folder of ``ID.json``/``ID.txt``) against the abstract."""
+    control = ensure_control(control)
+    started = time.perf_counter()
+    out = Path(out)
+    loaded = splits.load_rouge(split)
+    skipped = [s.to_json() for s in loaded.skipped]
+    mode = "predictions" if predictions is not None else "generate"
+    engine = BenchEngine.build(engine_spec) if mode == "generate" else None
+    try:
+        settings: dict[str, Any] = {
+            "suite": SUITE,
+            "split": str(loaded.path),
+            "split_sha256": runner.file_sha256(loaded.path),
+            "mode": mode,
+            "no_abstract": True,
+        }
+        if engine is not None:
+            settings["engine"] = engine.describe()
+        else:
+            settings["predictions"] = str(Path(predictions).resolve())
+        folder = runner.RunFolder(out, settings, restart=restart)
+        outcome = None
+        summaries: dict[str, str] = {}
+        seconds: dict[str, float | None] = {}
+        if engine is not None:
+
+            def summarise(item, ctl) -> dict[str, Any]:
+                if item.document is not None:
+                    if not item.document.is_file():
+                        raise BenchError(f"document missing: {item.document}")
+                    record = engine.summarize(item.document, include_abstract=False, control=ctl)
+                else:  # LoRaLay words: summarise them as a plain-text Markdown document
+                    with tempfile.TemporaryDirectory(prefix="mmdocsum-rouge-") as tmp:
+                        path = Path(tmp) / f"{runner.safe_name(item.id)}.md"
+                        path.write_text(item.text or "", encoding="utf-8")
+                        record = engine.summarize(path, include_abstract=False, control=ctl)
+                return {
+                    "summary": summary_text([p["summary"] for p in record["answer"]]),
+                    "seconds": record["seconds"],
+                    "warnings": record["warnings"],
+                }
+
+            concurrency = concurrency if not engine.in_process else 1
+            outcome = runner.run_stage(
+                folder,
+                "summaries",
+                loaded.items,
+                lambda i: i.id,
+                summarise,
+                concurrency=concurrency,
+                control=control,
+                label="documents",
+            )
+            for key, value in outcome.results.items():
+                summaries[key] = value.get("summary", "")
+                seconds[key] = value.get("seconds")
+            for key, reason in outcome.failed.items():
+                skipped.append({"line": None, "id": key, "reason": f"generation failed: {reason}"})
+        else:
+            folder_path = Path(predictions)
+            if not folder_path.is_dir():
+                raise BenchError(f"{folder_path}: the predictions folder does not exist")
+            files = {p.stem: p for p in folder_path.iterdir() if p.suffix in (".json", ".txt")}
+            ids = {i.id for i in loaded.items}
+            for stem in sorted(set(files) - ids):
+                skipped.append(
+                    {"line": None, "id": stem, "reason": "prediction for an id that is not in the split"}
+                )
+            for item in loaded.items:
+                path = files.get(item.id)
+                if path is None:
+                    skipped.append(
+                        {"line": item.line, "id": item.id, "reason": "no prediction: scored as empty"}
+                    )
+                    summaries[item.id] = ""
+                    continue
+                value = (
+                    splits.read_prediction_file(path) if path.suffix == ".json" else path.read_text(encoding="utf-8")
+                )
+                if isinstance(value, dict):
+                    value = value.get("summary", json.dumps(value))
+                if isinstance(value, list):
+                    value = summary_text(
+                        [p.get("summary", "") if isinstance(p, dict) else str(p) for p in value]
+                    )
+                summaries[item.id] = str(value)
+        rows = []
+        for item in loaded.items:
+            if item.id not in summaries:
+                continue
+            scores = rouge(summaries[item.id], item.reference)
+            rows.append({"id": item.id, **scores, "seconds": seconds.get(item.id)})
+        metrics = BenchmarkResult(
+            suite=SUITE,
+            split=loaded.name,
+            settings=settings,
+            metrics={**mean_rouge(rows), "n_docs": len(rows)},
+            rows=rows,
+            details={
+                "skipped": skipped,
+                "model_hashes": engine.model_hashes() if engine is not None else {},
+                "notes": [
+                    "ROUGE F1 (rouge-score, Porter stemmer); rougeL is summary-level LCS over sentences one per line"
+                ],
+                "timings": {
+                    "generation_s": round(outcome.seconds, 3) if outcome else None,
+                    "total_s": round(time.perf_counter() - started, 3),
+                },
+                "cancelled": bool(outcome and outcome.cancelled),
+            },
+        ).to_json()
+        report.write_run(out, metrics)
+        if metrics["cancelled"]:
+            raise JobCancelled(f"cancelled; finished documents are kept in {out}")
+        return metrics
+    finally:
+        if engine is not None:
+            engine.close()
