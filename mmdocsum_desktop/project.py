@@ -12,15 +12,15 @@ Layout on disk
   workspace still there whose process is gone (a crash, a kill), or whose window in this process was
   destroyed without closing, is offered at the next start by :func:`recoverable_workspaces`.
 
-Exports: Markdown with an images folder, self-contained HTML (images inlined as data URIs), PDF
-(PyMuPDF's Story, no Qt) and M-DocSum JSON. Nothing here imports Qt.
+The summary is stored as the summary pipeline made it (:class:`~mmdocsum_desktop.summarize.schema.Summary`)
+with the user's edits; project files of format 1, which kept a reduced copy, are migrated on opening.
+Exports of the summary go through :mod:`mmdocsum_desktop.summarize.render`, the renderer of
+``mmdocsum summarize``: Markdown with an images folder, self-contained HTML (images inlined as data
+URIs), PDF (PyMuPDF's Story, no Qt) and M-DocSum JSON. Nothing here imports Qt.
 """
 
 from __future__ import annotations
 
-import base64
-import contextlib
-import html
 import json
 import os
 import re
@@ -35,15 +35,17 @@ import zipfile
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from mmdocsum_desktop.document.model import Document, Figure
-from mmdocsum_desktop.engines.extractive import ROLE_TITLES, ROLES
+from mmdocsum_desktop.engines.extractive import ROLES
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.fileio import write_bytes_atomic, write_json_atomic, write_text_atomic
 from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.summarize import render
+from mmdocsum_desktop.summarize.schema import FigureChoice, FigureEntry, Summary, SummaryParagraph
 
-PROJECT_FORMAT = 1
+PROJECT_FORMAT = 2  # 2: the summary is the pipeline's Summary (1: a reduced copy, migrated)
 PROJECT_SUFFIX = ".mdsproj"
 
 
@@ -52,42 +54,6 @@ class ProjectError(MmdocsumError):
 
 
 # ------------------------------------------------------------------------------------------ schema
-
-
-class Citation(BaseModel):
-    """Where a sentence came from: a page, a figure or table (by id), or a text block (by id)."""
-
-    kind: Literal["page", "figure", "table", "block"]
-    ref: str
-    label: str = ""
-    sentence: int | None = Field(default=None, description="0-based sentence index in the paragraph")
-    page: int | None = None
-
-    def display(self) -> str:
-        if self.label:
-            return self.label
-        if self.kind == "page":
-            return f"p. {self.ref}"
-        return self.ref
-
-
-class SummaryParagraph(BaseModel):
-    role: str
-    text: str
-    figure: str | None = Field(default=None, description="id of the document figure/table shown, or None")
-    image_caption: str = ""
-    citations: list[Citation] = Field(default_factory=list)
-    figure_source: Literal["engine", "placement", "user"] = "engine"
-    score: float | None = None
-
-
-class Summary(BaseModel):
-    engine: str = ""
-    paragraphs: list[SummaryParagraph] = Field(default_factory=list)
-    created: float = Field(default_factory=time.time)
-    seconds: float | None = None
-    warnings: list[str] = Field(default_factory=list)
-    raw: dict[str, Any] | None = Field(default=None, description="the pipeline's own JSON, kept as given")
 
 
 class PlacementSuggestion(BaseModel):
@@ -102,6 +68,8 @@ class PlacementSuggestion(BaseModel):
 
 
 class Project(BaseModel):
+    """The user's work. ``summary`` is the summary pipeline's Summary as the user has edited it."""
+
     format: int = PROJECT_FORMAT
     id: str = Field(default_factory=lambda: uuid.uuid4().hex)
     title: str = ""
@@ -113,6 +81,54 @@ class Project(BaseModel):
     saved_to: str | None = Field(default=None, description="the .mdsproj file last saved")
     modified: float = Field(default_factory=time.time)
     extra: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("summary", mode="before")
+    @classmethod
+    def _summary_of_format_1(cls, value: Any) -> Any:
+        return migrate_summary(value)
+
+    @model_validator(mode="after")
+    def _now_current_format(self) -> Project:
+        self.format = PROJECT_FORMAT  # what was older is migrated by now, and is saved as current
+        return self
+
+
+def migrate_summary(old: Any) -> Any:
+    """A summary as project files of format 1 stored it (the app's own reduced copy: ``engine`` as text,
+    paragraphs holding a figure id and citations, the pipeline's JSON under ``raw``) as a Summary of
+    the one schema: the pipeline's JSON with the user's edits (text, figure, caption) laid over it."""
+    if not isinstance(old, dict) or not ("raw" in old or isinstance(old.get("engine"), str)):
+        return old  # already the Summary schema
+    raw = old.get("raw") if isinstance(old.get("raw"), dict) else {}
+    summary = Summary.model_validate(raw if isinstance(raw.get("paragraphs"), list) else {})
+    summary.figures = [f for f in summary.figures if f.id]
+    if not summary.engine and old.get("engine"):
+        summary.engine = {"engine": str(old["engine"])}
+    if old.get("seconds") is not None and "total_s" not in summary.timings:
+        summary.timings["total_s"] = float(old["seconds"])
+    summary.warnings = list(dict.fromkeys([*summary.warnings, *(str(w) for w in old.get("warnings") or [])]))
+    paragraphs: list[SummaryParagraph] = []
+    for position, item in enumerate(old.get("paragraphs") or []):
+        if not isinstance(item, dict):
+            continue
+        kept = summary.paragraphs[position] if position < len(summary.paragraphs) else None
+        paragraph = kept or SummaryParagraph(role=str(item.get("role") or ROLES[position % len(ROLES)]), text="")
+        paragraph.text = str(item.get("text") or "")
+        paragraph.image_caption = str(item.get("image_caption") or "")
+        figure_id = item.get("figure")
+        by = "user" if item.get("figure_source") == "user" else None
+        if figure_id is None:
+            paragraph.figure = None
+        elif paragraph.figure is None or paragraph.figure.id != figure_id or by:
+            entry = summary.figure_entry(str(figure_id))
+            if entry is None:  # a figure the pipeline did not offer, picked by hand
+                entry = FigureEntry(index=len(summary.figures) + 1, id=str(figure_id))
+                summary.figures.append(entry)
+            paragraph.figure = FigureChoice.of(entry, score=float(item.get("score") or 0.0),
+                                               chosen_by=by or "placement")
+        paragraphs.append(paragraph)
+    summary.paragraphs = paragraphs
+    return summary
 
 
 # -------------------------------------------------------------------------------------- locations
@@ -420,167 +436,11 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-# ----------------------------------------------------------------------------------------- summary
-
-
-def summary_from_pipeline(result: Any, document: Document | None = None) -> Summary:
-    """The app's editable Summary from the summary pipeline's rich JSON (``summarize.render.to_json``:
-    ``paragraphs`` with ``role``, ``text``, ``figure`` {id, label, index, score, chosen_by},
-    ``image_caption`` and ``sentences`` [{pages, figures, tables, blocks}]), or from a bare M-DocSum
-    answer list (imageRef = 1-based index in document order)."""
-    data: Any = result
-    if isinstance(data, str):
-        data = json.loads(data)
-    visuals = document.visuals if document is not None else []
-    by_id = {v.id: v for v in visuals}
-    by_label = {v.label.lower(): v for v in visuals if v.label}
-    order = _figure_order(data, document)
-    items = data.get("paragraphs") if isinstance(data, dict) else data
-    paragraphs: list[SummaryParagraph] = []
-    for position, item in enumerate(items or []):
-        if not isinstance(item, dict):
-            continue
-        role = str(item.get("role") or (ROLES[position] if position < len(ROLES) else f"paragraph {position + 1}"))
-        text = str(item.get("text") or item.get("summary") or "")
-        figure_id, caption, score = _figure_of(item, order, by_id, by_label)
-        paragraphs.append(
-            SummaryParagraph(role=role, text=text, figure=figure_id, image_caption=caption,
-                             citations=_citations_of(item, by_id, by_label), score=score)
-        )
-    engine = ""
-    seconds = None
-    warnings: list[str] = []
-    if isinstance(data, dict):
-        described = data.get("engine")
-        if isinstance(described, dict):
-            engine = str(described.get("engine") or described.get("name") or "")
-            model = str(described.get("model") or "")
-            if model.startswith(engine):
-                engine = model
-            elif model:
-                engine = f"{engine} ({model})"
-        elif described:
-            engine = str(described)
-        timings = data.get("timings") or {}
-        if isinstance(timings, dict):
-            seconds = _float(timings.get("total_s") or timings.get("total"))
-        warnings = [str(w) for w in data.get("warnings") or []]
-        for repair in data.get("repairs") or []:
-            if isinstance(repair, dict):
-                where = f"paragraph {repair['paragraph']}: " if repair.get("paragraph") else ""
-                warnings.append(f"{where}{repair.get('kind', 'repair')} ({repair.get('reason', '')})".strip())
-    return Summary(engine=engine, paragraphs=paragraphs, seconds=seconds, warnings=warnings,
-                   raw=data if isinstance(data, dict) else {"answer": data})
-
-
-def _figure_order(data: Any, document: Document | None) -> list[str]:
-    """Figure ids in the order M-DocSum's imageRef counts them (the pipeline's candidates)."""
-    if isinstance(data, dict) and isinstance(data.get("figures"), list):
-        ids = [str(f.get("id")) for f in data["figures"] if isinstance(f, dict) and f.get("id")]
-        if ids:
-            return ids
-    if document is None:
-        return []
-    try:
-        from mmdocsum_desktop.placement.candidates import candidates_from_document
-
-        return [c.source_id for c in candidates_from_document(document, None) if c.source_id]
-    except ImportError:
-        return [v.id for v in document.visuals if v.image]
-
-
-def _float(value: Any) -> float | None:
-    try:
-        return None if value is None else float(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _figure_of(item: dict, order: list[str], by_id: dict, by_label: dict) -> tuple[str | None, str, float | None]:
-    caption = str(item.get("image_caption") or "")
-    figure = item.get("figure")
-    if isinstance(figure, dict):
-        score = _float(figure.get("score"))
-        if figure.get("id") in by_id:
-            return figure["id"], caption, score
-        if str(figure.get("label") or "").lower() in by_label:
-            return by_label[str(figure["label"]).lower()].id, caption, score
-        reference: Any = figure.get("index")
-    else:
-        score = None
-        reference = figure
-        image = item.get("image")
-        if isinstance(image, dict):
-            caption = str(image.get("imageCaption") or caption)
-            reference = image.get("imageRef")
-    if isinstance(reference, str) and reference in by_id:
-        return reference, caption, score
-    try:
-        index = int(str(reference).strip())
-    except (TypeError, ValueError):
-        return None, "", score
-    if 1 <= index <= len(order) and order[index - 1] in by_id:
-        return order[index - 1], caption, score
-    return None, "", score
-
-
-def _citations_of(item: dict, by_id: dict, by_label: dict) -> list[Citation]:
-    """Citations per sentence from the pipeline's ``sentences`` (pages, figure/table labels, blocks)."""
-    out: list[Citation] = []
-    for number, sentence in enumerate(item.get("sentences") or []):
-        if not isinstance(sentence, dict):
-            continue
-        for page in sentence.get("pages") or []:
-            if isinstance(page, int):
-                out.append(Citation(kind="page", ref=str(page), label=f"p. {page}", sentence=number, page=page))
-        for key in ("figures", "tables"):
-            for label in sentence.get(key) or []:
-                visual = by_label.get(str(label).lower()) or by_id.get(str(label))
-                if visual is not None:
-                    out.append(Citation(kind=visual.kind, ref=visual.id, label=visual.label or visual.id,
-                                        sentence=number, page=visual.page))
-        for block in sentence.get("blocks") or []:
-            out.append(Citation(kind="block", ref=str(block), sentence=number))
-    return out
-
-
 # ----------------------------------------------------------------------------------------- exports
 
 
 ExportFormat = Literal["markdown", "html", "pdf", "mdocsum"]
 EXPORT_SUFFIXES: dict[str, str] = {"markdown": ".md", "html": ".html", "pdf": ".pdf", "mdocsum": ".json"}
-
-
-def mdocsum_answer(summary: Summary, document: Document | None) -> list[dict[str, Any]]:
-    """M-DocSum's answer: four ``{"summary", "image": {"imageRef", "imageCaption"}}`` objects, where
-    imageRef is the 1-based index of the figure in document order (the summary pipeline's candidates)."""
-    index = {figure_id: position + 1 for position, figure_id in enumerate(_figure_order(summary.raw, document))}
-    answer = []
-    for paragraph in summary.paragraphs:
-        ref = str(index[paragraph.figure]) if paragraph.figure in index else "None"
-        answer.append(
-            {"summary": paragraph.text, "image": {"imageRef": ref, "imageCaption": paragraph.image_caption}}
-        )
-    return answer
-
-
-def _paragraph_markdown_blocks(workspace: Workspace, which: str) -> list[tuple[str, str | None, str, Figure | None]]:
-    """(heading, text, caption, figure) per block of the chosen text: the summary or the authoring text."""
-    project = workspace.project
-    blocks: list[tuple[str, str | None, str, Figure | None]] = []
-    if which == "summary":
-        if project.summary is None:
-            raise ProjectError("there is no summary to export yet: run Summarize first")
-        for paragraph in project.summary.paragraphs:
-            figure = workspace.figure(paragraph.figure)
-            caption = paragraph.image_caption or (figure.caption if figure else "")
-            cites = ", ".join(dict.fromkeys(c.display() for c in paragraph.citations))
-            text = paragraph.text + (f" [{cites}]" if cites else "")
-            blocks.append((ROLE_TITLES.get(paragraph.role, paragraph.role.title()), text, caption, figure))
-    else:
-        for text in split_paragraphs(project.authoring):
-            blocks.append(("", text, "", None))
-    return blocks
 
 
 def split_paragraphs(markdown: str) -> list[str]:
@@ -611,152 +471,50 @@ def export(
     which: Literal["summary", "authoring"] = "summary",
     control: JobControl | None = None,
 ) -> list[Path]:
-    """Export the summary (or the authoring text) and return the files written."""
+    """Export the summary (through the renderer ``mmdocsum summarize`` uses, so the files are the same)
+    or the authoring text, and return the files written."""
     control = ensure_control(control)
     target = Path(path)
-    control.report(0, 1, fmt)
-    if fmt == "mdocsum":
-        if workspace.project.summary is None:
-            raise ProjectError("there is no summary to export yet: run Summarize first")
-        written = [write_json_atomic(target, mdocsum_answer(workspace.project.summary, workspace.document))]
-    elif fmt == "markdown":
-        written = export_markdown(workspace, target, which=which)
-    elif fmt == "html":
-        written = [write_text_atomic(target, render_html(workspace, which=which, inline_images=True))]
-    elif fmt == "pdf":
-        written = [export_pdf(workspace, target, which=which)]
-    else:
+    if fmt not in EXPORT_SUFFIXES:
         raise ProjectError(f"unknown export format {fmt!r}")
+    control.report(0, 1, fmt)
+    if which == "authoring" and fmt != "mdocsum":
+        written = _export_authoring(workspace, fmt, target)
+    else:
+        summary = workspace.project.summary
+        if summary is None:
+            raise ProjectError("there is no summary to export yet: run Summarize first")
+        written = render.write_summary_files(summary, target, "md" if fmt == "markdown" else fmt,
+                                             base_dir=workspace.root)
     control.report(1, 1, "done")
     return written
 
 
-def export_markdown(workspace: Workspace, target: Path, *, which: str = "summary") -> list[Path]:
-    """``NAME.md`` plus ``NAME_images/`` holding the figures it shows (relative links)."""
+def _export_authoring(workspace: Workspace, fmt: str, target: Path) -> list[Path]:
+    """The user's Markdown: ``NAME.md`` with copies of its images in ``NAME_images/``, a self-contained
+    page, or a PDF; rendered with the summary renderer's Markdown and escaping."""
+    text = workspace.project.authoring
+    if fmt == "html":
+        page = render.html_page(_title_of(workspace), render.markdown_to_html(_inline_local_images(text)))
+        return [write_text_atomic(target, page)]
+    if fmt == "pdf":
+        page = render.html_page(_title_of(workspace), render.markdown_to_html(text))
+        return [render.html_to_pdf(page, target, workspace.root)]
     images_dir = target.with_name(f"{target.stem}_images")
-    written: list[Path] = []
-    lines = [f"# {_title_of(workspace)}", ""] if which == "summary" else []
-    if which == "authoring":
-        text = workspace.project.authoring
-        for match in re.finditer(r"!\[[^\]]*\]\(([^)]+)\)", text):
-            source = Path(match.group(1))
-            if source.is_file():
-                out = images_dir / source.name
-                if out not in written:
-                    written.append(write_bytes_atomic(out, source.read_bytes(), durable=False))
-                text = text.replace(f"]({match.group(1)})", f"]({images_dir.name}/{source.name})")
-        written.insert(0, write_text_atomic(target, text.rstrip() + "\n"))
-        return written
-    for heading, text, caption, figure in _paragraph_markdown_blocks(workspace, which):
-        if heading:
-            lines += [f"## {heading}", ""]
-        lines += [text or "", ""]
-        image = workspace.image_path(figure)
-        if image is not None and figure is not None:
-            out = images_dir / f"{figure.id}.png"
-            written.append(write_bytes_atomic(out, image.read_bytes(), durable=False))
-            alt = (figure.label or "figure").replace("]", ")")
-            lines += [f"![{alt}]({images_dir.name}/{out.name})", ""]
-            if caption:
-                lines += [f"*{(figure.label + ': ') if figure.label else ''}{_md_escape(caption)}*", ""]
-    written.insert(0, write_text_atomic(target, "\n".join(lines).rstrip() + "\n"))
-    return written
-
-
-def _md_escape(text: str) -> str:
-    return re.sub(r"([*_`\[\]<>])", r"\\\1", text.replace("\n", " "))
-
-
-def markdown_to_html(text: str) -> str:
-    """CommonMark to HTML with raw HTML disabled (typed ``<script>`` stays text)."""
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
-
-
-_HTML_STYLE = """
-body { font-family: 'Helvetica', 'Arial', sans-serif; max-width: 46em; margin: 2em auto; line-height: 1.5;
-       color: #1d2330; padding: 0 1em; }
-h1 { font-size: 1.6em; } h2 { font-size: 1.2em; margin-top: 1.4em; color: #2b4a7a; }
-figure { margin: 1em 0; text-align: center; } figure img { max-width: 100%; }
-figcaption { font-size: 0.9em; color: #4a5160; text-align: left; }
-.cite { color: #2b4a7a; font-size: 0.85em; }
-"""
-
-
-def render_html(workspace: Workspace, *, which: str = "summary", inline_images: bool = True,
-                image_base: Path | None = None) -> str:
-    """A complete HTML page. ``inline_images`` embeds PNGs as data URIs (self-contained); otherwise
-    images are referenced relative to ``image_base`` (used for the PDF)."""
-    parts = [f"<h1>{html.escape(_title_of(workspace))}</h1>"]
-    if which == "authoring":
-        parts = [markdown_to_html(_inline_local_images(workspace.project.authoring) if inline_images
-                                  else workspace.project.authoring)]
-    else:
-        for heading, text, caption, figure in _paragraph_markdown_blocks(workspace, which):
-            parts.append(f"<h2>{html.escape(heading)}</h2>")
-            parts.append(markdown_to_html(text or ""))
-            image = workspace.image_path(figure)
-            if image is not None and figure is not None:
-                if inline_images:
-                    src = "data:image/png;base64," + base64.b64encode(image.read_bytes()).decode("ascii")
-                else:
-                    src = image.relative_to(image_base).as_posix() if image_base else image.as_posix()
-                label = html.escape(figure.label or "")
-                cap = html.escape(caption)
-                parts.append(
-                    f'<figure><img src="{src}" alt="{label or "figure"}" width="420"/>'
-                    f"<figcaption><b>{label}</b>{': ' if label and cap else ''}{cap}</figcaption></figure>"
-                )
-    title = html.escape(_title_of(workspace))
-    return (
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"/>"
-        f"<title>{title}</title><style>{_HTML_STYLE}</style></head><body>\n"
-        + "\n".join(parts)
-        + "\n</body></html>\n"
-    )
+    copies: list[Path] = []
+    for match in re.finditer(r"!\[[^\]]*\]\(([^)]+)\)", text):
+        source = Path(match.group(1))
+        if source.is_file():
+            out = images_dir / source.name
+            if out not in copies:
+                copies.append(write_bytes_atomic(out, source.read_bytes(), durable=False))
+            text = text.replace(f"]({match.group(1)})", f"]({images_dir.name}/{source.name})")
+    return [write_text_atomic(target, text.rstrip() + "\n"), *copies]
 
 
 def _inline_local_images(markdown: str) -> str:
     def replace(match: re.Match[str]) -> str:
-        path = Path(match.group(2))
-        if path.is_file() and path.suffix.lower() in {".png", ".jpg", ".jpeg", ".gif", ".webp"}:
-            mime = "jpeg" if path.suffix.lower() in {".jpg", ".jpeg"} else path.suffix.lower().lstrip(".")
-            data = base64.b64encode(path.read_bytes()).decode("ascii")
-            return f"![{match.group(1)}](data:image/{mime};base64,{data})"
-        return match.group(0)
+        uri = render.data_uri(Path(match.group(2)))
+        return match.group(0) if uri is None else f"![{match.group(1)}]({uri})"
 
     return re.sub(r"!\[([^\]]*)\]\(([^)\s]+)\)", replace, markdown)
-
-
-def export_pdf(workspace: Workspace, target: Path, *, which: str = "summary") -> Path:
-    """A4 PDF through PyMuPDF's Story (HTML subset), images read from the workspace."""
-    import pymupdf
-
-    body = render_html(workspace, which=which, inline_images=False, image_base=workspace.root)
-    body = re.sub(r"<style>.*?</style>", "", body, flags=re.DOTALL)
-    css = ("body {font-family: sans-serif; font-size: 11px; line-height: 1.4;} h1 {font-size: 18px;} "
-           "h2 {font-size: 14px; color: #2b4a7a;} figcaption {font-size: 9px; color: #444;}")
-    archive = pymupdf.Archive(str(workspace.root))
-    story = pymupdf.Story(html=body, user_css=css, archive=archive)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    try:
-        writer = pymupdf.DocumentWriter(tmp_name)
-        mediabox = pymupdf.paper_rect("a4")
-        where = mediabox + (50, 50, -50, -50)
-        more = True
-        pages = 0
-        while more and pages < 500:
-            device = writer.begin_page(mediabox)
-            more, _ = story.place(where)
-            story.draw(device)
-            writer.end_page()
-            pages += 1
-        writer.close()
-        os.replace(tmp_name, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            Path(tmp_name).unlink()
-        raise
-    return target

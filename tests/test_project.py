@@ -14,6 +14,8 @@ from PIL import Image
 
 from mmdocsum_desktop import project as proj
 from mmdocsum_desktop.document.model import Block, Document, Figure
+from mmdocsum_desktop.engines.extractive import ROLES
+from mmdocsum_desktop.summarize.schema import Summary
 
 
 @pytest.fixture(autouse=True)
@@ -42,7 +44,7 @@ def make_workspace(tmp_path: Path) -> proj.Workspace:
     )
     document.save(workspace.root / "document.json")
     workspace.set_document(document)
-    workspace.project.summary = proj.summary_from_pipeline(PIPELINE_JSON, document)
+    workspace.project.summary = Summary.model_validate(PIPELINE_JSON)
     workspace.autosave()
     return workspace
 
@@ -51,50 +53,84 @@ PIPELINE_JSON = {
     "engine": {"engine": "extractive", "model": "extractive"},
     "paragraphs": [
         {"role": "background", "text": "Ducks matter <script>alert(1)</script> as Figure 1 shows.",
-         "figure": {"index": 1, "id": "fig1", "label": "Figure 1", "score": 0.9}, "image_caption": "Why fig 1",
+         "figure": {"index": 1, "id": "fig1", "label": "Figure 1", "score": 0.9, "image": "figures/fig1.png"},
+         "image_caption": "Why fig 1",
          "sentences": [{"text": "Ducks matter.", "pages": [1], "figures": ["Figure 1"], "tables": [],
                         "blocks": ["b1"]}]},
-        {"role": "method", "text": "We counted them.", "figure": {"index": 2, "id": "tab1", "label": "Table 1"},
+        {"role": "method", "text": "We counted them.", "figure": {"index": 2, "id": "tab1", "label": "Table 1", "image": "figures/tab1.png"},
          "image_caption": "", "sentences": [{"text": "We counted.", "pages": [2], "figures": [],
                                              "tables": ["Table 1"], "blocks": []}]},
         {"role": "results", "text": "There were many.", "figure": None, "sentences": []},
         {"role": "conclusion", "text": "Ducks are many.", "figure": None, "sentences": []},
     ],
     # document order of the pipeline's candidates: fig1 (p.1), tab1 (p.2), fig2 (p.3)
-    "figures": [{"index": 1, "id": "fig1"}, {"index": 2, "id": "tab1"}, {"index": 3, "id": "fig2"}],
+    "figures": [{"index": 1, "id": "fig1", "label": "Figure 1", "image": "figures/fig1.png"},
+                {"index": 2, "id": "tab1", "label": "Table 1", "kind": "table", "image": "figures/tab1.png"},
+                {"index": 3, "id": "fig2", "label": "Figure 2", "image": "figures/fig2.png"}],
     "timings": {"total_s": 1.25},
     "repairs": [{"paragraph": 2, "kind": "figure", "reason": "index out of range"}],
     "warnings": ["a note"],
 }
 
 
-def test_summary_from_pipeline_json(tmp_path):
+def test_the_project_stores_the_pipeline_summary(tmp_path):
     workspace = make_workspace(tmp_path)
     summary = workspace.project.summary
-    assert [p.role for p in summary.paragraphs] == list(proj.ROLES)
-    assert [p.figure for p in summary.paragraphs] == ["fig1", "tab1", None, None]
-    assert summary.paragraphs[0].score == pytest.approx(0.9)
-    cites = summary.paragraphs[0].citations
-    assert {(c.kind, c.ref) for c in cites} == {("page", "1"), ("figure", "fig1"), ("block", "b1")}
-    assert summary.paragraphs[1].citations[1].kind == "table"
-    assert summary.engine.startswith("extractive") and summary.seconds == pytest.approx(1.25)
-    assert any("index out of range" in w for w in summary.warnings)
+    assert [p.role for p in summary.paragraphs] == list(ROLES)
+    assert [p.figure_id for p in summary.paragraphs] == ["fig1", "tab1", None, None]
+    assert summary.paragraphs[0].figure.score == pytest.approx(0.9)
+    cited = summary.paragraphs[0].sentences[0]
+    assert (cited.pages, cited.figures, cited.blocks) == ([1], ["Figure 1"], ["b1"])
+    assert summary.paragraphs[1].sentences[0].tables == ["Table 1"]
+    assert summary.engine_label.startswith("extractive") and summary.seconds == pytest.approx(1.25)
+    assert any("index out of range" in w for w in summary.notes())
+    reloaded = proj.Workspace.load(workspace.root).project.summary
+    assert reloaded == summary  # stored as it is
 
 
-def test_summary_from_a_bare_mdocsum_answer(tmp_path):
+def test_project_files_of_format_1_still_open(tmp_path):
+    """Format 1 kept a reduced copy of the summary (a figure id per paragraph, the pipeline's JSON under
+    ``raw``); opening one gives the Summary with the user's edits laid over the pipeline's."""
     workspace = make_workspace(tmp_path)
-    answer = [{"summary": "One.", "image": {"imageRef": "3", "imageCaption": "c"}},
-              {"summary": "Two.", "image": {"imageRef": "None", "imageCaption": ""}},
-              {"summary": "Three.", "image": {"imageRef": "9", "imageCaption": ""}}]
-    summary = proj.summary_from_pipeline(answer, workspace.document)
-    assert [p.figure for p in summary.paragraphs] == ["fig2", None, None]
-    assert summary.paragraphs[0].image_caption == "c"
+    raw = dict(PIPELINE_JSON, options={"figure_mode": "hybrid", "shuffle_images": None})
+    old = {
+        "format": 1, "id": "0123456789abcdef", "title": "A paper", "authoring": "Notes.",
+        "summary": {
+            "engine": "extractive", "created": 1.0, "seconds": 1.25, "warnings": ["old note"], "raw": raw,
+            "paragraphs": [
+                {"role": "background", "text": "Edited by hand.", "figure": "fig1", "image_caption": "Why fig 1",
+                 "citations": [{"kind": "page", "ref": "1", "label": "p. 1", "sentence": 0, "page": 1}],
+                 "figure_source": "engine", "score": 0.9},
+                {"role": "method", "text": "We counted them.", "figure": "fig2", "image_caption": "More ducks.",
+                 "citations": [], "figure_source": "user", "score": None},
+                {"role": "results", "text": "There were many.", "figure": None, "citations": []},
+                {"role": "conclusion", "text": "Ducks are many.", "figure": None, "citations": []},
+            ],
+        },
+    }
+    archive_path = tmp_path / "old.mdsproj"
+    with zipfile.ZipFile(archive_path, "w") as archive:
+        archive.writestr("project.json", json.dumps(old))
+        archive.write(workspace.root / "document.json", "document.json")
+        for name in ("fig1", "tab1", "fig2"):
+            archive.write(workspace.figures_dir / f"{name}.png", f"figures/{name}.png")
+    opened = proj.open_project(archive_path)
+    summary = opened.project.summary
+    assert opened.project.format == proj.PROJECT_FORMAT and opened.project.authoring == "Notes."
+    assert [p.text for p in summary.paragraphs][:2] == ["Edited by hand.", "We counted them."]
+    assert [p.figure_id for p in summary.paragraphs] == ["fig1", "fig2", None, None]
+    assert summary.paragraphs[1].figure.chosen_by == "user" and summary.paragraphs[1].figure.index == 3
+    assert summary.paragraphs[0].sentences[0].pages == [1]  # the pipeline's citations are kept
+    assert summary.engine_label == "extractive" and "old note" in summary.warnings
+    assert [a["image"]["imageRef"] for a in proj.render.to_mdocsum(summary)] == ["1", "3", "None", "None"]
+    written = proj.export(opened, "markdown", tmp_path / "old.md")
+    assert (tmp_path / "old_images" / "fig2.png").is_file() and "Edited by hand." in written[0].read_text()
 
 
 def test_autosave_and_project_file_round_trip(tmp_path):
     workspace = make_workspace(tmp_path)
     workspace.project.authoring = "My text.\n\nMore text."
-    workspace.project.summary.paragraphs[2].figure = "fig2"
+    workspace.project.summary.paragraphs[2].figure = workspace.project.summary.figure_choice("fig2")
     workspace.autosave()
     saved = json.loads((workspace.root / "project.json").read_text(encoding="utf-8"))
     assert saved["authoring"] == "My text.\n\nMore text." and "session" not in saved
@@ -110,7 +146,7 @@ def test_autosave_and_project_file_round_trip(tmp_path):
 
     reopened = proj.open_project(written)
     assert reopened.project.authoring == "My text.\n\nMore text."
-    assert reopened.project.summary.paragraphs[2].figure == "fig2"
+    assert reopened.project.summary.paragraphs[2].figure_id == "fig2"
     assert reopened.project.saved_to == str(written)
     assert reopened.image_path(reopened.figure("fig1")).is_file()
     assert reopened.document.title == "A paper"
@@ -187,8 +223,8 @@ def test_exports(tmp_path):
     files = proj.export(workspace, "markdown", out / "summary.md")
     text = (out / "summary.md").read_text(encoding="utf-8")
     assert files[0] == out / "summary.md" and (out / "summary_images" / "fig1.png").is_file()
-    assert "## Research background" in text and "![Figure 1](summary_images/fig1.png)" in text
-    assert "[p. 1, Figure 1" in text
+    assert "## Research background" in text and "![Figure 1](<summary_images/fig1.png>)" in text
+    assert "\\[p. 1; Figure 1\\]" in text
 
     proj.export(workspace, "html", out / "summary.html")
     page = (out / "summary.html").read_text(encoding="utf-8")

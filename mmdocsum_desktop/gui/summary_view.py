@@ -34,7 +34,9 @@ from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.judge_panel import JudgePanel
 from mmdocsum_desktop.gui.widgets.gallery import FIGURE_MIME
 from mmdocsum_desktop.gui.workers import Job, JobRunner
-from mmdocsum_desktop.project import ROLE_TITLES, Summary, SummaryParagraph, Workspace, markdown_to_html
+from mmdocsum_desktop.project import Workspace
+from mmdocsum_desktop.summarize.render import markdown_to_html
+from mmdocsum_desktop.summarize.schema import Summary, SummaryParagraph
 
 _MENTION = re.compile(r"\b(Figure|Fig\.|Table|Tab\.)\s?(S?\d{1,3}(?:[-.]\d{1,3})?|[IVXL]{1,6}\b)", re.IGNORECASE)
 _PAGE = re.compile(r"\b(?:p\.|pp\.|page)\s?(\d{1,4})\b", re.IGNORECASE)
@@ -73,26 +75,10 @@ def paragraph_html(paragraph: SummaryParagraph, workspace: Workspace | None, wid
     text = _MENTION.sub(link_mention, paragraph.text)
     text = _PAGE.sub(lambda m: f"[{m.group(0)}]({cite_url('page', m.group(1))})", text)
     body = markdown_to_html(text)
-    cites = []
-    seen: set[str] = set()
-    blocks = {}
-    if workspace is not None and workspace.document is not None:
-        blocks = {b.id: b for b in workspace.document.blocks}
-    for citation in paragraph.citations:
-        label = citation.display()
-        if citation.kind == "block":  # a passage: shown by its page, the link goes to the passage itself
-            block = blocks.get(citation.ref)
-            if block is None:
-                continue
-            label = f"¶ p. {block.page}" if block.page else "¶"
-        if label in seen:
-            continue
-        seen.add(label)
-        kind = "figure" if citation.kind in {"figure", "table"} else citation.kind
-        cites.append(f'<a href="{html.escape(cite_url(kind, citation.ref))}">{html.escape(label)}</a>')
+    cites = citation_links(paragraph, workspace)
     if cites:
         body += f'<p style="color:#555; font-size:small">Sources: {" · ".join(cites)}</p>'
-    figure = workspace.figure(paragraph.figure) if workspace is not None else None
+    figure = workspace.figure(paragraph.figure_id) if workspace is not None else None
     image = workspace.image_path(figure) if workspace is not None else None
     if figure is not None:
         label = html.escape(figure.label or figure.id)
@@ -107,6 +93,27 @@ def paragraph_html(paragraph: SummaryParagraph, workspace: Workspace | None, wid
             f"<b>{label}</b></a>{': ' if caption else ''}{caption}</p>"
         )
     return body
+
+
+def citation_links(paragraph: SummaryParagraph, workspace: Workspace | None) -> list[str]:
+    """The paragraph's sentence citations as cite: links, each once: pages, figures and tables (by the
+    document's figure id), passages (shown by their page, the link goes to the passage itself)."""
+    document = workspace.document if workspace is not None else None
+    visuals = {(v.label or "").lower(): v for v in document.visuals if v.label} if document is not None else {}
+    blocks = {b.id: b for b in document.blocks} if document is not None else {}
+    links: dict[str, str] = {}  # label → href
+    for sentence in paragraph.sentences:
+        for page in sentence.pages:
+            links.setdefault(f"p. {page}", cite_url("page", str(page)))
+        for label in (*sentence.figures, *sentence.tables):
+            visual = visuals.get(label.lower())
+            if visual is not None:
+                links.setdefault(label, cite_url("figure", visual.id))
+        for block_id in sentence.blocks:
+            block = blocks.get(block_id)
+            if block is not None:
+                links.setdefault(f"¶ p. {block.page}" if block.page else "¶", cite_url("block", block_id))
+    return [f'<a href="{html.escape(href)}">{html.escape(label)}</a>' for label, href in links.items()]
 
 
 class AutoHeightBrowser(QTextBrowser):
@@ -193,8 +200,8 @@ class ParagraphCard(QFrame):
                       images: dict[str, QImage] | None = None) -> None:
         self.paragraph = paragraph
         self.workspace = workspace
-        self.title.setText(ROLE_TITLES.get(paragraph.role, paragraph.role.title()))
-        figure = workspace.figure(paragraph.figure) if workspace is not None else None
+        self.title.setText(paragraph.title)
+        figure = workspace.figure(paragraph.figure_id) if workspace is not None else None
         path = workspace.image_path(figure) if workspace is not None else None
         if path is not None and images is not None:
             image = images.get(str(path))
@@ -226,7 +233,7 @@ class ParagraphCard(QFrame):
             text = f"{visual.label or visual.id} — {visual.caption[:60]}"
             action = QAction(text, self.figure_menu)
             action.setCheckable(True)
-            action.setChecked(self.paragraph is not None and self.paragraph.figure == visual.id)
+            action.setChecked(self.paragraph is not None and self.paragraph.figure_id == visual.id)
             action.triggered.connect(lambda checked=False, fid=visual.id: self.figureChosen.emit(self.index, fid))
             self.figure_menu.addAction(action)
 
@@ -269,7 +276,7 @@ def summary_fingerprint(summary: Summary | None) -> str:
     """What the judge reads of a summary: its paragraphs' text and figures."""
     if summary is None:
         return ""
-    return json.dumps([[p.role, p.text, p.figure, p.image_caption] for p in summary.paragraphs])
+    return json.dumps([[p.role, p.text, p.figure_id, p.image_caption] for p in summary.paragraphs])
 
 
 class SummaryView(QWidget):
@@ -387,12 +394,12 @@ class SummaryView(QWidget):
             self.status.setText("Open a document, then Summarize." if workspace is None or workspace.document is None
                                 else "Ready. Summarize writes four paragraphs with the document's figures.")
         else:
-            parts = [f"Summary by {summary.engine or 'the engine'}"]
+            parts = [f"Summary by {summary.engine_label or 'the engine'}"]
             if summary.seconds:
                 parts.append(f"in {summary.seconds:.1f} s")
             text = " ".join(parts) + "."
-            if summary.warnings:
-                text += " Notes: " + "; ".join(summary.warnings[:3])
+            if summary.notes():
+                text += " Notes: " + "; ".join(summary.notes()[:3])
             self.status.setText(text)
         self._update_judge_button()
 
@@ -509,7 +516,7 @@ class SummaryView(QWidget):
         out = []
         for card in self.cards:
             if card.paragraph is not None and self.workspace is not None:
-                path = self.workspace.image_path(self.workspace.figure(card.paragraph.figure))
+                path = self.workspace.image_path(self.workspace.figure(card.paragraph.figure_id))
                 if path is not None:
                     out.append(path)
         return out

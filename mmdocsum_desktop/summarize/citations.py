@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -23,49 +21,9 @@ from mmdocsum_desktop.document.labels import find_mentions
 from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.engines.extractive import Embedder
 from mmdocsum_desktop.engines.sentences import Sentence, split_sentences
+from mmdocsum_desktop.summarize.schema import Evidence, SentenceCitation
 
 _TAG = re.compile(r"\[\s*image\s*(\d+)\s*\]", re.I)
-
-
-@dataclass(frozen=True)
-class Evidence:
-    block: str
-    page: int | None
-    score: float
-    how: str  # extracted, mention, similarity
-
-
-@dataclass
-class SentenceCitation:
-    text: str
-    pages: list[int] = field(default_factory=list)
-    figures: list[str] = field(default_factory=list)
-    tables: list[str] = field(default_factory=list)
-    blocks: list[str] = field(default_factory=list)
-    evidence: list[Evidence] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "pages": self.pages,
-            "figures": self.figures,
-            "tables": self.tables,
-            "blocks": self.blocks,
-            "evidence": [
-                {"block": e.block, "page": e.page, "score": round(e.score, 4), "how": e.how} for e in self.evidence
-            ],
-        }
-
-    @property
-    def marker(self) -> str:
-        """A short human-readable citation: "(p. 3; Figure 2)"."""
-        parts = []
-        if self.pages:
-            pages = sorted(set(self.pages))
-            parts.append(("p. " if len(pages) == 1 else "pp. ") + ", ".join(str(p) for p in pages))
-        parts.extend(self.figures)
-        parts.extend(self.tables)
-        return f"({'; '.join(parts)})" if parts else ""
 
 
 class Citer:
@@ -121,10 +79,10 @@ class Citer:
         for i, result in enumerate(results):
             source = sources[i] if sources else None
             if source is not None:
-                self._add(result, Evidence(source.block, source.page, 1.0, "extracted"))
+                self._add(result, Evidence(block=source.block, page=source.page, score=1.0, how="extracted"))
             for unit, score in similar.get(i, []):
                 _, block_id, page = self.units[unit]
-                self._add(result, Evidence(block_id, page, score, "similarity"))
+                self._add(result, Evidence(block=block_id, page=page, score=score, how="similarity"))
             self._mentions(result)
         return results
 
@@ -162,5 +120,5 @@ class Citer:
                 if visual.page is not None and visual.page not in result.pages:
                     result.pages.append(visual.page)
                 if visual.caption_block and not any(e.block == visual.caption_block for e in result.evidence):
-                    result.evidence.append(Evidence(visual.caption_block, visual.page, 1.0, "mention"))
+                    result.evidence.append(Evidence(block=visual.caption_block, page=visual.page, score=1.0, how="mention"))
                     result.blocks.append(visual.caption_block)

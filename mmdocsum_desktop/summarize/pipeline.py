@@ -29,102 +29,24 @@ from typing import Any
 
 from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.engines.base import GenerationOptions, ImagePart, Message, TextEngine
-from mmdocsum_desktop.engines.extractive import ROLE_TITLES, ROLES, DraftParagraph, Embedder, ExtractiveEngine
+from mmdocsum_desktop.engines.extractive import ROLES, DraftParagraph, Embedder, ExtractiveEngine
 from mmdocsum_desktop.engines.sentences import Sentence, split_sentences
 from mmdocsum_desktop.errors import EmptyDocumentError, EngineError, JobCancelled, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.summarize import prompt as prompts
-from mmdocsum_desktop.summarize.citations import Citer, SentenceCitation
+from mmdocsum_desktop.summarize.citations import Citer
 from mmdocsum_desktop.summarize.parse import ParsedAnswer, parse_answer
+from mmdocsum_desktop.summarize.schema import (
+    FigureChoice,
+    FigureEntry,
+    Summary,
+    SummaryOptions,
+    SummaryParagraph,
+)
 
 IMAGE_TOKENS = 300  # what one resized image costs a vision model's context, roughly
 MESSAGE_OVERHEAD = 12  # chat-template tokens per message
 MAX_NOTE_LEVELS = 6
-
-
-@dataclass
-class SummaryOptions:
-    figure_mode: str = "hybrid"  # hybrid, model, placement (LLM engines)
-    include_abstract: bool = True
-    shuffle_seed: int | None = None
-    max_tokens: int = 1024
-    temperature: float = 0.2
-    seed: int = 0
-    ocr: bool | None = None  # None: read figure text for text-only LLMs, not for the extractive engine
-    citations: bool = True
-    note_words: int = 150
-    repeat_penalty: float = 1.1
-    placement_threshold: float | None = None
-    # Seconds for all the model calls of one summary; a call still running at the end stops with the
-    # text so far (finish_reason "timeout"), later calls get no time. None: no limit.
-    time_limit_s: float | None = None
-
-
-@dataclass
-class FigureChoice:
-    candidate: int  # index into the candidates (document order)
-    index: int  # 1-based position in document order: M-DocSum's imageRef
-    label: str | None
-    kind: str
-    caption: str
-    image: str | None
-    figure_id: str | None
-    score: float
-    chosen_by: str  # placement, model, hybrid, repair
-    signals: dict[str, float] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "id": self.figure_id,
-            "label": self.label,
-            "kind": self.kind,
-            "caption": self.caption,
-            "image": self.image,
-            "score": round(self.score, 4),
-            "chosen_by": self.chosen_by,
-            "signals": {k: round(float(v), 4) for k, v in self.signals.items()},
-        }
-
-
-@dataclass
-class SummaryParagraph:
-    role: str
-    text: str
-    figure: FigureChoice | None = None
-    image_caption: str = ""
-    source: str = "model"  # model, extracted, extracted-fallback
-    sentences: list[SentenceCitation] = field(default_factory=list)
-    proposed_image: int | None = None  # the model's proposal (document-order index), when valid
-
-    @property
-    def title(self) -> str:
-        return ROLE_TITLES[self.role]
-
-    @property
-    def words(self) -> int:
-        return len(self.text.split())
-
-
-@dataclass
-class Summary:
-    source: str
-    title: str | None
-    engine: dict[str, Any]
-    paragraphs: list[SummaryParagraph]
-    candidates: list[Any]
-    options: SummaryOptions
-    parse: dict[str, Any] | None = None
-    repairs: list[dict[str, Any]] = field(default_factory=list)
-    long_document: dict[str, Any] | None = None
-    generations: list[dict[str, Any]] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    raw_answer: str | None = None
-
-    @property
-    def instruction_following(self) -> bool | None:
-        return None if self.parse is None else bool(self.parse.get("instruction_following"))
 
 
 # ----------------------------------------------------------------------------------------- helpers
@@ -172,20 +94,28 @@ def _caption_sentence(candidate: Any) -> str:
     return first if len(first) <= 300 else first[:299].rsplit(" ", 1)[0] + "…"
 
 
-def _figure_choice(candidates: list[Any], index: int, score: float, chosen_by: str, signals: dict | None = None) -> FigureChoice:
-    c = candidates[index]
-    return FigureChoice(
-        candidate=index,
-        index=index + 1,
-        label=c.label,
-        kind=c.kind,
-        caption=c.caption,
-        image=c.image,
-        figure_id=c.source_id,
-        score=float(score),
-        chosen_by=chosen_by,
-        signals=dict(signals or {}),
-    )
+def figure_entries(candidates: list[Any], base_dir: str | Path | None) -> list[FigureEntry]:
+    """The candidates as the summary records them: image paths relative to ``base_dir`` (the
+    document's folder), so that the summary stays valid when that folder moves."""
+    return [
+        FigureEntry(index=k + 1, id=c.source_id, label=c.label, kind=c.kind, caption=c.caption,
+                    image=_relative_image(c.image, base_dir), ocr_text=c.ocr_text)
+        for k, c in enumerate(candidates)
+    ]
+
+
+def _relative_image(image: str | None, base_dir: str | Path | None) -> str | None:
+    if image is None or base_dir is None:
+        return image
+    try:
+        return Path(image).resolve().relative_to(Path(base_dir).resolve()).as_posix()
+    except ValueError:  # not inside the document's folder: kept as it is
+        return image
+
+
+def _figure_choice(entries: list[FigureEntry], index: int, score: float, chosen_by: str,
+                   signals: dict | None = None) -> FigureChoice:
+    return FigureChoice.of(entries[index], score=score, chosen_by=chosen_by, signals=signals)
 
 
 # ------------------------------------------------------------------------------------------ figures
@@ -210,6 +140,7 @@ def place_figures(
 def choose_figures(
     paragraphs: list[SummaryParagraph],
     candidates: list[Any],
+    entries: list[FigureEntry],
     *,
     mode: str,
     proposals: dict[int, int],
@@ -228,7 +159,7 @@ def choose_figures(
         keep = dict(proposals)
         todo = [i for i in range(len(paragraphs)) if i in broken]
         for i, index in keep.items():
-            paragraphs[i].figure = _figure_choice(candidates, index, 1.0, "model")
+            paragraphs[i].figure = _figure_choice(entries, index, 1.0, "model")
         if todo:
             free = [k for k in range(len(candidates)) if k not in keep.values()]
             if free:
@@ -237,7 +168,7 @@ def choose_figures(
                 for row, placement in zip(todo, placements):
                     chosen = free[placement.candidate] if placement.candidate is not None else None
                     if chosen is not None:
-                        paragraphs[row].figure = _figure_choice(candidates, chosen, placement.score, "repair", placement.signals)
+                        paragraphs[row].figure = _figure_choice(entries, chosen, placement.score, "repair", placement.signals)
                     repairs.append(_repair(row, broken[row], chosen, "global placement over the unused figures"))
             else:
                 for row in todo:
@@ -251,7 +182,7 @@ def choose_figures(
             paragraphs[i].figure = None
         else:
             by = "placement" if mode in ("placement", "extractive") else ("model" if proposals.get(i) == chosen else "hybrid")
-            paragraphs[i].figure = _figure_choice(candidates, chosen, placement.score, by, placement.signals)
+            paragraphs[i].figure = _figure_choice(entries, chosen, placement.score, by, placement.signals)
         if i in broken:
             repairs.append(_repair(i, broken[i], chosen, "global placement assignment"))
         elif mode == "hybrid" and i in proposals and proposals[i] != chosen:
@@ -553,8 +484,9 @@ def summarize_document(
     timings["text_s"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    repairs += choose_figures(paragraphs, candidates, mode=mode, proposals=proposals, broken=broken, embedder=embedder,
-                              ocr=ocr, threshold=options.placement_threshold, control=control)
+    entries = figure_entries(candidates, base_dir)
+    repairs += choose_figures(paragraphs, candidates, entries, mode=mode, proposals=proposals, broken=broken,
+                              embedder=embedder, ocr=ocr, threshold=options.placement_threshold, control=control)
     for paragraph in paragraphs:
         if paragraph.figure is None:
             paragraph.image_caption = ""
@@ -579,7 +511,7 @@ def summarize_document(
         title=document.title,
         engine=engine.describe(),
         paragraphs=paragraphs,
-        candidates=candidates,
+        figures=entries,
         options=options,
         parse=parse_record,
         repairs=repairs,

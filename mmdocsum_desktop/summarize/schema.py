@@ -205,6 +205,15 @@ class Summary(BaseModel):
         value = self.timings.get("wall_s", self.timings.get("total_s"))
         return None if value is None else float(value)
 
+    def notes(self) -> list[str]:
+        """The warnings, then the repairs made to the engine's answer, as lines a person reads."""
+        repairs = [
+            (f"paragraph {r['paragraph']}: " if r.get("paragraph") else "")
+            + f"{r.get('kind', 'repair')} ({r.get('reason', '')})"
+            for r in self.repairs
+        ]
+        return [*self.warnings, *repairs]
+
     def figure_entry(self, figure_id: str | None) -> FigureEntry | None:
         return next((f for f in self.figures if figure_id is not None and f.id == figure_id), None)
 

@@ -17,7 +17,9 @@ from pathlib import Path
 
 from mmdocsum_desktop import project as proj
 from mmdocsum_desktop.document.reader import read_document
+from mmdocsum_desktop.engines.extractive import ROLES
 from mmdocsum_desktop.gui.main_window import AUTOSAVE_DELAY_MS
+from mmdocsum_desktop.summarize.schema import Summary, SummaryParagraph
 from tests.conftest import PAPERS, REPO_ROOT
 
 # An edit older than this at the moment of the kill must have been recovered: the autosave interval,
@@ -37,8 +39,8 @@ def _make_project(target: Path) -> Path:
     document = read_document(PAPERS / "docling_picture_classification.pdf")
     workspace = proj.Workspace.create()
     workspace.import_document(document)
-    answer = [{"summary": text, "image": {"imageRef": "None", "imageCaption": ""}} for text in PARAGRAPHS]
-    workspace.project.summary = proj.summary_from_pipeline(answer, workspace.document)
+    workspace.project.summary = Summary(paragraphs=[SummaryParagraph(role=role, text=text)
+                                                    for role, text in zip(ROLES, PARAGRAPHS, strict=True)])
     workspace.project.authoring = "My notes on the paper."
     saved = workspace.save_as(target)
     workspace.discard()

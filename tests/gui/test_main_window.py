@@ -90,25 +90,25 @@ def test_open_summarize_change_figure_export(qtbot, make_window, tmp_path):
     assert [p.role for p in summary.paragraphs] == ["background", "method", "results", "conclusion"]
     assert all(60 <= len(p.text.split()) <= 140 for p in summary.paragraphs)
     assert len(window.summary_view.cards) == 4
-    assert any(p.citations for p in summary.paragraphs)
+    assert any(p.sentences for p in summary.paragraphs)
     qtbot.waitUntil(lambda: window.last_autosave > 0, timeout=5_000)
 
     # pick another figure from the menu for paragraph 1, and drag one from the gallery onto paragraph 2
     card = window.summary_view.cards[0]
     assert card.paragraph is summary.paragraphs[0]
     card._fill_menu()
-    used = {p.figure for p in summary.paragraphs}
+    used = {p.figure_id for p in summary.paragraphs}
     choice = next(v for v in document.visuals if v.id not in used and v.image)
     action = next(a for a in card.figure_menu.actions() if a.text().startswith(choice.label or choice.id))
     action.trigger()
-    assert window.workspace.project.summary.paragraphs[0].figure == choice.id
-    assert window.workspace.project.summary.paragraphs[0].figure_source == "user"
+    assert window.workspace.project.summary.paragraphs[0].figure_id == choice.id
+    assert window.workspace.project.summary.paragraphs[0].figure.chosen_by == "user"
 
     dragged = next(v for v in document.visuals if v.id != choice.id and v.image)
     drop_on(window.summary_view.cards[1], dragged.id)
     paragraphs = window.workspace.project.summary.paragraphs
-    assert paragraphs[1].figure == dragged.id
-    assert [p.figure for p in paragraphs].count(dragged.id) == 1  # each figure used once
+    assert paragraphs[1].figure_id == dragged.id
+    assert [p.figure_id for p in paragraphs].count(dragged.id) == 1  # each figure used once
     window.summary_view.cards[3].none_button.click()
     assert paragraphs[3].figure is None
     window.summary_view.flush()
@@ -120,7 +120,7 @@ def test_open_summarize_change_figure_export(qtbot, make_window, tmp_path):
     for fmt, name in (("markdown", "s.md"), ("html", "s.html"), ("pdf", "s.pdf"), ("mdocsum", "s.json")):
         assert wait_job(qtbot, window.export(fmt, out / name)).state == "succeeded"
     markdown = (out / "s.md").read_text(encoding="utf-8")
-    assert markdown.count("## ") == 4 and f"](s_images/{choice.id}.png)" in markdown
+    assert markdown.count("## ") == 4 and f"](<s_images/{choice.id}.png>)" in markdown
     assert (out / "s_images" / f"{choice.id}.png").stat().st_size > 1000
     assert (out / "s_images" / f"{dragged.id}.png").exists()
     page = (out / "s.html").read_text(encoding="utf-8")
@@ -132,7 +132,7 @@ def test_open_summarize_change_figure_export(qtbot, make_window, tmp_path):
         assert sum(len(p.get_images()) for p in pdf) == sum(1 for p in paragraphs if p.figure)
     answer = json.loads((out / "s.json").read_text(encoding="utf-8"))
     assert len(answer) == 4 and answer[3]["image"]["imageRef"] == "None"
-    order = [f["id"] for f in window.workspace.project.summary.raw["figures"]]
+    order = [f.id for f in window.workspace.project.summary.figures]
     assert answer[0]["image"]["imageRef"] == str(order.index(choice.id) + 1)
 
 
@@ -149,8 +149,8 @@ def drop_on(card, figure_id: str) -> None:
 def test_citation_click_moves_document_pane(qtbot, summarized):
     window = summarized
     view = window.document_view
-    card = next(c for c in window.summary_view.cards if any(x.kind == "page" for x in c.paragraph.citations))
-    page = next(int(x.ref) for x in card.paragraph.citations if x.kind == "page")
+    card = next(c for c in window.summary_view.cards if any(s.pages for s in c.paragraph.sentences))
+    page = next(pg for s in card.paragraph.sentences for pg in s.pages)
     view.show_page(1 if page != 1 else 2)
     assert "cite:page:" in card.browser.toHtml()
     card.browser.anchorClicked.emit(QUrl(f"cite:page:{page}"))

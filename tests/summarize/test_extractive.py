@@ -71,7 +71,7 @@ def test_figures_are_placed_once_each_and_cited(demo1):
             assert (folder / paragraph.figure.image).exists() or paragraph.figure.image.startswith(str(folder))
             assert paragraph.figure.chosen_by == "placement"
             assert paragraph.image_caption
-    labels = {c.label for c in summary.candidates}
+    labels = {c.label for c in summary.figures}
     mentioned = [f for p in summary.paragraphs for s in p.sentences for f in s.figures + s.tables]
     assert set(mentioned) <= labels
 

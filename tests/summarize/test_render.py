@@ -8,10 +8,16 @@ import json
 import pytest
 from PIL import Image
 
-from mmdocsum_desktop.placement import ImageCandidate
-from mmdocsum_desktop.summarize.citations import Evidence, SentenceCitation
-from mmdocsum_desktop.summarize.pipeline import FigureChoice, Summary, SummaryOptions, SummaryParagraph
 from mmdocsum_desktop.summarize.render import format_for, to_html, to_markdown, to_mdocsum, write_summary
+from mmdocsum_desktop.summarize.schema import (
+    Evidence,
+    FigureChoice,
+    FigureEntry,
+    SentenceCitation,
+    Summary,
+    SummaryOptions,
+    SummaryParagraph,
+)
 
 
 @pytest.fixture
@@ -20,23 +26,23 @@ def summary(tmp_path) -> Summary:
     figures.mkdir(parents=True)
     Image.new("RGB", (20, 10), "red").save(figures / "fig2.png")
     candidates = [
-        ImageCandidate(image=str(figures / "fig1.png"), label="Figure 1", figure="Figure 1", caption="Fig. 1. Site map.", source_id="fig1"),
-        ImageCandidate(image=str(figures / "fig2.png"), label="Figure 2", figure="Figure 2", caption="Fig. 2. Flow curves.", source_id="fig2"),
+        FigureEntry(index=1, image=str(figures / "fig1.png"), label="Figure 1", caption="Fig. 1. Site map.", id="fig1"),
+        FigureEntry(index=2, image=str(figures / "fig2.png"), label="Figure 2", caption="Fig. 2. Flow curves.", id="fig2"),
     ]
-    choice = FigureChoice(candidate=1, index=2, label="Figure 2", kind="figure", caption="Fig. 2. Flow curves.",
-                          image=str(figures / "fig2.png"), figure_id="fig2", score=0.8, chosen_by="hybrid")
+    choice = FigureChoice(index=2, label="Figure 2", kind="figure", caption="Fig. 2. Flow curves.",
+                          image=str(figures / "fig2.png"), id="fig2", score=0.8, chosen_by="hybrid")
     paragraphs = [
         SummaryParagraph(role="background", text="Trees use water <script>alert(1)</script>.", source="model",
-                         sentences=[SentenceCitation("Trees use water <script>alert(1)</script>.", pages=[1], blocks=["b1"],
-                                                     evidence=[Evidence("b1", 1, 0.7, "similarity")])]),
+                         sentences=[SentenceCitation(text="Trees use water <script>alert(1)</script>.", pages=[1], blocks=["b1"],
+                                                     evidence=[Evidence(block="b1", page=1, score=0.7, how="similarity")])]),
         SummaryParagraph(role="method", text="A model [link](javascript:alert(1)) of flows.", figure=choice,
                          image_caption="The flow curves the model was fitted to.",
-                         sentences=[SentenceCitation("A model [link](javascript:alert(1)) of flows.", pages=[3], figures=["Figure 2"])]),
+                         sentences=[SentenceCitation(text="A model [link](javascript:alert(1)) of flows.", pages=[3], figures=["Figure 2"])]),
         SummaryParagraph(role="results", text="Low flows fell by 30%."),
         SummaryParagraph(role="conclusion", text="Plant with care."),
     ]
     return Summary(source=str(tmp_path / "paper.pdf"), title="Trees & <rivers>", engine={"engine": "llama", "model": "tiny"},
-                   paragraphs=paragraphs, candidates=candidates, options=SummaryOptions(),
+                   paragraphs=paragraphs, figures=candidates, options=SummaryOptions(),
                    parse={"instruction_following": False, "parsed": True}, repairs=[{"paragraph": 2}])
 
 
@@ -83,4 +89,76 @@ def test_write_all_formats(summary, tmp_path):
     assert json.loads((tmp_path / "b.json").read_text()) == to_mdocsum(summary)
     assert format_for(tmp_path / "x.html", None) == "html" and format_for(tmp_path / "x.out", "md") == "md"
     with pytest.raises(ValueError):
-        write_summary(summary, tmp_path / "e.txt", "pdf")
+        write_summary(summary, tmp_path / "e.txt", "docx")
+
+
+def test_json_round_trips_and_version_1_files_still_load(summary, tmp_path):
+    assert Summary.model_validate_json(summary.model_dump_json()) == summary
+    data = json.loads(write_summary(summary, tmp_path / "s.json", "json").read_text())
+    again = Summary.model_validate(data)
+    assert again.paragraphs[1].figure.image == "paper_files/figures/fig2.png"  # relative to the file now
+    assert again.paragraphs[0].sentences == summary.paragraphs[0].sentences and again.repairs == summary.repairs
+    data["version"], data["options"] = 1, {"figure_mode": "model", "shuffle_images": 7}
+    old = Summary.model_validate(data)
+    assert old.options.shuffle_seed == 7 and old.options.figure_mode == "model"
+
+
+def test_written_files_stand_on_their_own(summary, tmp_path):
+    out = tmp_path / "out"
+    write_summary(summary, out / "s.md", "md", base_dir=tmp_path)
+    text = (out / "s.md").read_text()
+    assert "![Figure 2](<s_images/fig2.png>)" in text
+    assert (out / "s_images" / "fig2.png").read_bytes() == (tmp_path / "paper_files/figures/fig2.png").read_bytes()
+    page = write_summary(summary, out / "s.html", "html").read_text()
+    assert page.count('<img src="data:image/png;base64,') == 1 and "<script>" not in page
+    pdf_path = write_summary(summary, out / "s.pdf", "pdf", base_dir=tmp_path)
+    import pymupdf
+
+    with pymupdf.open(pdf_path) as pdf:
+        assert "Plant with care." in "".join(p.get_text() for p in pdf)
+        assert sum(len(p.get_images()) for p in pdf) == 1
+
+
+def test_an_edited_paragraph_is_cited_as_a_whole(summary, tmp_path):
+    summary.paragraphs[1].text = "Rewritten by hand."  # its sentence citations no longer describe it
+    text = to_markdown(summary, relative_to=tmp_path)
+    assert "Rewritten by hand. \\[p. 3; Figure 2\\]" in text and "javascript" not in text
+
+
+def test_the_app_exports_exactly_what_mmdocsum_summarize_writes(tmp_path, monkeypatch, embedder):
+    """One renderer: a real extractive summary of a corpus paper, exported through the project (the
+    desktop app's Export menu) and written by ``mmdocsum summarize`` with the same settings, gives the
+    same files, byte for byte (the PDF: the same text and images)."""
+    import pymupdf
+
+    from mmdocsum_desktop import project as proj
+    from mmdocsum_desktop.cli import main as mmdocsum
+    from mmdocsum_desktop.document.reader import read_document
+    from mmdocsum_desktop.engines.extractive import ExtractiveEngine
+    from mmdocsum_desktop.summarize.pipeline import summarize_document
+    from tests.conftest import PAPERS
+
+    paper = PAPERS / "mineru_demo1.pdf"
+    monkeypatch.setenv("MMDOCSUM_WORKSPACES_DIR", str(tmp_path / "workspaces"))
+    workspace = proj.Workspace.create()
+    workspace.import_document(read_document(paper))
+    workspace.project.summary = summarize_document(workspace.document, workspace.root,
+                                                   engine=ExtractiveEngine(embedder), embedder=embedder)
+    assert any(p.figure for p in workspace.project.summary.paragraphs)
+    app, cli = tmp_path / "app", tmp_path / "cli"
+    for fmt, suffix, name in (("markdown", "md", "s.md"), ("html", "html", "s.html"),
+                              ("mdocsum", "mdocsum", "s.json"), ("pdf", "pdf", "s.pdf")):
+        proj.export(workspace, fmt, app / name)
+        # the command as a user runs it (its own settings, engine and embedder), in this process
+        assert mmdocsum(["summarize", str(paper), "-o", str(cli / name), "--engine", "extractive",
+                         "--format", suffix, "--quiet"]) == 0
+    for name in ("s.md", "s.html", "s.json"):
+        assert (app / name).read_bytes() == (cli / name).read_bytes(), name
+    shown = sorted(p.name for p in (app / "s_images").iterdir())
+    assert shown and shown == sorted(p.name for p in (cli / "s_images").iterdir())
+    for image in shown:
+        assert (app / "s_images" / image).read_bytes() == (cli / "s_images" / image).read_bytes()
+    with pymupdf.open(app / "s.pdf") as mine, pymupdf.open(cli / "s.pdf") as theirs:
+        assert [p.get_text() for p in mine] == [p.get_text() for p in theirs]
+        assert [len(p.get_images()) for p in mine] == [len(p.get_images()) for p in theirs]
+        assert sum(len(p.get_images()) for p in mine) == len(shown)
