@@ -281,25 +281,44 @@ class GgufShape:
 
 
 def gguf_shape(path: str | os.PathLike[str]) -> GgufShape | None:
-    """A GGUF model's shape, read by llama.cpp itself from the header and vocabulary only
-    (``vocab_only``: no weights are loaded). None when llama.cpp is missing or cannot read the file."""
+    """A GGUF model's shape from its header, read by llama.cpp itself without its weights (``vocab_only``;
+    such a model has no hyperparameters loaded, so the header's keys are read). None when llama.cpp is
+    missing or cannot read the file."""
     info = llama_cpp_info()
     if not info.installed or info.error:
         return None
+    import logging
+
     import llama_cpp
 
-    params = llama_cpp.llama_model_default_params()
-    params.vocab_only = True
-    model = llama_cpp.llama_model_load_from_file(str(path).encode("utf-8"), params)
+    # llama.cpp logs every header key through llama-cpp-python's logger: errors only, as Llama(verbose=False)
+    quiet = logging.getLogger("llama-cpp-python")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        params = llama_cpp.llama_model_default_params()
+        params.vocab_only = True
+        model = llama_cpp.llama_model_load_from_file(str(path).encode("utf-8"), params)
+    finally:
+        quiet.setLevel(level)
     if not model:
         return None
     try:
-        return GgufShape(
-            n_layer=int(llama_cpp.llama_model_n_layer(model)),
-            n_embd=int(llama_cpp.llama_model_n_embd(model)),
-            n_head=int(llama_cpp.llama_model_n_head(model)),
-            n_head_kv=int(llama_cpp.llama_model_n_head_kv(model)),
-        )
+        def key(name: str) -> str | None:
+            buffer = ctypes.create_string_buffer(256)
+            if llama_cpp.llama_model_meta_val_str(model, name.encode("utf-8"), buffer, len(buffer)) < 0:
+                return None
+            return buffer.value.decode("utf-8", "replace")
+
+        def number(name: str) -> int:
+            value = key(f"{arch}.{name}")
+            return int(value) if value and value.isdigit() else 0  # arrays (per-layer heads) read as 0
+
+        arch = key("general.architecture")
+        if not arch or not number("block_count"):
+            return None
+        return GgufShape(n_layer=number("block_count"), n_embd=number("embedding_length"),
+                         n_head=number("attention.head_count"), n_head_kv=number("attention.head_count_kv"))
     finally:
         llama_cpp.llama_model_free(model)
 
