@@ -1,5 +1,9 @@
 """Sentence embeddings with all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime; no torch.
 
+The same class runs any BERT-style encoder of the registry's ``text-embedder`` role: BGE-small-en is
+pooled from its [CLS] token instead of the mean (``pooling="cls"``; :meth:`TextEmbedder.for_model` reads
+the pooling and the length from the model's manifest).
+
 Tokenizer: ``tokenizer.json`` of the same model through the ``tokenizers`` library, truncated to 256
 tokens (the sentence-transformers setting of this model), padded per batch. Vectors: mean of
 ``last_hidden_state`` over the attention mask, L2-normalised, float32, 384 values.
@@ -25,6 +29,7 @@ from mmdocsum_desktop.models.hashing import sha256_file
 
 DEFAULT_MODEL = "minilm-int8"
 DIM = 384
+POOLINGS = ("mean", "cls")
 
 
 class TextEmbedder:
@@ -45,11 +50,17 @@ class TextEmbedder:
         max_length: int = 256,
         cache: ContentCache | bool | None = True,
         prefer_gpu: bool = True,
+        pooling: str = "mean",
+        model_name: str = DEFAULT_MODEL,
     ) -> None:
+        if pooling not in POOLINGS:
+            raise ValueError(f"pooling must be one of {', '.join(POOLINGS)}, not {pooling!r}")
+        self.pooling = pooling
+        self.model_name = model_name
         if model_path is None or tokenizer_path is None:
             from mmdocsum_desktop.models.registry import get_model
 
-            entry = get_model(DEFAULT_MODEL)
+            entry = get_model(model_name)
             model_path = model_path or entry.path("model")
             tokenizer_path = tokenizer_path or entry.path("tokenizer")
         self.model_path = Path(model_path)
@@ -79,7 +90,9 @@ class TextEmbedder:
             raise ModelError(f"{self.model_path.name} is not a BERT-style encoder (inputs: {sorted(names)})")
         self._uses_token_types = "token_type_ids" in names
         self.device = provider_device(self._session.get_providers()[0])
-        self.model_id = f"minilm:{sha256_file(self.model_path)[:12]}:len{self.max_length}"
+        # The first word stays "minilm" for the default model so vectors cached before BGE existed still hit.
+        family = "minilm" if pooling == "mean" and model_name == DEFAULT_MODEL else f"{model_name}-{pooling}"
+        self.model_id = f"{family}:{sha256_file(self.model_path)[:12]}:len{self.max_length}"
 
         self._owns_cache = cache is True
         if cache is True:
@@ -88,6 +101,19 @@ class TextEmbedder:
             self.cache = None
         else:
             self.cache = cache
+
+    @classmethod
+    def for_model(cls, name: str = DEFAULT_MODEL, **kwargs) -> TextEmbedder:
+        """The embedder of a registered ``text-embedder`` model, with the pooling and length its manifest
+        gives (MiniLM: mean over 256 tokens; BGE-small: [CLS] over 512)."""
+        from mmdocsum_desktop.models.registry import get_model
+
+        entry = get_model(name)
+        if entry.role != "text-embedder":
+            raise ModelError(f"model {name!r} is a {entry.role}, not a text-embedder")
+        kwargs.setdefault("pooling", str(entry.metadata.get("pooling", "mean")))
+        kwargs.setdefault("max_length", int(entry.metadata.get("max_length", 256)))
+        return cls(entry.path("model"), entry.path("tokenizer"), model_name=name, **kwargs)
 
     def embed(
         self, texts: Sequence[str], batch_size: int = 32, control: JobControl | None = None
@@ -152,8 +178,11 @@ class TextEmbedder:
             feeds["token_type_ids"] = types
         hidden = self._session.run(None, feeds)[0]
         self.session_runs += 1
-        weights = mask[..., None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        if self.pooling == "cls":
+            pooled = hidden[:, 0, :]
+        else:
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
 

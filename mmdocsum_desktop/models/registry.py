@@ -41,7 +41,7 @@ from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.models.hashing import sha256_file
 from mmdocsum_desktop.models.paths import data_dir
 
-ROLES = ("text-embedder", "clip", "ocr", "gguf-llm", "gguf-vision", "mmproj")
+ROLES = ("text-embedder", "reranker", "clip", "ocr", "gguf-llm", "gguf-vision", "mmproj")
 GGUF_ROLES = ("gguf-llm", "gguf-vision", "mmproj")
 
 MANIFEST_DIR = Path(__file__).with_name("manifests")

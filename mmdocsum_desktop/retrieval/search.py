@@ -1,0 +1,312 @@
+"""Evidence search over one document: lexical + embedding candidates, fused, rescored by a cross-encoder.
+
+1. **Lexical**: BM25 (the ``bm25s`` library) over lower-cased word tokens without stop words. It finds
+   the rare exact words — a gene, a unit, "Table 2" — that embeddings blur.
+2. **Embedding**: cosine of the question with every passage under MiniLM (models/embed.py; vectors are
+   cached on disk by content, so a document is embedded once). It finds paraphrases BM25 misses.
+3. **Fusion**: reciprocal-rank fusion of the two rankings (``1 / (60 + rank)`` each, the constant of
+   Cormack et al. 2009): it needs no score calibration between two very different scales.
+4. **Rescoring**: the cross-encoder (models/rerank.py) reads the question with each of the ``rerank_top``
+   best fused candidates only — it costs one model run per pair — and its logit orders them. Without
+   the cross-encoder (files missing or damaged) the fused order stands and ``Evidence.rerank`` is None.
+
+The index of a document (passages, BM25 matrix, vectors) is built once and kept in the retriever, keyed
+by the document's content, so asking a second question costs only the query.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mmdocsum_desktop.document.model import Document
+from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.retrieval.passages import Passage, build_passages, document_labels, mentioned_labels
+
+RRF_K = 60
+DEFAULT_CANDIDATES = 40
+DEFAULT_RERANK_TOP = 8
+INDEX_CACHE_SIZE = 8
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# Function words only: content words, numbers and units are what BM25 is here for.
+_STOP = frozenset(
+    """a an the and or but if of in on at to for from by with without as is are was were be been being
+    this that these those it its they them their there here which who whom whose what when where why how
+    do does did done has have had having not no nor so than then too very can could may might must shall
+    should will would we our us you your he she his her i me my into onto over under between among about
+    above below after before during through also such each both all any some more most other same own
+    only just while whereas however thus hence therefore within per via et al""".split()
+)
+
+
+def tokens(text: str) -> list[str]:
+    """BM25 tokens: lower-case words and numbers without stop words; a plural's final "s" is dropped so
+    "cells" meets "cell" (a light touch: stemming "analyses" into "analys" would gain little here)."""
+    words = []
+    for word in _WORD.findall(text.lower()):
+        if word in _STOP or (len(word) == 1 and not word.isdigit()):
+            continue
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        words.append(word)
+    return words
+
+
+@dataclass
+class Evidence:
+    """One retrieved passage with where it is and why it ranked where it did."""
+
+    passage: Passage
+    rank: int  # 0-based, after rescoring
+    fused: float  # reciprocal-rank fusion score of BM25 and the embedding
+    bm25: float
+    dense: float  # cosine with the question
+    rerank: float | None = None  # cross-encoder logit, when it rescored this passage
+
+    @property
+    def text(self) -> str:
+        return self.passage.text
+
+    @property
+    def page(self) -> int | None:
+        return self.passage.page
+
+    @property
+    def block(self) -> str | None:
+        return self.passage.block
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.passage.labels
+
+    @property
+    def kind(self) -> str:
+        return self.passage.kind
+
+    @property
+    def support(self) -> float:
+        """0..1: the cross-encoder's relevance when it ran, else the cosine (clipped at 0)."""
+        if self.rerank is not None:
+            return float(1.0 / (1.0 + np.exp(-self.rerank)))
+        return max(0.0, float(self.dense))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "kind": self.passage.kind,
+            "text": self.passage.text,
+            "page": self.passage.page,
+            "block": self.passage.block,
+            "labels": list(self.passage.labels),
+            "support": round(self.support, 4),
+            "bm25": round(self.bm25, 4),
+            "dense": round(self.dense, 4),
+            "rerank": None if self.rerank is None else round(self.rerank, 4),
+        }
+
+
+@dataclass
+class EvidenceIndex:
+    """Everything about one document that does not depend on the question."""
+
+    key: str
+    passages: list[Passage]
+    vectors: np.ndarray  # (n, dim), L2-normalised rows
+    bm25: Any  # bm25s.BM25, or None when there are no passages
+    figure_labels: dict[str, Any]  # canonical label → the document's Figure
+    known_labels: frozenset[str]  # labels found as figures/tables or cited in the prose
+    label_pages: dict[str, int | None] = field(default_factory=dict)
+    build_seconds: float = 0.0
+
+    def __len__(self) -> int:
+        return len(self.passages)
+
+
+class Embedder:  # the part of models.embed.TextEmbedder used here (a Protocol would need typing_extensions)
+    def embed(self, texts: Sequence[str], batch_size: int = 32, control: JobControl | None = None) -> np.ndarray: ...
+
+
+class Retriever:
+    """Builds and caches document indexes and answers ``search(document, query)``.
+
+    ``embedder``: a :class:`~mmdocsum_desktop.models.embed.TextEmbedder` (MiniLM); ``reranker``: a
+    :class:`~mmdocsum_desktop.models.rerank.CrossEncoder` or None to rank without rescoring.
+    Thread-safe: the GUI may ask from a worker while the index is used elsewhere.
+    """
+
+    def __init__(
+        self,
+        embedder,
+        reranker=None,
+        *,
+        candidates: int = DEFAULT_CANDIDATES,
+        rerank_top: int = DEFAULT_RERANK_TOP,
+        notes: Sequence[str] = (),
+    ) -> None:
+        if candidates < 1 or rerank_top < 0:
+            raise ValueError("candidates must be at least 1 and rerank_top at least 0")
+        self.embedder = embedder
+        self.reranker = reranker
+        self.candidates = candidates
+        self.rerank_top = rerank_top
+        self.notes = list(notes)  # e.g. why there is no cross-encoder
+        self._indexes: OrderedDict[str, EvidenceIndex] = OrderedDict()
+        self._lock = threading.Lock()
+        self.last_timings: dict[str, float] = {}
+
+    # ------------------------------------------------------------------------------------ indexing
+
+    @staticmethod
+    def document_key(document: Document, figure_text: Mapping[str, str] | None = None) -> str:
+        digest = hashlib.sha256(document.model_dump_json().encode("utf-8", "surrogatepass"))
+        for figure_id in sorted(figure_text or {}):
+            digest.update(f"\0{figure_id}\0{(figure_text or {})[figure_id]}".encode("utf-8", "surrogatepass"))
+        return digest.hexdigest()
+
+    def index(
+        self,
+        document: Document,
+        figure_text: Mapping[str, str] | None = None,
+        *,
+        control: JobControl | None = None,
+    ) -> EvidenceIndex:
+        """The document's index, built on first use and then taken from the cache."""
+        key = self.document_key(document, figure_text)
+        with self._lock:
+            cached = self._indexes.get(key)
+            if cached is not None:
+                self._indexes.move_to_end(key)
+                return cached
+        built = self._build(document, figure_text, key, ensure_control(control))
+        with self._lock:
+            self._indexes[key] = built
+            while len(self._indexes) > INDEX_CACHE_SIZE:
+                self._indexes.popitem(last=False)
+        return built
+
+    def _build(self, document: Document, figure_text, key: str, control: JobControl) -> EvidenceIndex:
+        started = time.perf_counter()
+        passages = build_passages(document, figure_text)
+        texts = [p.text for p in passages]
+        bm25 = None
+        if passages:
+            import bm25s
+
+            bm25 = bm25s.BM25()
+            # every passage gets at least one token: bm25s refuses an empty document
+            bm25.index([tokens(t) or ["\u2205"] for t in texts], show_progress=False)
+        vectors = self.embedder.embed(texts, control=control) if texts else np.zeros((0, 384), np.float32)
+        labels = document_labels(document)
+        pages = {label: visual.page for label, visual in labels.items()}
+        return EvidenceIndex(
+            key=key,
+            passages=passages,
+            vectors=np.asarray(vectors, dtype=np.float32),
+            bm25=bm25,
+            figure_labels=labels,
+            known_labels=frozenset(labels) | frozenset(mentioned_labels(document)),
+            label_pages=pages,
+            build_seconds=time.perf_counter() - started,
+        )
+
+    # ------------------------------------------------------------------------------------ searching
+
+    def search(
+        self,
+        target: Document | EvidenceIndex,
+        query: str,
+        *,
+        k: int = 8,
+        keep: Callable[[Passage], bool] | None = None,
+        control: JobControl | None = None,
+    ) -> list[Evidence]:
+        """The ``k`` best passages for ``query``, best first. ``keep`` filters passages out before ranking
+        (a benchmark hides the sentence a claim was taken from; a caller may search captions only)."""
+        control = ensure_control(control)
+        index = target if isinstance(target, EvidenceIndex) else self.index(target, control=control)
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        if not index.passages or not query.strip():
+            self.last_timings = {"total_s": 0.0}
+            return []
+        allowed = np.ones(len(index.passages), dtype=bool)
+        if keep is not None:
+            allowed = np.array([bool(keep(p)) for p in index.passages], dtype=bool)
+            if not allowed.any():
+                return []
+
+        query_tokens = tokens(query)
+        bm25_scores = np.zeros(len(index.passages), dtype=np.float32)
+        if query_tokens and index.bm25 is not None:
+            bm25_scores = np.asarray(index.bm25.get_scores(query_tokens), dtype=np.float32)
+        timings["bm25_s"] = time.perf_counter() - started
+
+        mark = time.perf_counter()
+        query_vector = np.asarray(self.embedder.embed([query], control=control), dtype=np.float32)[0]
+        dense = index.vectors @ query_vector
+        timings["embed_s"] = time.perf_counter() - mark
+
+        fused = _rrf([bm25_scores, dense], allowed)
+        order = [i for i in np.argsort(-fused, kind="stable") if allowed[i]]
+        # Passages sharing no word and hardly any meaning with the question are never candidates.
+        order = order[: max(self.candidates, k)]
+
+        rerank: dict[int, float] = {}
+        mark = time.perf_counter()
+        if self.reranker is not None and self.rerank_top > 0 and order:
+            head = order[: self.rerank_top]
+            logits = self.reranker.score(query, [index.passages[i].text for i in head], control=control)
+            rerank = {i: float(v) for i, v in zip(head, logits)}
+            head_sorted = sorted(head, key=lambda i: -rerank[i])
+            order = head_sorted + order[len(head) :]
+        timings["rerank_s"] = time.perf_counter() - mark
+        timings["total_s"] = time.perf_counter() - started
+        self.last_timings = timings
+        return [
+            Evidence(
+                passage=index.passages[i],
+                rank=rank,
+                fused=float(fused[i]),
+                bm25=float(bm25_scores[i]),
+                dense=float(dense[i]),
+                rerank=rerank.get(i),
+            )
+            for rank, i in enumerate(order[:k])
+        ]
+
+    def rescore(self, query: str, passages: Sequence[str], *, control: JobControl | None = None) -> np.ndarray:
+        """0..1 relevance of each passage to ``query``: the cross-encoder when there is one, else cosine.
+        Used to check that an answer's sentence is supported by the evidence it cites."""
+        if not passages:
+            return np.zeros(0, dtype=np.float32)
+        if self.reranker is not None:
+            logits = self.reranker.score(query, list(passages), control=control)
+            return (1.0 / (1.0 + np.exp(-logits))).astype(np.float32)
+        vectors = np.asarray(self.embedder.embed([query, *passages], control=control), dtype=np.float32)
+        return np.clip(vectors[1:] @ vectors[0], 0.0, 1.0)
+
+    @property
+    def uses_reranker(self) -> bool:
+        return self.reranker is not None
+
+
+def _rrf(score_lists: Sequence[np.ndarray], allowed: np.ndarray) -> np.ndarray:
+    """Reciprocal-rank fusion; passages scoring nothing in a list (BM25 0: no shared word) get no
+    share from it, so a list only votes for what it actually found."""
+    fused = np.zeros(len(allowed), dtype=np.float64)
+    for scores in score_lists:
+        ranked = np.argsort(-scores, kind="stable")
+        ranks = np.empty(len(scores), dtype=np.int64)
+        ranks[ranked] = np.arange(len(scores))
+        contribution = 1.0 / (RRF_K + 1 + ranks)
+        fused += np.where(scores > 0, contribution, 0.0)
+    return np.where(allowed, fused, -1.0)
