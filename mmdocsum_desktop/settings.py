@@ -1,6 +1,8 @@
 """The app's settings: one schema'd model, saved as ``<data dir>/settings.json`` (atomic writes).
 
-Only the engine part lives here so far. Secrets never go into this file: an OpenAI-compatible endpoint
+This is the ONE schema for how the app summarises, judges and places figures: the desktop app edits
+it, the command line overlays its flags on it (:class:`EngineChoice`, whose flags ``cli/engine_flags.py``
+generates) and ``engines/factory.py`` builds engines from it. Secrets never go into this file: an OpenAI-compatible endpoint
 names its API key (``key_name``) and the key itself is read from the system keyring (service
 ``mmdocsum-desktop``), e.g. stored with ``python -m keyring set mmdocsum-desktop openai``.
 """
@@ -12,7 +14,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
@@ -25,6 +27,10 @@ SETTINGS_FORMAT = 1
 
 EngineName = Literal["auto", "extractive", "llama", "openai"]
 FigureMode = Literal["hybrid", "model", "placement"]
+JudgeName = Literal["auto", "llama", "openai"]
+ENGINES: tuple[str, ...] = get_args(EngineName)
+JUDGE_ENGINES: tuple[str, ...] = get_args(JudgeName)[1:]  # the language models: "auto" picks one of them
+FIGURE_MODES: tuple[str, ...] = get_args(FigureMode)
 
 
 class SettingsError(MmdocsumError):
@@ -79,13 +85,54 @@ class EngineSettings(BaseModel):
     max_tokens: int = Field(default=1024, ge=64)
     temperature: float = Field(default=0.2, ge=0.0, le=2.0)
     seed: int = 0
+    ocr: bool | None = Field(
+        default=None, description="read the text inside figures; None: for LLM engines that cannot see images"
+    )
+    judge: JudgeName = Field(
+        default="auto", description="engine that judges summaries; auto: the configured language model"
+    )
     llama: LlamaSettings = Field(default_factory=LlamaSettings)
     openai: OpenAISettings = Field(default_factory=OpenAISettings)
+
+
+class PlacementSettings(BaseModel):
+    """Placing figures after the user's paragraphs (``mmdocsum place``, the Authoring view)."""
+
+    ocr: bool = Field(default=True, description="read the text inside images to match them")
+    clip: str | None = Field(default=None, description="a registered CLIP model to use as well; None: none")
 
 
 class Settings(BaseModel):
     format: int = SETTINGS_FORMAT
     engines: EngineSettings = Field(default_factory=EngineSettings)
+    placement: PlacementSettings = Field(default_factory=PlacementSettings)
+
+
+class EngineChoice(BaseModel):
+    """What one run asks for on top of the saved :class:`EngineSettings` (None: take the setting).
+
+    The command line's engine flags (``cli/engine_flags.py``), the benchmark suites' engine and judge, and
+    the desktop app (all None: the settings as they are) all speak this one type."""
+
+    # a str, not EngineName: an unknown name is the factory's clear EngineError, not a validation dump
+    engine: str = Field(default="auto", description="auto: the best configured; extractive needs no model file")
+    model: str | None = Field(default=None, description="GGUF model file, or a registered model name (llama engine)")
+    mmproj: str | None = Field(default=None, description="vision projector GGUF of a vision model (llama engine)")
+    n_ctx: int | None = Field(default=None, ge=512, description="context length in tokens")
+    n_threads: int | None = Field(default=None, ge=1, description="CPU threads for llama.cpp")
+    n_gpu_layers: int | None = Field(default=None, ge=-1, description="layers to offload to a GPU (-1: all)")
+    base_url: str | None = Field(default=None, description="openai: the endpoint, e.g. http://127.0.0.1:8080/v1")
+    api_model: str | None = Field(default=None, description="openai: the model name (default: the first the server lists)")
+    key_name: str | None = Field(default=None, description="openai: name of the API key in the system keyring")
+    figure_mode: FigureMode | None = Field(default=None, description="LLM engines: how figures are chosen (default hybrid)")
+    max_tokens: int | None = Field(default=None, ge=1, description="tokens for the answer (default 1024)")
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0, description="sampling temperature")
+    ocr: bool | None = Field(default=None, description="read text in figures")
+    grammar: bool = Field(default=True, description="llama: constrain the answer to JSON")
+
+    def request(self) -> EngineChoice:
+        """The choice itself (the benchmark suites call ``spec.request()``)."""
+        return self
 
 
 def settings_path() -> Path:

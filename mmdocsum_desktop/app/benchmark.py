@@ -1,0 +1,103 @@
+"""Benchmark runs: what ``mmdocsum bench SUITE`` runs, and the desktop app's Benchmark view with it
+(the same function, the same files in the output folder)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mmdocsum_desktop.app.session import Session
+from mmdocsum_desktop.errors import MmdocsumError
+from mmdocsum_desktop.fileio import write_json_atomic
+from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.settings import EngineChoice, PlacementSettings
+
+SUITES = ("mdocsum", "mcite", "rouge", "ftii")
+
+
+def run_benchmark(
+    session: Session,
+    suite: str,
+    split: str | Path,
+    out: str | Path,
+    *,
+    choice: EngineChoice | None = None,
+    judge: EngineChoice | None = None,
+    control: JobControl | None = None,
+    **suite_options: Any,
+) -> dict[str, Any]:
+    """Run ``suite`` on ``split`` ("demo" or a path) into ``out`` and return its metrics.
+
+    ``choice``: the summary engine on top of the saved settings (None: as configured); ``judge``: the
+    judge's engine (None: no judge-based metrics). ``suite_options`` are the suite's own (e.g.
+    ``predictions``, ``concurrency``, ``restart``; for mdocsum ``options``)."""
+    if suite == "ftii":
+        return run_ftii(session, split, Path(out), control=control, **suite_options)
+    spec = choice or EngineChoice()
+    if suite == "mdocsum":
+        from mmdocsum_desktop.bench.suites.mdocsum import run_mdocsum
+
+        return run_mdocsum(split, out, engine_spec=_unless_scored(spec, suite_options), judge_spec=judge,
+                           control=control, **suite_options)
+    if suite == "mcite":
+        from mmdocsum_desktop.bench.suites.mcite import run_mcite
+
+        return run_mcite(split, out, engine_spec=_unless_scored(spec, suite_options), judge_spec=judge,
+                         control=control, **suite_options)
+    if suite == "rouge":
+        from mmdocsum_desktop.bench.suites.rouge import run_rouge
+
+        if judge is not None:
+            raise MmdocsumError("the rouge suite has no judge")
+        return run_rouge(split, out, engine_spec=_unless_scored(spec, suite_options), control=control,
+                         **suite_options)
+    raise MmdocsumError(f"unknown benchmark suite {suite!r} (expected one of {', '.join(SUITES)})")
+
+
+def _unless_scored(spec: EngineChoice, suite_options: dict[str, Any]) -> EngineChoice | None:
+    """No engine when given predictions are scored instead of generated."""
+    return None if suite_options.get("predictions") is not None else spec
+
+
+def run_ftii(
+    session: Session,
+    data: str | Path,
+    out: Path,
+    *,
+    images_root: Path | None = None,
+    captions: Path | None = None,
+    strategy: str = "global",
+    placement: PlacementSettings | None = None,
+    threshold: float | None = None,
+    control: JobControl | None = None,
+) -> dict[str, Any]:
+    """FTII flow insertion: place the images of every article of ``data`` ("demo": the bundled split)
+    and score them; writes OUT/predictions.json and OUT/metrics.json. ``warnings`` in the metrics."""
+    from mmdocsum_desktop.bench.metrics.ftii import score_articles
+    from mmdocsum_desktop.bench.splits import load_flow_insertion
+    from mmdocsum_desktop.bench.suites.ftii import run_flow_insertion
+    from mmdocsum_desktop.placement import read_captions_file
+
+    if str(data) == "demo":
+        from mmdocsum_desktop.bench import splits
+
+        data, images_root, captions = splits.demo_ftii()
+        captions = captions if captions.is_file() else None
+    data = Path(data)
+    if images_root is None:
+        raise MmdocsumError("--images-root is needed to place images (or give --predictions to score them)")
+    articles = load_flow_insertion(data)
+    engine = session.placement_engine(placement, threshold=threshold)
+    known_captions = read_captions_file(captions) if captions is not None else None
+    run = run_flow_insertion(articles, engine, images_root, captions=known_captions, strategy=strategy,
+                             control=control)
+    predictions = {a.id: run.predictions[a.id] for a in articles}
+    metrics = score_articles(articles, run.predictions).as_json()
+    write_ftii_outputs(out, predictions, metrics)
+    return {**metrics, "warnings": list(dict.fromkeys(run.warnings))}
+
+
+def write_ftii_outputs(out: Path, predictions: Any, metrics: dict[str, Any]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / "predictions.json", predictions)
+    write_json_atomic(out / "metrics.json", dict(metrics))

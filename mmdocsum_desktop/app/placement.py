@@ -1,0 +1,60 @@
+"""Placing figures after the user's own paragraphs (``mmdocsum place``, the Authoring view)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from mmdocsum_desktop.app.session import Session
+from mmdocsum_desktop.document.model import Document
+from mmdocsum_desktop.errors import MmdocsumError
+from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.placement import (
+    ImageCandidate,
+    Placement,
+    candidates_from_document,
+    candidates_from_folder,
+)
+from mmdocsum_desktop.settings import PlacementSettings
+
+
+@dataclass
+class PlacementRun:
+    placements: list[Placement]
+    pool: list[ImageCandidate]
+    models: list[str]  # what scored the images: "text embeddings", "OCR", "CLIP"
+    warnings: list[str]
+
+
+def image_pool(*, document: Document | None = None, root: Path | None = None, folder: Path | None = None,
+               captions: Path | None = None, include_tables: bool = True) -> list[ImageCandidate]:
+    """The images to place: a folder's (captions from ``captions``/captions.json) or a document's
+    figures (crops under ``root``, where its document.json is)."""
+    if folder is not None:
+        pool = candidates_from_folder(folder, captions)
+    elif document is not None:
+        pool = candidates_from_document(document, root, include_tables=include_tables)
+    else:
+        raise MmdocsumError("open a document or choose a folder of images first")
+    if not pool:
+        raise MmdocsumError("there are no images to place (the document has no figures, or the folder is empty)")
+    return pool
+
+
+def place(
+    session: Session,
+    paragraphs: Sequence[str],
+    pool: Sequence[ImageCandidate],
+    *,
+    placement: PlacementSettings | None = None,
+    strategy: str = "global",
+    threshold: float | None = None,
+    control: JobControl | None = None,
+) -> PlacementRun:
+    """For each paragraph the image of ``pool`` that belongs after it, or none; each image at most once."""
+    engine = session.placement_engine(placement, threshold=threshold)
+    placements = list(engine.place(list(paragraphs), list(pool), strategy=strategy, control=control))
+    models = [name for name, model in (("text embeddings", engine.embedder), ("OCR", engine.ocr),
+                                       ("CLIP", engine.clip)) if model is not None]
+    return PlacementRun(placements, list(pool), models, list(engine.warnings))

@@ -1,0 +1,138 @@
+"""A Session: the settings of one user, and the engines and models built from them, loaded once.
+
+The command line makes one Session per command; the desktop app uses :func:`default_session` for its
+whole life and hands it the settings again after the Settings dialog saved them
+(:meth:`Session.use_settings`). Engines are kept while the settings that made them stay the same, so a
+GGUF model is loaded once however many paragraphs are regenerated or summaries judged. The models every
+engine shares (text embedder, OCR) live in one :class:`~mmdocsum_desktop.engines.factory.ModelCache`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
+from typing import Any
+
+from mmdocsum_desktop.engines import factory
+from mmdocsum_desktop.engines.factory import ConfiguredEngine, ModelCache
+from mmdocsum_desktop.settings import EngineChoice, PlacementSettings, Settings, load_settings
+
+
+@dataclass
+class _Loaded:
+    configured: ConfiguredEngine
+    # llama.cpp runs one call at a time: a judge and a summary of the same session take turns
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class Session:
+    def __init__(self, settings: Settings | None = None, *, models: ModelCache | None = None) -> None:
+        self.settings = settings if settings is not None else load_settings()
+        self.models = models or factory.shared_models()
+        self._lock = threading.Lock()
+        self._loaded: dict[tuple[str, str], _Loaded] = {}
+
+    def use_settings(self, settings: Settings) -> None:
+        """New settings; engines built from the old ones are closed when the next run needs its engine."""
+        self.settings = settings
+
+    # --------------------------------------------------------------------------------- what is used
+
+    def engine_name(self, choice: EngineChoice | None = None) -> str:
+        """The summary engine these settings (and ``choice``) give, "auto" resolved."""
+        return factory.choose_engine_name(choice, self.settings.engines)
+
+    def judge_name(self, choice: EngineChoice | None = None) -> str:
+        """The judge's engine; JudgeNotConfiguredError when no language model is set up."""
+        return factory.judge_engine_name(self.settings.engines, choice)
+
+    def judge_description(self, choice: EngineChoice | None = None) -> str:
+        return factory.judge_description(self.settings.engines, choice)
+
+    def embedder(self):
+        return self.models.embedder()
+
+    def placement_engine(self, placement: PlacementSettings | None = None, *, threshold: float | None = None):
+        placement = placement or self.settings.placement
+        return self.models.placement_engine(ocr=placement.ocr, clip=placement.clip, threshold=threshold)
+
+    # --------------------------------------------------------------------------------- engines
+
+    @contextmanager
+    def engine(self, choice: EngineChoice | None = None) -> Iterator[ConfiguredEngine]:
+        """The summary engine, loaded on first use and kept; held for this caller while in the block."""
+        choice = choice or EngineChoice()
+        with self._use("summary", choice, lambda: factory.configure_engine(
+                self.settings.engines, choice, models=self.models)) as configured:
+            yield configured
+
+    @contextmanager
+    def judge_engine(self, choice: EngineChoice | None = None) -> Iterator[Any]:
+        """The judge's language-model engine, loaded on first use and kept."""
+        choice = choice or EngineChoice()
+        name = self.judge_name(choice)
+
+        def build() -> ConfiguredEngine:
+            engine = factory.build_judge_engine(self.settings.engines, choice)
+            judge_choice = choice.model_copy(update={"engine": name, "ocr": False})
+            return factory.configure_engine(self.settings.engines, judge_choice, models=self.models, engine=engine)
+
+        with self._use("judge", choice, build) as configured:
+            yield configured.engine
+
+    @contextmanager
+    def _use(self, role: str, choice: EngineChoice, build) -> Iterator[ConfiguredEngine]:
+        key = (role, self.settings.engines.model_dump_json() + choice.model_dump_json())
+        with self._lock:
+            loaded = self._loaded.get(key)
+            if loaded is None:
+                self._drop(role)  # one engine per role: a model for old settings is not kept in memory
+                loaded = self._loaded[key] = _Loaded(build())
+        guard = loaded.lock if loaded.configured.in_process else nullcontext()
+        with guard:
+            yield loaded.configured
+
+    def _drop(self, role: str) -> None:
+        for key in [k for k in self._loaded if k[0] == role]:
+            stale = self._loaded.pop(key)
+            with stale.lock:  # a run still using it finishes first
+                stale.configured.close()
+
+    def close(self) -> None:
+        """Close every engine this session loaded (the shared embedder and OCR stay)."""
+        with self._lock:
+            for role in {key[0] for key in self._loaded}:
+                self._drop(role)
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def describe_endpoint(settings: Settings, *, api_key: str | None = None) -> dict[str, Any]:
+    """Connect to the OpenAI-compatible endpoint of ``settings`` once, without retries and with short
+    timeouts, and describe it (model, base_url); an EndpointError says what went wrong."""
+    quick = settings.engines.model_copy(deep=True)
+    quick.openai = quick.openai.model_copy(update={"retries": 0, "connect_timeout_s": 5.0, "timeout_s": 10.0})
+    engine = factory.build_engine(EngineChoice(engine="openai"), quick, embedder=None, api_key=api_key)
+    try:
+        return engine.describe()
+    finally:
+        engine.close()
+
+
+_default: Session | None = None
+_default_lock = threading.Lock()
+
+
+def default_session() -> Session:
+    """The process's session (the desktop app's), with the saved settings when first asked for."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Session()
+        return _default

@@ -1,0 +1,128 @@
+"""The engine, judge and placement flags of every command, generated from the settings schema.
+
+``mmdocsum summarize``, every ``mmdocsum bench`` suite and ``mmdocsum place`` take their model options
+from here, so a field added to :class:`~mmdocsum_desktop.settings.EngineChoice` or
+:class:`~mmdocsum_desktop.settings.PlacementSettings` is one flag in one place (a test checks that each
+field has its flag). The help texts are the schema's field descriptions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import types
+import typing
+from typing import Any
+
+from pydantic import ValidationError
+
+from mmdocsum_desktop.settings import ENGINES, FIGURE_MODES, JUDGE_ENGINES, EngineChoice, PlacementSettings
+
+# field of EngineChoice → its flag (the names the commands have always had)
+ENGINE_FLAGS: dict[str, str] = {
+    "engine": "--engine",
+    "model": "--model",
+    "mmproj": "--mmproj",
+    "n_ctx": "--n-ctx",
+    "n_threads": "--threads",
+    "n_gpu_layers": "--gpu-layers",
+    "base_url": "--base-url",
+    "api_model": "--api-model",
+    "key_name": "--api-key-name",
+    "figure_mode": "--figure-mode",
+    "max_tokens": "--max-tokens",
+    "temperature": "--temperature",
+    "ocr": "--ocr",  # and --no-ocr
+    "grammar": "--no-grammar",  # on by default: the flag turns it off
+}
+# the judge is an EngineChoice too, with fewer knobs: --judge ENGINE, --judge-model, ...
+JUDGE_FIELDS = ("engine", "model", "base_url", "api_model", "key_name", "n_ctx")
+PLACEMENT_FLAGS: dict[str, str] = {"ocr": "--no-ocr", "clip": "--clip"}
+
+_CHOICES: dict[str, tuple[str, ...]] = {"engine": ENGINES, "figure_mode": FIGURE_MODES}
+
+
+def _value_type(field: str, model: type = EngineChoice) -> type:
+    """int, float or str: the field's type without its None."""
+    annotation = model.model_fields[field].annotation
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
+    return annotation if annotation in (int, float) else str
+
+
+def _help(field: str, model: type = EngineChoice) -> str:
+    return model.model_fields[field].description or field.replace("_", " ")
+
+
+def _dest(field: str, prefix: str) -> str:
+    if prefix and field == "engine":
+        return prefix.rstrip("_")
+    return prefix + field
+
+
+def add_engine_arguments(parser: argparse.ArgumentParser | Any, *, title: str | None = None) -> None:
+    """The engine flags, each defaulting to None ("take the setting")."""
+    group = parser.add_argument_group(title) if title else parser
+    for field, flag in ENGINE_FLAGS.items():
+        dest = _dest(field, "")
+        if field == "ocr":
+            group.add_argument("--ocr", dest=dest, action="store_true", default=None, help=_help(field))
+            group.add_argument("--no-ocr", dest=dest, action="store_false", help="do not read text in figures")
+        elif field == "grammar":
+            group.add_argument(flag, dest=dest, action="store_false", default=True,
+                               help="llama: do not constrain the answer to JSON")
+        elif field == "engine":
+            group.add_argument(flag, dest=dest, choices=ENGINES, default="auto", help=_help(field))
+        else:
+            group.add_argument(flag, dest=dest, type=_value_type(field), choices=_CHOICES.get(field),
+                               default=None, help=_help(field))
+
+
+def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
+    """--judge llama|openai and --judge-model, --judge-base-url, ... (None: no judge)."""
+    group = parser.add_argument_group("judge (a language model that scores what rules cannot)")
+    for field in JUDGE_FIELDS:
+        flag = "--judge" if field == "engine" else "--judge-" + ENGINE_FLAGS[field].removeprefix("--")
+        if field == "engine":
+            group.add_argument(flag, dest="judge", choices=JUDGE_ENGINES, default=None,
+                               help="engine of the judge; without it, judge-based metrics are reported as absent")
+        else:
+            group.add_argument(flag, dest=_dest(field, "judge_"), type=_value_type(field), default=None,
+                               help="judge: " + _help(field))
+
+
+def add_placement_arguments(parser: argparse.ArgumentParser) -> None:
+    """--no-ocr and --clip NAME, over the placement settings."""
+    parser.add_argument("--no-ocr", dest="placement_ocr", action="store_false", default=None,
+                        help="do not read the text inside images")
+    parser.add_argument("--clip", dest="placement_clip", metavar="NAME", default=None,
+                        help=_help("clip", PlacementSettings))
+
+
+def engine_choice(args: argparse.Namespace) -> EngineChoice:
+    """The EngineChoice of the parsed engine flags; a value out of range is a one-line error."""
+    return _validated({field: getattr(args, _dest(field, "")) for field in ENGINE_FLAGS}, "--")
+
+
+def judge_choice(args: argparse.Namespace) -> EngineChoice | None:
+    """The judge's EngineChoice, or None when no --judge was given (its other flags need it)."""
+    if args.judge is None:
+        if args.judge_model or args.judge_base_url:
+            raise SystemExit("mmdocsum: error: --judge-model/--judge-base-url need --judge llama|openai")
+        return None
+    return _validated({field: getattr(args, _dest(field, "judge_")) for field in JUDGE_FIELDS}, "--judge-")
+
+
+def _validated(values: dict[str, Any], prefix: str) -> EngineChoice:
+    try:
+        return EngineChoice(**values)
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = str(first["loc"][0]) if first.get("loc") else ""
+        flag = prefix + ENGINE_FLAGS.get(field, field).removeprefix("--") if field else "a flag"
+        raise SystemExit(f"mmdocsum: error: {flag}: {first.get('msg', 'invalid value')}") from None
+
+
+def placement_settings(args: argparse.Namespace, saved: PlacementSettings) -> PlacementSettings:
+    """The saved placement settings with the flags given on top."""
+    update = {field: getattr(args, "placement_" + field) for field in PLACEMENT_FLAGS}
+    return saved.model_copy(update={k: v for k, v in update.items() if v is not None})

@@ -1,0 +1,291 @@
+"""The one place where settings become engines: summary engines, the judge, and the models they share.
+
+``auto`` picks the best engine configured: a GGUF model asked for in this run or in the settings →
+``llama``; else an OpenAI-compatible endpoint → ``openai``; else ``extractive``, which needs no model
+file and is what a fresh install uses. Every caller (``mmdocsum summarize``/``bench``/``place``, the
+desktop app through ``app.Session``, the benchmark glue) goes through :func:`build_engine` with the
+saved :class:`~mmdocsum_desktop.settings.EngineSettings` and an
+:class:`~mmdocsum_desktop.settings.EngineChoice` on top, so the same settings give the same engine.
+
+:class:`ModelCache` holds the models that take a while to load and are the same for every engine (the
+MiniLM text embedder, RapidOCR); :func:`shared_models` is the process's one instance.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mmdocsum_desktop.engines.extractive import Embedder, ExtractiveEngine
+from mmdocsum_desktop.errors import EngineError, MmdocsumError, ModelFormatError
+from mmdocsum_desktop.settings import ENGINES, JUDGE_ENGINES, EngineChoice, EngineSettings, get_api_key
+
+JUDGE_NEEDS_MODEL = (
+    "Judging a summary needs a language model, and only the extractive engine is set up. Choose a GGUF "
+    "model (Settings ▸ Local model, or --judge-model) or an OpenAI-compatible endpoint (Settings ▸ Server, "
+    "or --judge-base-url), then judge again."
+)
+
+
+class JudgeNotConfiguredError(EngineError):
+    """No language model is configured to act as the judge (only the extractive engine)."""
+
+
+def choose_engine_name(choice: EngineChoice | None, settings: EngineSettings) -> str:
+    """The engine ``choice`` resolves to with these settings ("auto" resolved)."""
+    choice = choice or EngineChoice()
+    if choice.engine not in ENGINES:
+        raise EngineError(f"unknown engine {choice.engine!r} (expected one of {', '.join(ENGINES)})")
+    if choice.engine != "auto":
+        return choice.engine
+    if choice.model or choice.mmproj:
+        return "llama"
+    if choice.base_url:
+        return "openai"
+    if settings.engine != "auto":
+        return settings.engine
+    if settings.llama.model:
+        return "llama"
+    if settings.openai.base_url:
+        return "openai"
+    return "extractive"
+
+
+def build_engine(choice: EngineChoice | None, settings: EngineSettings, *, embedder: Embedder | None,
+                 api_key: str | None = None):
+    """An engine ready to use. The extractive engine needs ``embedder``; LLM engines do not.
+    ``api_key``: for an endpoint, a key typed but not stored yet (else the keyring's, by key name)."""
+    choice = choice or EngineChoice()
+    name = choose_engine_name(choice, settings)
+    if name == "extractive":
+        if choice.mmproj or choice.model:
+            raise EngineError("--model and --mmproj are for the llama engine, not the extractive one")
+        if embedder is None:
+            raise EngineError("the extractive engine needs the text embedder (MiniLM)")
+        return ExtractiveEngine(embedder)
+    if name == "llama":
+        return _llama_engine(choice, settings)
+    return _openai_engine(choice, settings)
+
+
+def _llama_engine(choice: EngineChoice, settings: EngineSettings):
+    from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine, resolve_mmproj_for, resolve_model_path
+
+    local = settings.llama
+    model = choice.model or local.model
+    # a projector in the settings belongs to the settings' model, not to one given for this run
+    mmproj = choice.mmproj or (local.mmproj if not choice.model else None)
+    if not model:
+        if mmproj:
+            raise ModelFormatError("--mmproj needs the vision language model it belongs to: give it with --model")
+        raise EngineError(
+            "the llama engine needs a GGUF model: give --model PATH (or a registered model name such as "
+            "smollm2-135m), or set llama.model in the settings"
+        )
+    return LlamaEngine(
+        LlamaConfig(
+            model=resolve_model_path(model),
+            mmproj=resolve_mmproj_for(model) if mmproj is None else Path(mmproj).expanduser(),
+            n_ctx=choice.n_ctx or local.n_ctx,
+            n_threads=choice.n_threads or local.n_threads,
+            n_gpu_layers=choice.n_gpu_layers if choice.n_gpu_layers is not None else local.n_gpu_layers,
+            n_batch=local.n_batch,
+            constrained=local.constrained and choice.grammar,
+            image_max_side=local.image_max_side,
+            seed=settings.seed,
+        )
+    )
+
+
+def _openai_engine(choice: EngineChoice, settings: EngineSettings):
+    from mmdocsum_desktop.engines.openai import OpenAIConfig, OpenAIEngine
+
+    if choice.model or choice.mmproj:
+        raise EngineError("--model and --mmproj are for the llama engine; the openai engine uses the settings")
+    endpoint = settings.openai
+    base_url = choice.base_url or endpoint.base_url
+    if not base_url:
+        raise EngineError(
+            "the openai engine needs an endpoint: set openai.base_url in the settings or give --base-url "
+            "(e.g. http://127.0.0.1:8080/v1)"
+        )
+    key_name = choice.key_name or endpoint.key_name
+    return OpenAIEngine(
+        OpenAIConfig(
+            base_url=base_url,
+            model=choice.api_model or endpoint.model,
+            api_key=api_key or (get_api_key(key_name) if key_name else None),
+            context_length=choice.n_ctx or endpoint.context_length,
+            timeout_s=endpoint.timeout_s,
+            connect_timeout_s=endpoint.connect_timeout_s,
+            retries=endpoint.retries,
+            vision=endpoint.vision,
+            json_mode=endpoint.json_mode,
+            image_max_side=endpoint.image_max_side,
+        )
+    )
+
+
+# ------------------------------------------------------------------------------------------- judge
+
+
+def judge_engine_name(settings: EngineSettings, choice: EngineChoice | None = None) -> str:
+    """The language-model engine that judges: the one asked for, else ``settings.judge``, else the
+    configured LLM engine (the engine chosen in Settings first). JudgeNotConfiguredError when there is
+    none: the extractive engine cannot judge."""
+    if choice is not None and choice.engine not in ("auto", *JUDGE_ENGINES):
+        raise JudgeNotConfiguredError(
+            "the judge must be a language model: --judge llama (with --judge-model) or openai"
+        )
+    usable = {
+        "llama": bool(settings.llama.model or (choice and choice.model)),
+        "openai": bool(settings.openai.base_url or (choice and choice.base_url)),
+    }
+    asked = choice.engine if choice is not None and choice.engine != "auto" else settings.judge
+    if asked in JUDGE_ENGINES:
+        if not usable[asked]:
+            raise JudgeNotConfiguredError(
+                "the llama judge needs a GGUF model: give --judge-model PATH (or set llama.model in the settings)"
+                if asked == "llama" else
+                "the openai judge needs an endpoint: give --judge-base-url URL (and --judge-api-model)"
+            )
+        return asked
+    if settings.engine in usable and usable[settings.engine]:
+        return settings.engine
+    for name in JUDGE_ENGINES:
+        if usable[name]:
+            return name
+    raise JudgeNotConfiguredError(JUDGE_NEEDS_MODEL)
+
+
+def judge_description(settings: EngineSettings, choice: EngineChoice | None = None) -> str:
+    """What the judge is, for a title: "llama (model.gguf)" or "openai (http://…)"."""
+    name = judge_engine_name(settings, choice)
+    choice = choice or EngineChoice()
+    if name == "llama":
+        return f"llama ({Path(str(choice.model or settings.llama.model)).name})"
+    return f"openai ({choice.api_model or settings.openai.model or choice.base_url or settings.openai.base_url})"
+
+
+def build_judge_engine(settings: EngineSettings, choice: EngineChoice | None = None):
+    """A language-model engine for judging; JudgeNotConfiguredError when none is set up."""
+    name = judge_engine_name(settings, choice)
+    base = choice.model_copy(update={"engine": name}) if choice is not None else EngineChoice(engine=name)
+    return build_engine(base, settings, embedder=None)
+
+
+# ------------------------------------------------------------------------------------------- runs
+
+
+@dataclass
+class ConfiguredEngine:
+    """An engine with what was resolved around it: its name, whether figure text is read (``ocr``)
+    and the generation values a summary takes from the settings and the choice."""
+
+    name: str
+    engine: Any
+    ocr: Any  # an OcrEngine, or None
+    figure_mode: str
+    max_tokens: int
+    temperature: float
+    seed: int
+    warnings: list[str]
+
+    @property
+    def in_process(self) -> bool:
+        """True for engines that compute on this machine (one document at a time)."""
+        return self.name != "openai"
+
+    def option_values(self) -> dict[str, Any]:
+        """The keyword arguments of ``summarize.pipeline.SummaryOptions`` that come from the settings."""
+        return {"figure_mode": self.figure_mode, "max_tokens": self.max_tokens, "temperature": self.temperature,
+                "seed": self.seed, "ocr": self.ocr is not None}
+
+    def close(self) -> None:
+        close = getattr(self.engine, "close", None)
+        if callable(close):
+            close()
+
+
+def wants_ocr(name: str, engine: Any, settings: EngineSettings, choice: EngineChoice | None) -> bool:
+    """Figure text is read when asked for; by default for LLM engines that cannot see the images."""
+    asked = choice.ocr if choice is not None and choice.ocr is not None else settings.ocr
+    if asked is not None:
+        return asked
+    return name != "extractive" and not getattr(engine, "supports_images", False)
+
+
+def configure_engine(settings: EngineSettings, choice: EngineChoice | None = None, *,
+                     models: ModelCache | None = None, engine: Any = None) -> ConfiguredEngine:
+    """The engine of ``choice`` over ``settings`` (``engine``: one already built for them), with OCR
+    decided and the summary values resolved. A missing OCR model is a warning, not an error."""
+    choice = choice or EngineChoice()
+    models = models or shared_models()
+    name = choose_engine_name(choice, settings)
+    if engine is None:
+        engine = build_engine(choice, settings, embedder=models.embedder() if name == "extractive" else None)
+    warnings: list[str] = []
+    ocr = None
+    if wants_ocr(name, engine, settings, choice):
+        try:
+            ocr = models.ocr()
+        except MmdocsumError as error:
+            warnings.append(f"figures are described without their text: {error}")
+    return ConfiguredEngine(
+        name=name, engine=engine, ocr=ocr,
+        figure_mode=choice.figure_mode or settings.figure_mode,
+        max_tokens=choice.max_tokens or settings.max_tokens,
+        temperature=choice.temperature if choice.temperature is not None else settings.temperature,
+        seed=settings.seed, warnings=warnings,
+    )
+
+
+# ------------------------------------------------------------------------------------------- models
+
+
+class ModelCache:
+    """Models loaded once and shared by every engine, summary and placement of a process."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._embedder: Any = None
+
+    def embedder(self):
+        """The MiniLM text embedder (loading it costs about a second)."""
+        with self._lock:
+            if self._embedder is None:
+                from mmdocsum_desktop.models.embed import TextEmbedder
+
+                self._embedder = TextEmbedder()
+            return self._embedder
+
+    def ocr(self):
+        """RapidOCR (one per process, kept by ``models.ocr``); an MmdocsumError when it cannot load."""
+        try:
+            from mmdocsum_desktop.models.ocr import shared_engine
+        except ImportError as error:
+            raise EngineError(f"OCR is not installed ({error})") from error
+        return shared_engine()
+
+    def placement_engine(self, *, ocr: bool = True, clip: str | None = None, threshold: float | None = None):
+        """A figure placement engine over this cache's embedder (OCR is one per process already); a model
+        that cannot load is left out with a warning in ``engine.warnings``."""
+        from mmdocsum_desktop.placement import PlacementEngine
+
+        engine = PlacementEngine.with_default_models(embedder=False, ocr=ocr, clip=clip, threshold=threshold)
+        try:
+            engine.embedder = self.embedder()
+        except (MmdocsumError, OSError) as error:
+            engine.model_warnings.append(f"text embedder unavailable ({error}); matching words instead")
+            engine.warnings.append(engine.model_warnings[-1])
+        return engine
+
+
+_shared = ModelCache()
+
+
+def shared_models() -> ModelCache:
+    """This process's one :class:`ModelCache`."""
+    return _shared

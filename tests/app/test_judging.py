@@ -1,0 +1,28 @@
+"""Judging a summary with a language model (SmolLM2): the GUI's "Judge this summary"."""
+
+from __future__ import annotations
+
+import pytest
+
+from mmdocsum_desktop.app import Session, judge, summarize
+from mmdocsum_desktop.engines.factory import JudgeNotConfiguredError
+from tests.app.conftest import llama_settings
+
+PAPER = "docling_picture_classification.pdf"
+
+
+def test_judge_scores_a_summary_with_the_configured_model(smollm, extractive_session, exported):
+    document, folder = exported(PAPER)
+    summary = summarize(extractive_session, document, folder)
+    with Session(llama_settings(smollm)) as session:
+        result = judge(session, document, summary, base_dir=folder)
+    assert result["aspects"] and set(result["aspects"]) <= set(result["aspect_titles"])
+    assert result["judge"] and result["calls"] >= len(result["aspects"])
+    for aspect in result["aspects"].values():  # a small model may fail an aspect: it says so
+        assert aspect["score"] is not None or aspect["status"] != "ok"
+
+
+def test_judge_without_a_language_model_says_what_to_set_up(extractive_session, exported):
+    document, folder = exported(PAPER)
+    with pytest.raises(JudgeNotConfiguredError, match="Settings"):
+        judge(extractive_session, document, {"paragraphs": []}, base_dir=folder)
