@@ -1,4 +1,5 @@
-"""Reference-free judging: per-aspect means of the judge's 0–5 scores over documents."""
+"""Reference-free judging: per-aspect means of the judge's 0–5 scores over documents (the aspects are
+``bench.summary_judge.ASPECTS`` or the ones a run asked for)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,8 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from mmdocsum_desktop.bench.summary_judge import ASPECTS
 
-
-def summarize_judgements(rows: list[dict[str, Any]], aspects: Sequence[str] = ASPECTS) -> dict[str, Any]:
+def summarize_judgements(rows: list[dict[str, Any]], aspects: Sequence[str]) -> dict[str, Any]:
     """Per-aspect means over documents (missing and not-applicable scores left out), the overall mean,
     per-document rows, explanations and what was missing."""
     documents = []
