@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.errors import MmdocsumError
+from mmdocsum_desktop.engines.base import GenerationOptions, ImagePart, Message
+from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
 
 JUDGE_PROMPT_VERSION = "1"
 
@@ -180,8 +181,6 @@ class Judge:
         return text if len(text) <= self.max_chars else text[: self.max_chars] + " […]"
 
     def _source_parts(self, sources: Sequence[SourceForJudge]) -> list[Any] | Verdict:
-        from mmdocsum_desktop.engines.base import ImagePart
-
         parts: list[Any] = []
         for source in sources:
             if source.text is not None:
@@ -228,9 +227,6 @@ class Judge:
         """ADAPTER over the engines' protocol (``engines/base.py``): one system and one user message,
         temperature 0. Returns (raw text, error); engine failures become errors, never exceptions,
         except cancellation."""
-        from mmdocsum_desktop.engines.base import GenerationOptions, Message
-        from mmdocsum_desktop.errors import JobCancelled
-
         merged: list[Any] = []
         for part in content:
             if isinstance(part, str) and merged and isinstance(merged[-1], str):

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop.errors import InputNotFoundError
 from mmdocsum_desktop.fileio import write_json_atomic, write_text_atomic
 
 ABSENT = "—"
@@ -98,13 +99,13 @@ def headline(metrics: dict[str, Any]) -> dict[str, Any]:
 def _png(figure) -> str:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=90, bbox_inches="tight", metadata={"Software": None})
-    import matplotlib.pyplot as plt
-
-    plt.close(figure)
+    _pyplot().close(figure)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 def _pyplot():
+    """matplotlib with its file-only backend. Imported here, not at the top: it takes about a second and
+    only the HTML report and the GUI's plots need it, not every command that reads a metrics file."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -615,8 +616,6 @@ def write_run(out: str | Path, metrics: dict[str, Any]) -> list[Path]:
 
 def load_metrics(run: str | Path) -> dict[str, Any]:
     """A run's metrics from its folder (or from a metrics.json path)."""
-    from mmdocsum_desktop.errors import InputNotFoundError
-
     path = Path(run)
     if path.is_dir():
         path = path / "metrics.json"

@@ -31,8 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop.bench.judge import _json_candidates, engine_label
+from mmdocsum_desktop.engines.base import GenerationOptions, ImagePart, Message
+from mmdocsum_desktop.engines.sentences import document_sentences
 from mmdocsum_desktop.errors import BenchError, JobCancelled, MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.summarize.prompt import prompt_dir
+from mmdocsum_desktop.text.sentences import split_sentences
 
 ASPECTS = ("text_quality", "text_image_coherence", "image_choice", "faithfulness", "helpfulness")
 SCORE_RANGE = (0, 5)
@@ -67,8 +71,6 @@ class Aspect:
 
 
 def load_aspects() -> dict[str, Aspect]:
-    from mmdocsum_desktop.summarize.prompt import prompt_dir
-
     path = prompt_dir() / "judge_aspects.toml"
     try:
         table = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -173,8 +175,6 @@ def source_excerpt(document: Any, records: dict[str, Any] | Sequence[dict[str, A
     """Title, abstract opening and the document sentences closest to each sentence of the summary (or
     of several summaries, which then share one excerpt), by shared rare words, in reading order with
     their pages, within ``max_chars``."""
-    from mmdocsum_desktop.engines.sentences import document_sentences, split_sentences
-
     sentences = document_sentences(document)
     head = []
     if document.title:
@@ -267,8 +267,6 @@ def prompt_parts(
     base_dir: Path | None,
 ) -> list[Any]:
     """The user message: source, figures, summary (with pictures for judges that see them), question."""
-    from mmdocsum_desktop.engines.base import ImagePart
-
     listed = figures[:MAX_FIGURES_LISTED]
     figure_text = "\n".join(_figure_line(f) for f in listed) or "(the document has no figures or tables)"
     if len(figures) > len(listed):
@@ -475,8 +473,6 @@ class SummaryJudge:
     def _attempt(
         self, parts: list[Any], sample: int, problem: str | None, result: SummaryJudgement, control: JobControl
     ) -> dict[str, Any]:
-        from mmdocsum_desktop.engines.base import GenerationOptions, Message
-
         content = list(parts)
         if problem is not None:
             content.append(_RETRY.format(problem=problem))
