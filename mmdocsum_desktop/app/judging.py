@@ -12,6 +12,7 @@ from mmdocsum_desktop.bench.summary_judge import load_aspects
 from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.settings import EngineChoice
+from mmdocsum_desktop.summarize.render import to_json
 
 
 def judge(
@@ -27,7 +28,7 @@ def judge(
 
     ``summary``: a Summary, or its JSON form (``mmdocsum summarize --format json``); image paths
     relative to ``base_dir``. JudgeNotConfiguredError when no language model is set up."""
-    record = summary if isinstance(summary, dict) else summary.model_dump(mode="json")
+    record = summary if isinstance(summary, dict) else to_json(summary)
     with session.judge_engine(choice) as engine:
         result = judge_document(document, record, engine, base_dir=base_dir, control=control)
     result["aspect_titles"] = {name: aspect.title for name, aspect in load_aspects().items()}

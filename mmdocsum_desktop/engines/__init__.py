@@ -4,7 +4,7 @@ with cancellation through JobControl and token counts, ``count_tokens``, ``descr
 * ``extractive.ExtractiveEngine(embedder).draft(document)`` — no model file; the default;
 * ``llama.LlamaEngine(LlamaConfig(model=..., mmproj=...))`` — GGUF text or vision models;
 * ``openai.OpenAIEngine(OpenAIConfig(base_url=..., ...))`` — any OpenAI-compatible endpoint;
-* ``auto.build_engine(EngineRequest(...), settings.engines, embedder=...)`` — the one the user configured.
+* ``factory.build_engine(EngineChoice(...), settings.engines, embedder=...)`` — the one the user configured.
 
 Heavy imports (llama_cpp) happen only when an engine is built.
 """

@@ -67,11 +67,16 @@ def build_engine(choice: EngineChoice | None, settings: EngineSettings, *, embed
         return ExtractiveEngine(embedder)
     if name == "llama":
         return _llama_engine(choice, settings)
-    return _openai_engine(choice, settings)
+    return _openai_engine(choice, settings, api_key)
 
 
 def _llama_engine(choice: EngineChoice, settings: EngineSettings):
-    from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine, resolve_mmproj_for, resolve_model_path
+    from mmdocsum_desktop.engines.llama import (
+        LlamaConfig,
+        LlamaEngine,
+        resolve_mmproj_for,
+        resolve_model_path,
+    )
 
     local = settings.llama
     model = choice.model or local.model
@@ -99,7 +104,7 @@ def _llama_engine(choice: EngineChoice, settings: EngineSettings):
     )
 
 
-def _openai_engine(choice: EngineChoice, settings: EngineSettings):
+def _openai_engine(choice: EngineChoice, settings: EngineSettings, api_key: str | None):
     from mmdocsum_desktop.engines.openai import OpenAIConfig, OpenAIEngine
 
     if choice.model or choice.mmproj:
