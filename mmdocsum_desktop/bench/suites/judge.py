@@ -20,6 +20,7 @@ from typing import Any
 from mmdocsum_desktop.bench import report, runner
 from mmdocsum_desktop.bench.glue import BenchEngine, EngineSpec, build_judge_engine, engine_model_hashes
 from mmdocsum_desktop.bench.metrics.judge import summarize_judgements
+from mmdocsum_desktop.bench.schema import METRIC_KEYS, BenchmarkResult
 from mmdocsum_desktop.bench.summary_judge import SummaryJudge, check_aspects, summary_paragraphs
 from mmdocsum_desktop.document.reader import export_document, read_document
 from mmdocsum_desktop.engines.extractive import ROLES
@@ -159,14 +160,16 @@ def run_judge_suite(
             else runner.StageOutcome(cancelled=True)
         )
         skipped += [{"id": key, "reason": f"judging failed: {reason}"} for key, reason in judged.failed.items()]
-        metrics = summarize_judgements(
-            [judged.results[i] for i, _ in items if i in judged.results], names
-        )
-        metrics.update(
-            {
-                "suite": SUITE,
-                "split": f"{len(items)} documents",
-                "settings": settings,
+        summary = summarize_judgements([judged.results[i] for i, _ in items if i in judged.results], names)
+        rows = summary.pop("documents")
+        metrics = BenchmarkResult(
+            suite=SUITE,
+            split=f"{len(items)} documents",
+            settings=settings,
+            metrics={key: summary.pop(key) for key in METRIC_KEYS[SUITE] if key in summary},
+            rows=rows,
+            details={
+                **summary,  # explanations and missing answers
                 "skipped": skipped,
                 "model_hashes": {
                     **({} if engine is None else engine.model_hashes()),
@@ -179,8 +182,8 @@ def run_judge_suite(
                     "total_s": round(time.perf_counter() - started, 3),
                 },
                 "cancelled": bool(made.cancelled or judged.cancelled),
-            }
-        )
+            },
+        ).to_json()
         report.write_run(out, metrics)
         if metrics["cancelled"]:
             raise JobCancelled(f"cancelled; finished documents are kept in {out}")
