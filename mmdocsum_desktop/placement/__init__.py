@@ -2,13 +2,14 @@
 
     candidates = candidates_from_document(document, base_dir)
     engine = PlacementEngine(embedder=TextEmbedder(), ocr=OcrEngine(), clip=None)
-    placements = engine.place(paragraphs, candidates, strategy="global")
+    placements = engine.place(paragraphs, candidates)  # strategy="sequence"
 """
 
 from mmdocsum_desktop.placement.candidates import (
     ImageCandidate,
     Placement,
     PlacementError,
+    PlacementWhy,
     candidates_from_document,
     candidates_from_folder,
     read_captions_file,
@@ -22,6 +23,7 @@ __all__ = [
     "PlacementEngine",
     "PlacementError",
     "PlacementProblem",
+    "PlacementWhy",
     "candidates_from_document",
     "candidates_from_folder",
     "read_captions_file",

@@ -11,7 +11,7 @@ over 216 paragraph slots.
 The test papers reported in benchmarks/results/placement_ftii.json were not used.
 """
 
-from mmdocsum_desktop.placement.calibration import Profile
+from mmdocsum_desktop.placement.calibration import Profile, SequenceModel
 
 PROFILES: dict[str, Profile] = {
     'caption+caption_lex+caption_sent': Profile(
@@ -269,5 +269,17 @@ PROFILES: dict[str, Profile] = {
         nowhere=2.1356,
         threshold=0.02,
         order_penalty=1.0,
+    ),
+}
+
+# Provisional (hand-set) until benchmarks/placement_fit.py --write-weights fits them on the dev half.
+SEQUENCE: dict[str, SequenceModel] = {
+    "ce": SequenceModel(
+        weights={"z_base": 1.0, "prior_gap": 0.3, "later_gap": -0.3, "ce_raw": 0.5, "ce_col": 0.5},
+        nowhere=3.0, threshold=0.2, out_of_order=3.0, top_k=6, fitted_on="hand-set",
+    ),
+    "no_ce": SequenceModel(
+        weights={"z_base": 1.0, "prior_gap": 0.3, "later_gap": -0.3},
+        nowhere=3.0, threshold=0.2, out_of_order=3.0, top_k=0, fitted_on="hand-set",
     ),
 }

@@ -49,6 +49,21 @@ class Profile:
         return profile_key(self.signals)
 
 
+@dataclass(frozen=True)
+class SequenceModel:
+    """The second stage of the "sequence" strategy: a conditional logit over the base logit's neighbour
+    features (:mod:`~mmdocsum_desktop.placement.sequence`) and, when the cross-encoder ran, its rescoring
+    features (:mod:`~mmdocsum_desktop.placement.rescore`); its threshold and the utility at which a figure
+    may go against the order. ``fitted_on`` says on which data (never the test half)."""
+
+    weights: Mapping[str, float]
+    nowhere: float
+    threshold: float
+    out_of_order: float
+    top_k: int
+    fitted_on: str = ""
+
+
 def profile_key(signals: Sequence[str]) -> str:
     return "+".join(sorted(signals)) or "none"
 

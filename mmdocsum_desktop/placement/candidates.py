@@ -48,6 +48,45 @@ class ImageCandidate(BaseModel):
         return Path(self.image).name if self.image else "(no image)"
 
 
+class PlacementWhy(BaseModel):
+    """Why a candidate was (or was not) placed after a paragraph, for the authoring view to show.
+
+    ``caption_match``: similarity of the caption with the paragraph (best sentence); ``cross_encoder``:
+    the cross-encoder's relevance (0..1) when it rescored the pair; ``matched_sentences``: the paragraph's
+    sentences closest to the caption; ``ocr_words``: words read in the image that the paragraph uses too;
+    ``mention``: the label the paragraph cites when it cites this figure; ``figure_rank``: the figure's
+    place in the sequence (1 = first); ``paragraph_position``: 0 (first paragraph) … 1 (last).
+    """
+
+    candidate: int
+    caption_match: float | None = None
+    cross_encoder: float | None = None
+    matched_sentences: list[str] = Field(default_factory=list)
+    ocr_words: list[str] = Field(default_factory=list)
+    mention: str | None = None
+    figure_rank: int | None = None
+    paragraph_position: float | None = None
+    threshold: float | None = None
+    decision: str = ""
+
+    def tooltip(self) -> str:
+        """A few plain lines for a tooltip."""
+        lines = [self.decision.capitalize()] if self.decision else []
+        if self.mention:
+            lines.append(f"The paragraph cites {self.mention}.")
+        if self.caption_match is not None:
+            lines.append(f"Caption match {self.caption_match:.2f}")
+        if self.cross_encoder is not None:
+            lines.append(f"Cross-encoder relevance {self.cross_encoder:.2f}")
+        for sentence in self.matched_sentences:
+            lines.append(f"“{sentence[:160]}”")
+        if self.ocr_words:
+            lines.append("Words in the image: " + ", ".join(self.ocr_words))
+        if self.figure_rank is not None and self.paragraph_position is not None:
+            lines.append(f"Figure {self.figure_rank} of the sequence; paragraph at {self.paragraph_position:.0%} of the text")
+        return "\n".join(lines)
+
+
 class Placement(BaseModel):
     """What goes after one paragraph: an image of the pool, or none.
 
@@ -63,6 +102,7 @@ class Placement(BaseModel):
     candidate: int | None = None
     score: float = 0.0
     signals: dict[str, float] = Field(default_factory=dict)
+    why: PlacementWhy | None = None
 
     def summary(self) -> dict[str, Any]:
         """The four fields of ``placement.json``."""

@@ -18,18 +18,23 @@ import numpy as np
 from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.placement import calibration as cal
-from mmdocsum_desktop.placement._weights import PROFILES
+from mmdocsum_desktop.placement._weights import PROFILES, SEQUENCE
 from mmdocsum_desktop.placement.assign import global_assign, greedy_assign
-from mmdocsum_desktop.placement.candidates import ImageCandidate, Placement, PlacementError
+from mmdocsum_desktop.placement.candidates import ImageCandidate, Placement, PlacementError, PlacementWhy
+from mmdocsum_desktop.placement.rescore import rescore_features, rescore_heads, shared_cross_encoder
 from mmdocsum_desktop.placement.scorer import (
     SimilarityModel,
     candidate_texts,
     clip_similarities,
     mention_matrices,
 )
+from mmdocsum_desktop.placement.sequence import figure_ranks, monotone_assign, neighbour_features
+from mmdocsum_desktop.placement.text import caption_body, tokens
 
-Strategy = Literal["global", "greedy"]
-STRATEGIES = ("global", "greedy")
+Strategy = Literal["sequence", "global", "greedy"]
+# "sequence" (the default): monotone alignment of figures to paragraphs over rescored, neighbour-aware
+# scores; "global": one assignment of all pairs with a soft order penalty; "greedy": FTII's algorithm.
+STRATEGIES = ("sequence", "global", "greedy")
 
 
 @dataclass
@@ -48,7 +53,12 @@ class PlacementProblem:
     threshold: float
     order_penalty: float
     warnings: list[str] = field(default_factory=list)
+    ranks: list[int] = field(default_factory=list)  # each candidate's place in the figure sequence
+    ce: np.ndarray | None = None  # cross-encoder logits of the rescored pairs (NaN elsewhere)
+    sequence_model: cal.SequenceModel | None = None
     _logits: np.ndarray | None = None
+    _base: np.ndarray | None = None
+    _sequence_z: np.ndarray | None = None
     _probabilities: np.ndarray | None = None
 
     @property
@@ -94,6 +104,35 @@ class PlacementProblem:
                 self.features(self.sims), self.mention, self.first_mention, self.other_mention, self.proposal
             )
         return self._logits
+
+    def base_logits(self) -> np.ndarray:
+        """The profile's text-only logit of every pair (no mentions, no proposals): what the neighbour
+        features and the choice of pairs to rescore look at."""
+        if self._base is None:
+            self._base = cal.linear_logit(self.features(self.sims), self.weights(), self.mention.shape)
+        return self._base
+
+    def sequence_features(self) -> dict[str, np.ndarray]:
+        """The second stage's features: neighbours of the base logit, and the cross-encoder's when it ran."""
+        valid = ~self._empty_rows()
+        features = neighbour_features(self.base_logits(), self.ranks, valid)
+        if self.ce is not None and np.isfinite(self.ce).any():
+            features.update(rescore_features(self.ce))
+        return features
+
+    def sequence_logits(self) -> np.ndarray:
+        """The second stage's logit, with the hand-set mention and proposal terms."""
+        if self._sequence_z is None:
+            model = self.sequence_model
+            assert model is not None, "prepare the problem for the sequence strategy first"
+            z = cal.linear_logit(self.sequence_features(), model.weights, self.mention.shape)
+            z = z + cal.MENTION_LOGIT * self.mention + cal.FIRST_MENTION_LOGIT * self.first_mention
+            z = z + cal.OTHER_MENTION_LOGIT * self.other_mention + cal.PROPOSAL_LOGIT * self.proposal
+            self._sequence_z = z
+        return self._sequence_z
+
+    def sequence_probabilities(self) -> np.ndarray:
+        return cal.column_probabilities(self.sequence_logits(), self.sequence_model.nowhere, ~self._empty_rows())
 
     def probabilities(self) -> np.ndarray:
         """Calibrated score of every (paragraph, candidate) pair; NaN for paragraphs with no text."""
@@ -166,6 +205,9 @@ class PlacementEngine:
         exclude_self_context: bool = True,
         order_penalty: float | None = None,
         profiles: Mapping[str, cal.Profile] | None = None,
+        cross_encoder=None,
+        sequence_models: Mapping[str, cal.SequenceModel] | None = None,
+        top_k: int | None = None,
     ) -> None:
         if threshold is not None and not 0.0 < float(threshold) < 1.0:
             raise PlacementError(f"the threshold is a calibrated score between 0 and 1, not {threshold}")
@@ -179,6 +221,9 @@ class PlacementEngine:
         self.exclude_self_context = exclude_self_context
         self.order_penalty = order_penalty
         self.profiles = dict(profiles) if profiles is not None else dict(PROFILES)
+        self.cross_encoder = cross_encoder  # rescores each figure's best paragraphs ("sequence" only)
+        self.sequence_models = dict(sequence_models) if sequence_models is not None else dict(SEQUENCE)
+        self.top_k = top_k  # paragraphs rescored per figure (None: the fitted model's)
         self.model_warnings: list[str] = []  # models missing or dropped: kept across calls
         self.warnings: list[str] = []  # those, and what the last call met
 
@@ -190,10 +235,16 @@ class PlacementEngine:
         ocr: bool = True,
         clip: str | None = None,
         threshold: float | None = None,
+        rerank: bool = True,
         **options,
     ) -> PlacementEngine:
         """An engine with the installed models; a missing or broken one is left out with a warning."""
         notes: list[str] = []
+        cross_encoder = None
+        if rerank:
+            cross_encoder, why = shared_cross_encoder()
+            if why:
+                notes.append(why)
         text_model = ocr_engine = clip_model = None
         if embedder:
             try:
@@ -216,7 +267,7 @@ class PlacementEngine:
                 clip_model = load_clip(clip)
             except (MmdocsumError, OSError) as error:
                 notes.append(f"CLIP model {clip!r} unavailable ({error}); placing without CLIP")
-        engine = cls(text_model, ocr_engine, clip_model, threshold, **options)
+        engine = cls(text_model, ocr_engine, clip_model, threshold, cross_encoder=cross_encoder, **options)
         engine.model_warnings.extend(notes)
         engine.warnings = list(notes)
         return engine
@@ -227,7 +278,7 @@ class PlacementEngine:
         self,
         paragraphs: Sequence[str],
         candidates: Sequence[ImageCandidate],
-        strategy: Strategy = "global",
+        strategy: Strategy = "sequence",
         proposals: Mapping[int, int] | None = None,
         control: JobControl | None = None,
     ) -> list[Placement]:
@@ -239,7 +290,7 @@ class PlacementEngine:
         return self.assign(problem, strategy, control=control)
 
     def assign(
-        self, problem: PlacementProblem, strategy: Strategy = "global", control: JobControl | None = None
+        self, problem: PlacementProblem, strategy: Strategy = "sequence", control: JobControl | None = None
     ) -> list[Placement]:
         """Turn the scores of a prepared problem into one placement per paragraph."""
         if strategy not in STRATEGIES:
@@ -248,6 +299,8 @@ class PlacementEngine:
         n, m = len(problem.paragraphs), len(problem.candidates)
         if m == 0 or n == 0:
             return [Placement(paragraph=i, paragraph_text=t) for i, t in enumerate(problem.paragraphs)]
+        if strategy == "sequence":
+            return self._assign_sequence(problem, control)
         probs = problem.probabilities()
         if strategy == "greedy":
             picked = greedy_assign(n, problem.window_probabilities, problem.threshold, control=control)
@@ -264,6 +317,104 @@ class PlacementEngine:
             control.report(1, 1, "placing")
             row_scores = [np.where(np.isfinite(probs[i]), probs[i], -np.inf) for i in range(n)]
         return [self._placement(problem, i, choices[i], row_scores[i]) for i in range(n)]
+
+    def _assign_sequence(self, problem: PlacementProblem, control: JobControl) -> list[Placement]:
+        control.report(0, 2, "rescoring")
+        self.rescore(problem, control)
+        control.report(1, 2, "placing")
+        probs = problem.sequence_probabilities()
+        threshold = self.threshold if self.threshold is not None else problem.sequence_model.threshold
+        utility = self.utility(probs, threshold)
+        choices = monotone_assign(utility, problem.ranks, out_of_order=problem.sequence_model.out_of_order)
+        control.report(2, 2, "placing")
+        n = len(problem.paragraphs)
+        ordered = {j for j in monotone_assign(utility, problem.ranks) if j is not None}
+        rows = [np.where(np.isfinite(probs[i]), probs[i], -np.inf) for i in range(n)]
+        taken = {j: i for i, j in enumerate(choices) if j is not None}
+        out = []
+        for i in range(n):
+            placement = self._placement(problem, i, choices[i], rows[i])
+            shown = placement.candidate if placement.candidate is not None else placement.signals.get("best_candidate")
+            if shown is not None:
+                shown = int(shown)
+                placement.why = self.explain(problem, i, shown, threshold, taken, choices[i] is not None and shown not in ordered)
+            out.append(placement)
+        return out
+
+    @staticmethod
+    def utility(probabilities: np.ndarray, threshold: float) -> np.ndarray:
+        """Log-odds of each pair's score above the threshold's; NaN scores are never chosen."""
+        probs = np.asarray(probabilities, dtype=np.float64)
+        clipped = np.clip(np.nan_to_num(probs, nan=0.0), 1e-9, 1 - 1e-9)
+        utility = np.log(clipped / (1 - clipped)) - cal.logit(threshold)
+        return np.where(np.isfinite(probs), utility, -np.inf)
+
+    def rescore(self, problem: PlacementProblem, control: JobControl | None = None) -> None:
+        """Choose the second-stage model and, when the cross-encoder is on, rescore each figure's best
+        paragraphs (once per problem)."""
+        if problem.sequence_model is not None:
+            return
+        top_k = self.top_k if self.top_k is not None else self.sequence_models["ce"].top_k
+        if self.cross_encoder is not None and top_k > 0 and problem.candidates:
+            captions = [" ".join(caption_body(c.caption).split()) for c in problem.candidates]
+            ce, notes = rescore_heads(
+                self.cross_encoder, problem.paragraphs, captions, problem.base_logits(), top_k, control=control
+            )
+            problem.warnings.extend(notes)
+            self.warnings.extend(notes)
+            if notes:
+                self.model_warnings.extend(notes)
+                self.cross_encoder = None  # do not try a broken model again
+            elif np.isfinite(ce).any():
+                problem.ce = ce
+        problem.sequence_model = self.sequence_models["ce" if problem.ce is not None else "no_ce"]
+
+    def explain(
+        self,
+        problem: PlacementProblem,
+        i: int,
+        j: int,
+        threshold: float,
+        taken: Mapping[int, int],
+        out_of_order: bool,
+    ) -> PlacementWhy:
+        """Why candidate ``j`` is (or is not) placed after paragraph ``i``: for the authoring view."""
+        candidate = problem.candidates[j]
+        sims = problem.sims
+        caption = None
+        for name in ("caption_sent", "caption", "caption_lex"):
+            if name in sims and np.isfinite(sims[name][i, j]):
+                caption = round(float(sims[name][i, j]), 4)
+                break
+        ce = None
+        if problem.ce is not None and np.isfinite(problem.ce[i, j]):
+            ce = round(float(1.0 / (1.0 + np.exp(-problem.ce[i, j]))), 4)
+        sentences = problem.similarity.best_sentences(i, j)
+        paragraph_words = set(tokens(problem.paragraphs[i]))
+        ocr_words = [w for w in dict.fromkeys(tokens(candidate.ocr_text or "")) if w in paragraph_words][:12]
+        if problem.mention[i, j]:
+            mention = candidate.label
+        else:
+            mention = None
+        placed_at = taken.get(j)
+        if placed_at == i:
+            decision = "placed against the figures' order (very confident)" if out_of_order else "placed"
+        elif placed_at is not None:
+            decision = f"placed after paragraph {placed_at + 1} instead"
+        else:
+            decision = "below the threshold"
+        return PlacementWhy(
+            candidate=j,
+            caption_match=caption,
+            cross_encoder=ce,
+            matched_sentences=sentences,
+            ocr_words=ocr_words,
+            mention=mention,
+            figure_rank=problem.ranks[j] + 1 if problem.ranks else None,
+            paragraph_position=round(i / max(len(problem.paragraphs) - 1, 1), 3),
+            threshold=round(threshold, 4),
+            decision=decision,
+        )
 
     def prepare(
         self,
@@ -330,6 +481,7 @@ class PlacementEngine:
             threshold=threshold,
             order_penalty=order_penalty,
             warnings=list(self.warnings),
+            ranks=figure_ranks([c.label for c in pool], [c.kind for c in pool], [c.order for c in pool]),
         )
 
     # ------------------------------------------------------------------------------------ internals

@@ -210,6 +210,22 @@ class SimilarityModel:
                 paragraph_vectors[i] = mean / max(float(np.linalg.norm(mean)), 1e-12)
         self.para_emb = paragraph_vectors
 
+    def best_sentences(self, i: int, j: int, count: int = 2) -> list[str]:
+        """The paragraph's sentences closest to candidate ``j``'s caption (or OCR text): embeddings when
+        there are some, shared words otherwise; best first."""
+        sentences = self.para_sentences[i] if i < len(self.para_sentences) else []
+        if not sentences:
+            return []
+        if self.has_embeddings and len(self.sent_emb[i]) == len(sentences):
+            assert self.cap_emb is not None and self.ocr_emb is not None
+            target = self.cap_emb[j] if self.views.caption[j] else self.ocr_emb[j]
+            scores = self.sent_emb[i] @ target
+        else:
+            wanted = set(self.cap_tokens[j]) | set(self.ocr_tokens[j])
+            scores = np.array([len(wanted & set(tokens(s))) for s in sentences], dtype=np.float64)
+        order = np.argsort(-scores, kind="stable")[:count]
+        return [sentences[k] for k in order if scores[k] > 0]
+
     @property
     def has_embeddings(self) -> bool:
         return self.para_emb is not None

@@ -1,0 +1,108 @@
+"""Cross-encoder rescoring of the few best paragraphs of each figure.
+
+The cross-encoder (ms-marco-MiniLM-L-12-v2, :mod:`mmdocsum_desktop.models.rerank`) reads a caption and a
+paragraph together and is far sharper than a cosine, but it costs one model run per pair: it only sees,
+per figure, the ``top_k`` paragraphs the base score ranks best (the decision is made in each figure's
+column — which paragraph is it? — so that is where a sharper ranking pays). The others keep no
+cross-encoder value; :func:`rescore_features` gives them the column's worst rescored logit minus one,
+so "not even among the best k" reads as low, not as unknown.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from mmdocsum_desktop.errors import JobCancelled
+from mmdocsum_desktop.jobs import JobControl, ensure_control
+
+RESCORE_FEATURES = ("ce_raw", "ce_col", "ce_top")
+# Per pair: [CLS] caption [SEP] paragraph [SEP]; a caption is rarely longer than 100 tokens, and the
+# paragraph's first 250 tokens hold what it is about. Shorter inputs keep the rescoring under a second.
+PAIR_MAX_LENGTH = 320
+
+
+def rescore_heads(
+    cross_encoder,
+    paragraphs: Sequence[str],
+    captions: Sequence[str],
+    base: np.ndarray,
+    top_k: int,
+    *,
+    control: JobControl | None = None,
+) -> tuple[np.ndarray, list[str]]:
+    """Cross-encoder logits (n × m, NaN where not rescored) and warnings.
+
+    Pairs are the ``top_k`` rows of each column of ``base`` (finite values only), for candidates with a
+    caption; all pairs go to the model in one call. A failing model gives an all-NaN matrix and a warning.
+    """
+    base = np.asarray(base, dtype=np.float64)
+    n, m = base.shape
+    out = np.full((n, m), np.nan)
+    if cross_encoder is None or n == 0 or m == 0 or top_k <= 0:
+        return out, []
+    control = ensure_control(control)
+    pairs: list[tuple[int, int]] = []
+    for j in range(m):
+        if not captions[j].strip():
+            continue
+        column = np.where(np.isfinite(base[:, j]), base[:, j], -np.inf)
+        rows = [int(i) for i in np.argsort(-column, kind="stable")[:top_k] if np.isfinite(column[i])]
+        pairs.extend((i, j) for i in rows if paragraphs[i].strip())
+    if not pairs:
+        return out, []
+    try:
+        logits = cross_encoder.score_pairs([(captions[j], paragraphs[i]) for i, j in pairs], control=control)
+    except JobCancelled:
+        raise
+    except Exception as error:  # noqa: BLE001 — a broken cross-encoder must not stop placement
+        message = str(error).splitlines()[0] if str(error) else ""
+        return out, [f"cross-encoder rescoring failed ({type(error).__name__}: {message[:160]}); placing without it"]
+    for (i, j), value in zip(pairs, np.asarray(logits, dtype=np.float64)):
+        out[i, j] = value
+    return out, []
+
+
+def rescore_features(ce: np.ndarray) -> dict[str, np.ndarray]:
+    """``ce_raw`` (the logit; unscored pairs: their column's worst minus one; columns never rescored: 0),
+    ``ce_col`` (the logit minus the best other rescored one of its column, 0 when alone or unscored)
+    and ``ce_top`` (1 for the column's best rescored pair)."""
+    ce = np.asarray(ce, dtype=np.float64)
+    n, m = ce.shape
+    raw = np.zeros((n, m))
+    col = np.zeros((n, m))
+    top = np.zeros((n, m))
+    for j in range(m):
+        scored = np.isfinite(ce[:, j])
+        if not scored.any():
+            continue
+        values = ce[scored, j]
+        raw[:, j] = np.where(scored, ce[:, j], values.min() - 1.0)
+        order = np.sort(values)
+        best = order[-1]
+        second = order[-2] if order.size > 1 else np.nan
+        others = np.where(ce[:, j] >= best, second, best)
+        col[:, j] = np.where(scored & np.isfinite(others), ce[:, j] - others, 0.0)
+        top[int(np.nanargmax(ce[:, j])), j] = 1.0
+    return {"ce_raw": raw, "ce_col": col, "ce_top": top}
+
+
+_shared: tuple[object | None, str | None] | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_cross_encoder() -> tuple[object | None, str | None]:
+    """This process's one cross-encoder (loaded on first use, at :data:`PAIR_MAX_LENGTH` tokens), or
+    (None, why) when its files are missing or damaged — then placement goes on without rescoring."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            from mmdocsum_desktop.models.rerank import load_cross_encoder
+
+            try:
+                _shared = load_cross_encoder(max_length=PAIR_MAX_LENGTH)
+            except Exception as error:  # noqa: BLE001 — e.g. the registry cannot find the package
+                _shared = (None, f"no cross-encoder rescoring: {type(error).__name__}: {error}")
+        return _shared
