@@ -105,7 +105,6 @@ class JudgeScore:
     failures: list[str] = field(default_factory=list)
 
 
-
 # --------------------------------------------------------------------------------------------- MCiteBench
 
 
@@ -136,7 +135,6 @@ class MCiteRecord:
     def category(self) -> str:
         kind = self.question_type.lower() or "unknown"
         return f"{kind}_{'single' if self.evidence_count <= 1 else 'multi'}"
-
 
 
 # ------------------------------------------------------------------------------------------ LoRaLay ROUGE
@@ -201,17 +199,54 @@ MetricValue = float | int | None
 # The overall numbers each suite writes at the top level of ``metrics.json`` (None: not measured, e.g.
 # no judge); anything else at the top level is a detail (breakdowns, settings, timings, notes).
 METRIC_KEYS: dict[str, tuple[str, ...]] = {
-    "mdocsum": ("n_docs", "n_slots", "if", "if_strict", "omatch", "imgacc", "nonacc", "jacsim", "is",
-                "com", "acc", "ts", "total", "n_judged"),
-    "mcite": ("n_records", "n_uncited", "source_f1", "source_em", "citation_f1", "citation_recall",
-              "citation_precision", "answer_accuracy", "n_judged_citations", "n_judged_answers"),
+    "mdocsum": (
+        "n_docs",
+        "n_slots",
+        "if",
+        "if_strict",
+        "omatch",
+        "imgacc",
+        "nonacc",
+        "jacsim",
+        "is",
+        "com",
+        "acc",
+        "ts",
+        "total",
+        "n_judged",
+    ),
+    "mcite": (
+        "n_records",
+        "n_uncited",
+        "source_f1",
+        "source_em",
+        "citation_f1",
+        "citation_recall",
+        "citation_precision",
+        "answer_accuracy",
+        "n_judged_citations",
+        "n_judged_answers",
+    ),
     "rouge": ("rouge1", "rouge2", "rougeL", "rougeL_sentence", "n_docs"),
     "ftii": ("acc_b", "acc_i", "acc_ni", "n_slots"),
-    "judge": ("text_quality", "text_image_coherence", "image_choice", "faithfulness", "helpfulness", "overall",
-              "n_docs", "seconds_per_document"),
+    "judge": (
+        "text_quality",
+        "text_image_coherence",
+        "image_choice",
+        "faithfulness",
+        "helpfulness",
+        "overall",
+        "n_docs",
+        "seconds_per_document",
+    ),
 }
 # Where each suite keeps its per-item rows in ``metrics.json``.
-ROWS_KEY: dict[str, str] = {"mdocsum": "documents", "mcite": "records", "rouge": "documents", "judge": "documents"}
+ROWS_KEY: dict[str, str] = {
+    "mdocsum": "documents",
+    "mcite": "records",
+    "rouge": "documents",
+    "judge": "documents",
+}
 
 
 def _check_metric(key: str, value: Any) -> MetricValue:

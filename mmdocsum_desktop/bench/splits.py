@@ -135,7 +135,9 @@ def _records(path: Path, skipped: list[Skipped]) -> Iterator[tuple[int, dict[str
         if isinstance(value, dict):
             value = value.get("data") or value.get("items") or [value]
         if not isinstance(value, list):
-            skipped.append(Skipped(None, None, f"{path.name}: a JSON {type(value).__name__}, not a list of objects"))
+            skipped.append(
+                Skipped(None, None, f"{path.name}: a JSON {type(value).__name__}, not a list of objects")
+            )
             return
         for number, item in enumerate(value, start=1):
             if isinstance(item, dict):
@@ -359,7 +361,6 @@ def record_from_json(data: dict[str, Any], images_root: Path | None, line: int =
     )
 
 
-
 def load_mcite(split: str | Path, images_root: str | Path | None = None) -> Split[MCiteRecord]:
     path = resolve(split, "mcite")
     folder = path if path.is_dir() else path.parent
@@ -503,7 +504,9 @@ def parse_flow_insertion(data: Any, *, source: str = "data") -> list[FtiiArticle
             if isinstance(content, str):
                 content = [content]
             if not isinstance(content, list) or not all(isinstance(p, str) or p is None for p in content):
-                raise BenchDataError(f"{source}: article {_quoted(ident)}: content is not a list of paragraphs")
+                raise BenchDataError(
+                    f"{source}: article {_quoted(ident)}: content is not a list of paragraphs"
+                )
             if not isinstance(truth, list) or len(truth) != len(content):
                 got = len(truth) if isinstance(truth, list) else type(truth).__name__
                 raise BenchDataError(
@@ -525,7 +528,6 @@ def load_flow_insertion(path: str | Path) -> list[FtiiArticle]:
     return parse_flow_insertion(_read_json(path), source=str(path))
 
 
-
 def load_ftii_predictions(path: str | Path) -> dict[str, list[str]]:
     """FTII predictions: ``{article id: [predicted image path or "" per paragraph]}``."""
     data = _read_json(path)
@@ -537,7 +539,6 @@ def load_ftii_predictions(path: str | Path) -> dict[str, list[str]]:
             raise BenchDataError(f"{path}: the predictions of {_quoted(ident)} are not a list")
         out[str(ident)] = [normalise_path(v) for v in values]
     return out
-
 
 
 def load_single_choice(path: str | Path) -> list[SingleChoiceItem]:
@@ -596,7 +597,6 @@ def _single_choice_answer(value: str, columns: Sequence[str], options: Sequence[
     if value in options:
         return list(options).index(value)
     return None
-
 
 
 # ------------------------------------------------------------------------------------ predictions

@@ -10,13 +10,74 @@ from __future__ import annotations
 
 import re
 
-_ABBREVIATIONS = frozenset({
-    "fig", "figs", "eq", "eqs", "tab", "ref", "refs", "sec", "sect", "secs", "al", "e.g", "i.e", "cf",
-    "vs", "approx", "no", "nos", "dr", "mr", "mrs", "ms", "prof", "st", "vol", "pp", "p", "ch", "chap",
-    "resp", "etc", "viz", "ca", "inc", "ltd", "co", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
-    "sep", "sept", "oct", "nov", "dec", "min", "max", "avg", "est", "dept", "univ", "eqn",
-    "suppl", "supp", "incl", "mt", "u.s", "a.k.a", "ph.d", "var", "app",
-})
+_ABBREVIATIONS = frozenset(
+    {
+        "fig",
+        "figs",
+        "eq",
+        "eqs",
+        "tab",
+        "ref",
+        "refs",
+        "sec",
+        "sect",
+        "secs",
+        "al",
+        "e.g",
+        "i.e",
+        "cf",
+        "vs",
+        "approx",
+        "no",
+        "nos",
+        "dr",
+        "mr",
+        "mrs",
+        "ms",
+        "prof",
+        "st",
+        "vol",
+        "pp",
+        "p",
+        "ch",
+        "chap",
+        "resp",
+        "etc",
+        "viz",
+        "ca",
+        "inc",
+        "ltd",
+        "co",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "min",
+        "max",
+        "avg",
+        "est",
+        "dept",
+        "univ",
+        "eqn",
+        "suppl",
+        "supp",
+        "incl",
+        "mt",
+        "u.s",
+        "a.k.a",
+        "ph.d",
+        "var",
+        "app",
+    }
+)
 _BOUNDARY = re.compile(r"([.!?…])([\"'”’)\]]*)\s+(?=[\"'“‘(\[]?[A-Z0-9])")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 _SPACE = re.compile(r"\s+")
@@ -65,8 +126,11 @@ def _is_abbreviation(candidate: str) -> bool:
 
 
 def _ends_with_initial(candidate: str) -> bool:
-    """"J. Smith": a single capital letter before the full stop is an initial."""
+    """ "J. Smith": a single capital letter before the full stop is an initial."""
     stripped = candidate.rstrip()
-    return len(stripped) >= 2 and stripped[-1] == "." and stripped[-2].isupper() and (
-        len(stripped) == 2 or not stripped[-3].isalnum()
+    return (
+        len(stripped) >= 2
+        and stripped[-1] == "."
+        and stripped[-2].isupper()
+        and (len(stripped) == 2 or not stripped[-3].isalnum())
     )

@@ -15,7 +15,12 @@ from mmdocsum_desktop.bench.suites.rouge import run_rouge
 def test_a_real_run_reads_back_typed_and_writes_the_same_json(tmp_path):
     predictions = tmp_path / "predictions"
     predictions.mkdir()
-    gold = [{"summary": "Herbs were grown in flooded raised beds.", "image": {"imageRef": "1", "imageCaption": ""}}]
+    gold = [
+        {
+            "summary": "Herbs were grown in flooded raised beds.",
+            "image": {"imageRef": "1", "imageCaption": ""},
+        }
+    ]
     (predictions / "marsh.json").write_text(json.dumps(gold * 4))  # image 1 four times: a rule broken
     run_mdocsum("demo", tmp_path / "run", predictions=predictions)
     written = report.load_metrics(tmp_path / "run")
@@ -32,7 +37,9 @@ def test_a_real_run_reads_back_typed_and_writes_the_same_json(tmp_path):
 def test_rouge_run_round_trip_keeps_its_rows(tmp_path):
     predictions = tmp_path / "predictions"
     predictions.mkdir()
-    (predictions / "marsh.txt").write_text("Community gardens on estuary shores are flooded by brackish water.")
+    (predictions / "marsh.txt").write_text(
+        "Community gardens on estuary shores are flooded by brackish water."
+    )
     written = run_rouge("demo", tmp_path / "run", predictions=predictions)
     result = BenchmarkResult.from_json(written)
     assert result.metrics["rouge1"] == written["rouge1"] and 0 < result.metrics["rouge1"] < 1

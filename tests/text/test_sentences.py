@@ -25,7 +25,11 @@ def test_initials_and_numbers_do_not_end_sentences():
 
 
 def test_closing_quote_and_bracket_stay_with_their_sentence():
-    assert split_sentences('He said "it works." Then (it did.) Done!') == ['He said "it works."', "Then (it did.)", "Done!"]
+    assert split_sentences('He said "it works." Then (it did.) Done!') == [
+        'He said "it works."',
+        "Then (it did.)",
+        "Done!",
+    ]
 
 
 def test_answer_citation_after_full_stop_moves_inside():

@@ -30,7 +30,6 @@ def normalise_path(value: Any) -> str:
     return "" if text.lower() in ("", "none", "null") else text
 
 
-
 def flow_metrics(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]) -> FtiiMetrics:
     """Acc_b, Acc_i and Acc_ni over every paragraph slot of every article (FTII's scoring code)."""
     if len(gold) != len(predicted):
@@ -76,11 +75,11 @@ def score_articles(articles: Sequence[FtiiArticle], predictions: Mapping[str, Se
     return flow_metrics([a.groundtruth for a in articles], [list(predictions[a.id]) for a in articles])
 
 
-
-def single_choice_accuracy(items: Sequence[SingleChoiceItem], predicted: Sequence[int | None]) -> float | None:
+def single_choice_accuracy(
+    items: Sequence[SingleChoiceItem], predicted: Sequence[int | None]
+) -> float | None:
     if len(items) != len(predicted):
         raise BenchDataError(f"{len(items)} questions but {len(predicted)} answers")
     if not items:
         return None
     return sum(1 for item, guess in zip(items, predicted) if guess == item.answer) / len(items)
-

@@ -23,8 +23,13 @@ def summarize_judgements(rows: list[dict[str, Any]], aspects: Sequence[str]) -> 
                 missing.append({"id": row["id"], "aspect": name, "reason": aspect.get("error")})
             elif aspect:
                 explanations.append(
-                    {"id": row["id"], "aspect": name, "score": aspect.get("score"), "status": aspect.get("status"),
-                     "explanation": aspect.get("explanation")}
+                    {
+                        "id": row["id"],
+                        "aspect": name,
+                        "score": aspect.get("score"),
+                        "status": aspect.get("status"),
+                        "explanation": aspect.get("explanation"),
+                    }
                 )
         entry["seconds"] = row.get("seconds")
         entry["calls"] = row.get("calls")

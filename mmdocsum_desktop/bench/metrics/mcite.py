@@ -101,7 +101,6 @@ def score_record(record: MCiteRecord, response: str) -> dict[str, Any]:
     return row
 
 
-
 # -------------------------------------------------------------------------------------- aggregation
 
 
@@ -140,4 +139,3 @@ def aggregate(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         }
     result["by_category"] = by_category
     return result
-

@@ -134,7 +134,9 @@ def _paragraph(item: Any) -> PredParagraph:
         return PredParagraph(summary="", image=INVALID)
     paragraph, _ = answer_parser.read_paragraph(item)
     if paragraph.image_status == "missing":
-        return PredParagraph(summary=paragraph.summary, image=None, caption=paragraph.caption, has_image_field=False)
+        return PredParagraph(
+            summary=paragraph.summary, image=None, caption=paragraph.caption, has_image_field=False
+        )
     image = INVALID if paragraph.image_status == "invalid" else paragraph.image
     return PredParagraph(summary=paragraph.summary, image=image, caption=paragraph.caption)
 
@@ -380,5 +382,3 @@ def remap_tags(parsed: ParsedAnswer, tag_to_index: dict[str, int] | None) -> Par
         if isinstance(paragraph.image, int) and str(paragraph.image) in tag_to_index:
             paragraph.image = tag_to_index[str(paragraph.image)]
     return parsed
-
-

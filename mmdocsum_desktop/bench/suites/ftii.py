@@ -68,12 +68,13 @@ def run_flow_insertion(
         for path, candidate in zip(article.pool, candidates):
             if candidate.ocr_text is not None:
                 ocr_done[path] = candidate.ocr_text
-        run.predictions[article.id] = [article.pool[p.candidate] if p.candidate is not None else "" for p in placements]
+        run.predictions[article.id] = [
+            article.pool[p.candidate] if p.candidate is not None else "" for p in placements
+        ]
         run.scores[article.id] = [round(p.score, 4) for p in placements]
         run.warnings.extend(f"{article.id}: {w}" for w in engine.warnings)
     control.report(len(articles), len(articles), "done")
     return run
-
 
 
 def option_image(value: str, images_root: Path, work_dir: Path) -> str | None:

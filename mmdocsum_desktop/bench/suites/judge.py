@@ -151,15 +151,21 @@ def run_judge_suite(
             item_id, path = item
             saved = made.results[item_id]
             document = read_document(path, control=ctl)
-            judgement = judge.judge(document, saved["record"], base_dir=saved["base_dir"], aspects=names, control=ctl)
+            judgement = judge.judge(
+                document, saved["record"], base_dir=saved["base_dir"], aspects=names, control=ctl
+            )
             return {"source": str(path), **judgement.to_json()}
 
         judged = (
-            runner.run_stage(folder, "judgements", ready, lambda i: i[0], judge_one, control=control, label="judged")
+            runner.run_stage(
+                folder, "judgements", ready, lambda i: i[0], judge_one, control=control, label="judged"
+            )
             if not made.cancelled
             else runner.StageOutcome(cancelled=True)
         )
-        skipped += [{"id": key, "reason": f"judging failed: {reason}"} for key, reason in judged.failed.items()]
+        skipped += [
+            {"id": key, "reason": f"judging failed: {reason}"} for key, reason in judged.failed.items()
+        ]
         summary = summarize_judgements([judged.results[i] for i, _ in items if i in judged.results], names)
         rows = summary.pop("documents")
         metrics = BenchmarkResult(
@@ -173,7 +179,10 @@ def run_judge_suite(
                 "skipped": skipped,
                 "model_hashes": {
                     **({} if engine is None else engine.model_hashes()),
-                    **{f"judge {k}": v for k, v in engine_model_hashes(judge.engine, judge.engine.name).items()},
+                    **{
+                        f"judge {k}": v
+                        for k, v in engine_model_hashes(judge.engine, judge.engine.name).items()
+                    },
                 },
                 "notes": _notes(judge),
                 "timings": {
@@ -197,9 +206,13 @@ def run_judge_suite(
 
 
 def _notes(judge: SummaryJudge) -> list[str]:
-    notes = ["scores 0-5 from a reference-free judge, one call per aspect; missing answers are left out, never 0"]
+    notes = [
+        "scores 0-5 from a reference-free judge, one call per aspect; missing answers are left out, never 0"
+    ]
     if not judge.sees_images:
-        notes.append("the judge reads no images: figures were given as label, caption and the text found in them")
+        notes.append(
+            "the judge reads no images: figures were given as label, caption and the text found in them"
+        )
     if judge.self_consistency > 1:
         notes.append(
             f"each score is the mean of {judge.self_consistency} samples at temperature {judge.sample_temperature}"

@@ -264,7 +264,9 @@ def run_mcite(
             responses, generation = _given_responses(Path(predictions), records, skipped), None
         rows = _score_stage(records, responses)
         judge_info, judge_cancelled = _judge_stage(folder, records, responses, rows, judge, control)
-        notes = [] if judge is not None else ["no judge configured: Citation F1 and answer accuracy are absent"]
+        notes = (
+            [] if judge is not None else ["no judge configured: Citation F1 and answer accuracy are absent"]
+        )
         if (
             any(r.sources[s].kind != "text" for r in records for s in r.gold)
             and engine is not None
@@ -331,7 +333,9 @@ def _responses_stage(
             "generation": generation.to_json(),
         }
 
-    server = engine is not None and getattr(engine, "name", "") == "openai"  # only a server answers in parallel
+    server = (
+        engine is not None and getattr(engine, "name", "") == "openai"
+    )  # only a server answers in parallel
     outcome = runner.run_stage(
         folder,
         "responses",
@@ -357,14 +361,18 @@ def _given_responses(
     skipped += problems
     ids = {r.id for r in records}
     for key in sorted(set(given) - ids):
-        skipped.append({"line": None, "id": key, "reason": "prediction for a question that is not in the split"})
+        skipped.append(
+            {"line": None, "id": key, "reason": "prediction for a question that is not in the split"}
+        )
     responses: dict[str, dict[str, Any]] = {}
     for record in records:
         if record.id in given:
             responses[record.id] = {"response": given[record.id]}
         else:
             responses[record.id] = {"response": "", "missing": True}
-            skipped.append({"line": record.line, "id": record.id, "reason": "no prediction: scored as an empty answer"})
+            skipped.append(
+                {"line": record.line, "id": record.id, "reason": "no prediction: scored as an empty answer"}
+            )
     return responses
 
 
@@ -411,14 +419,27 @@ def _judge_stage(
         },
         control=control,
         label="judging",
-        is_current=lambda saved: saved.get("judge") == fingerprint and saved.get("response") == response_of(saved["id"]),
+        is_current=lambda saved: (
+            saved.get("judge") == fingerprint and saved.get("response") == response_of(saved["id"])
+        ),
     )
     for row in rows:
         result = judged.results.get(row["id"])
         if result:
-            for key in ("citation_recall", "citation_precision", "citation_f1", "answer_rating", "judge_failures"):
+            for key in (
+                "citation_recall",
+                "citation_precision",
+                "citation_f1",
+                "answer_rating",
+                "judge_failures",
+            ):
                 row[key] = result.get(key)
     failures = [{"id": r["id"], "reasons": r["judge_failures"]} for r in rows if r.get("judge_failures")]
     failures += [{"id": key, "reasons": [reason]} for key, reason in judged.failed.items()]
-    info = {"judge": judge.name, "fingerprint": fingerprint, "seconds": round(judged.seconds, 3), "failures": failures}
+    info = {
+        "judge": judge.name,
+        "fingerprint": fingerprint,
+        "seconds": round(judged.seconds, 3),
+        "failures": failures,
+    }
     return info, judged.cancelled

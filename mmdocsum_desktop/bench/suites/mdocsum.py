@@ -140,7 +140,9 @@ def run_mdocsum(
         metrics["timings"]["total_s"] = round(time.perf_counter() - started, 3)
         report.write_run(out, metrics)
         if metrics["cancelled"]:
-            raise JobCancelled(f"cancelled; finished documents are kept in {out} (the same command continues)")
+            raise JobCancelled(
+                f"cancelled; finished documents are kept in {out} (the same command continues)"
+            )
         return metrics
     finally:
         if owns_engine and engine is not None:
@@ -192,7 +194,9 @@ def _open_run(
         concurrency=options.concurrency,
     )
     if run.engine is not None and run.concurrency > 1 and run.engine.in_process:
-        run.notes.append(f"--concurrency {run.concurrency} ignored: the {run.engine.name} engine runs in this process")
+        run.notes.append(
+            f"--concurrency {run.concurrency} ignored: the {run.engine.name} engine runs in this process"
+        )
         run.concurrency = 1
     return run
 
@@ -306,7 +310,9 @@ def _score_stage(
         n_images = record.get("n_images") if record.get("n_images") is not None else item.n_images
         if n_images is None:
             n_images = info.get("n_images")
-        n_tokens = item.n_tokens if item.n_tokens is not None else record.get("n_tokens", info.get("n_tokens"))
+        n_tokens = (
+            item.n_tokens if item.n_tokens is not None else record.get("n_tokens", info.get("n_tokens"))
+        )
         if n_images is None:
             why = (
                 f"the document could not be read ({unreadable[item.id]})"
@@ -329,7 +335,9 @@ def _score_stage(
         score = score_document(item.id, item.gold_refs, parsed, n_images)
         scored.scores.append(score)
         if record.get("raw_answer") is not None:
-            model_parsed = remap_tags(parse_answer(record["raw_answer"], n_images), record.get("tag_to_index"))
+            model_parsed = remap_tags(
+                parse_answer(record["raw_answer"], n_images), record.get("tag_to_index")
+            )
             scored.model_scores.append(score_document(item.id, item.gold_refs, model_parsed, n_images))
         gold_text = summary_text([g.summary for g in item.gold])
         prediction_text = summary_text([p.summary for p in parsed.paragraphs[:4]]) if parsed.parsed else ""
@@ -372,7 +380,9 @@ def _judge_stage(
         concurrency=run.options.concurrency if run.options.concurrency > 1 and server else 1,
         control=run.control,
         label="judging",
-        is_current=lambda saved: saved.get("judge") == fingerprint and saved.get("prediction") == hashes.get(saved["id"]),
+        is_current=lambda saved: (
+            saved.get("judge") == fingerprint and saved.get("prediction") == hashes.get(saved["id"])
+        ),
     )
     judged = {
         key: JudgeScore(
@@ -386,7 +396,12 @@ def _judge_stage(
     }
     failures = [{"id": key, "reasons": value.failures} for key, value in judged.items() if value.failures]
     failures += [{"id": key, "reasons": [reason]} for key, reason in outcome.failed.items()]
-    info = {"judge": judge.name, "fingerprint": fingerprint, "seconds": round(outcome.seconds, 3), "failures": failures}
+    info = {
+        "judge": judge.name,
+        "fingerprint": fingerprint,
+        "seconds": round(outcome.seconds, 3),
+        "failures": failures,
+    }
     for row in scored.rows:
         if row["id"] in judged:
             row["com"], row["acc"] = judged[row["id"]].com, judged[row["id"]].acc
@@ -406,12 +421,18 @@ def _metrics(
     overall = aggregate(scored.scores, judged)
     notes = list(run.notes)
     if run.judge is None:
-        notes.append("no judge configured: Com, Acc, TS and Total are absent; ROUGE is reported under its own name")
+        notes.append(
+            "no judge configured: Com, Acc, TS and Total are absent; ROUGE is reported under its own name"
+        )
     details: dict[str, Any] = {
         "rouge": mean_rouge(scored.rouge_rows.values()),
         "per_paragraph": per_paragraph(scored.scores, judged),
-        "by_length": breakdown(scored.scores, {k: length_bucket(v) for k, v in scored.tokens.items()}, judged),
-        "by_image_count": breakdown(scored.scores, {k: image_bucket(v) for k, v in scored.images.items()}, judged),
+        "by_length": breakdown(
+            scored.scores, {k: length_bucket(v) for k, v in scored.tokens.items()}, judged
+        ),
+        "by_image_count": breakdown(
+            scored.scores, {k: image_bucket(v) for k, v in scored.images.items()}, judged
+        ),
         "skipped": run.skipped,
         "missing_predictions": scored.missing_predictions,
         "notes": notes,
@@ -455,7 +476,9 @@ def _ablations_stage(run: _Run, split: str | Path, out: Path, metrics: dict[str,
     ):
         if not enabled:
             continue
-        sub_options = MDocSumOptions(**{**options.__dict__, **change, "ablate_shuffle": None, "ablate_no_abstract": False})
+        sub_options = MDocSumOptions(
+            **{**options.__dict__, **change, "ablate_shuffle": None, "ablate_no_abstract": False}
+        )
         report.write_run(out, metrics)  # the normal run is complete whatever happens to this one
         try:
             sub = run_mdocsum(
@@ -496,7 +519,9 @@ def judge_document(judge: Any, item: MDocSumItem, parsed: ParsedAnswer, control:
     raw: list[dict[str, Any]] = []
     for index, gold in enumerate(item.gold):
         points = item.key_points[index] if item.key_points else []
-        paragraph = parsed.paragraphs[index].summary if parsed.parsed and index < len(parsed.paragraphs) else ""
+        paragraph = (
+            parsed.paragraphs[index].summary if parsed.parsed and index < len(parsed.paragraphs) else ""
+        )
         sentences = split_answer_sentences(paragraph) if paragraph.strip() else []
         # Com: key points of this paragraph stated by the paragraph (none can be when it is missing)
         if points:

@@ -108,7 +108,9 @@ def run_rouge(
                     summaries[item.id] = ""
                     continue
                 value = (
-                    splits.read_prediction_file(path) if path.suffix == ".json" else path.read_text(encoding="utf-8")
+                    splits.read_prediction_file(path)
+                    if path.suffix == ".json"
+                    else path.read_text(encoding="utf-8")
                 )
                 if isinstance(value, dict):
                     value = value.get("summary", json.dumps(value))
