@@ -13,7 +13,7 @@ from typing import Any
 from mmdocsum_desktop.bench import report, runner, splits
 from mmdocsum_desktop.bench.glue import BenchEngine
 from mmdocsum_desktop.bench.metrics.rouge import mean_rouge, rouge, summary_text
-from mmdocsum_desktop.bench.schema import BenchmarkResult
+from mmdocsum_desktop.bench.schema import BenchmarkResult, RougeItem
 from mmdocsum_desktop.errors import BenchError, JobCancelled
 from mmdocsum_desktop.jobs import ensure_control
 
@@ -52,73 +52,13 @@ def run_rouge(
         else:
             settings["predictions"] = str(Path(predictions).resolve())
         folder = runner.RunFolder(out, settings, restart=restart)
-        outcome = None
-        summaries: dict[str, str] = {}
-        seconds: dict[str, float | None] = {}
         if engine is not None:
-
-            def summarise(item, ctl) -> dict[str, Any]:
-                if item.document is not None:
-                    if not item.document.is_file():
-                        raise BenchError(f"document missing: {item.document}")
-                    record = engine.summarize(item.document, include_abstract=False, control=ctl)
-                else:  # LoRaLay words: summarise them as a plain-text Markdown document
-                    with tempfile.TemporaryDirectory(prefix="mmdocsum-rouge-") as tmp:
-                        path = Path(tmp) / f"{runner.safe_name(item.id)}.md"
-                        path.write_text(item.text or "", encoding="utf-8")
-                        record = engine.summarize(path, include_abstract=False, control=ctl)
-                return {
-                    "summary": summary_text([p["summary"] for p in record["answer"]]),
-                    "seconds": record["seconds"],
-                    "warnings": record["warnings"],
-                }
-
-            concurrency = concurrency if not engine.in_process else 1
-            outcome = runner.run_stage(
-                folder,
-                "summaries",
-                loaded.items,
-                lambda i: i.id,
-                summarise,
-                concurrency=concurrency,
-                control=control,
-                label="documents",
-            )
-            for key, value in outcome.results.items():
-                summaries[key] = value.get("summary", "")
-                seconds[key] = value.get("seconds")
-            for key, reason in outcome.failed.items():
-                skipped.append({"line": None, "id": key, "reason": f"generation failed: {reason}"})
+            outcome = _summaries_stage(folder, loaded.items, engine, concurrency, control, skipped)
+            summaries = {key: value.get("summary", "") for key, value in outcome.results.items()}
+            seconds = {key: value.get("seconds") for key, value in outcome.results.items()}
         else:
-            folder_path = Path(predictions)
-            if not folder_path.is_dir():
-                raise BenchError(f"{folder_path}: the predictions folder does not exist")
-            files = {p.stem: p for p in folder_path.iterdir() if p.suffix in (".json", ".txt")}
-            ids = {i.id for i in loaded.items}
-            for stem in sorted(set(files) - ids):
-                skipped.append(
-                    {"line": None, "id": stem, "reason": "prediction for an id that is not in the split"}
-                )
-            for item in loaded.items:
-                path = files.get(item.id)
-                if path is None:
-                    skipped.append(
-                        {"line": item.line, "id": item.id, "reason": "no prediction: scored as empty"}
-                    )
-                    summaries[item.id] = ""
-                    continue
-                value = (
-                    splits.read_prediction_file(path)
-                    if path.suffix == ".json"
-                    else path.read_text(encoding="utf-8")
-                )
-                if isinstance(value, dict):
-                    value = value.get("summary", json.dumps(value))
-                if isinstance(value, list):
-                    value = summary_text(
-                        [p.get("summary", "") if isinstance(p, dict) else str(p) for p in value]
-                    )
-                summaries[item.id] = str(value)
+            outcome, seconds = None, {}
+            summaries = _given_summaries(Path(predictions), loaded.items, skipped)
         rows = []
         for item in loaded.items:
             if item.id not in summaries:
@@ -151,3 +91,71 @@ def run_rouge(
     finally:
         if engine is not None:
             engine.close()
+
+
+def _summaries_stage(
+    folder: runner.RunFolder,
+    items: list[RougeItem],
+    engine: BenchEngine,
+    concurrency: int,
+    control: Any,
+    skipped: list[dict[str, Any]],
+) -> runner.StageOutcome:
+    """Each document summarised with its abstract removed (resumable)."""
+
+    def summarise(item: RougeItem, ctl) -> dict[str, Any]:
+        if item.document is not None:
+            if not item.document.is_file():
+                raise BenchError(f"document missing: {item.document}")
+            record = engine.summarize(item.document, include_abstract=False, control=ctl)
+        else:  # LoRaLay words: summarise them as a plain-text Markdown document
+            with tempfile.TemporaryDirectory(prefix="mmdocsum-rouge-") as tmp:
+                path = Path(tmp) / f"{runner.safe_name(item.id)}.md"
+                path.write_text(item.text or "", encoding="utf-8")
+                record = engine.summarize(path, include_abstract=False, control=ctl)
+        return {
+            "summary": summary_text([p["summary"] for p in record["answer"]]),
+            "seconds": record["seconds"],
+            "warnings": record["warnings"],
+        }
+
+    outcome = runner.run_stage(
+        folder,
+        "summaries",
+        items,
+        lambda i: i.id,
+        summarise,
+        concurrency=1 if engine.in_process else concurrency,
+        control=control,
+        label="documents",
+    )
+    for key, reason in outcome.failed.items():
+        skipped.append({"line": None, "id": key, "reason": f"generation failed: {reason}"})
+    return outcome
+
+
+def _given_summaries(folder: Path, items: list[RougeItem], skipped: list[dict[str, Any]]) -> dict[str, str]:
+    """``--predictions DIR``: ``ID.txt``, or ``ID.json`` with text or M-DocSum paragraphs; a document
+    without one is scored as an empty summary."""
+    if not folder.is_dir():
+        raise BenchError(f"{folder}: the predictions folder does not exist")
+    files = {p.stem: p for p in folder.iterdir() if p.suffix in (".json", ".txt")}
+    ids = {i.id for i in items}
+    for stem in sorted(set(files) - ids):
+        skipped.append({"line": None, "id": stem, "reason": "prediction for an id that is not in the split"})
+    summaries: dict[str, str] = {}
+    for item in items:
+        path = files.get(item.id)
+        if path is None:
+            skipped.append({"line": item.line, "id": item.id, "reason": "no prediction: scored as empty"})
+            summaries[item.id] = ""
+            continue
+        value = (
+            splits.read_prediction_file(path) if path.suffix == ".json" else path.read_text(encoding="utf-8")
+        )
+        if isinstance(value, dict):
+            value = value.get("summary", json.dumps(value))
+        if isinstance(value, list):
+            value = summary_text([p.get("summary", "") if isinstance(p, dict) else str(p) for p in value])
+        summaries[item.id] = str(value)
+    return summaries
