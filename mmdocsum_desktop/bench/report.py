@@ -3,7 +3,7 @@
 The HTML report is one self-contained file: tables, and matplotlib plots embedded as base64 PNG
 (per-paragraph bars, by-length and by-image-count lines, ablation decline rates), the run's settings,
 model hashes, timings, and what was skipped and why. Every suite's ``metrics.json`` carries
-``"suite"``; FTII runs written by ``bench/ftii.py`` (``acc_b``/``acc_i``/``acc_ni``) are recognised
+``"suite"``; FTII runs written without it (``acc_b``/``acc_i``/``acc_ni``) are recognised
 too, so ``mmdocsum bench report RUN`` renders any run.
 """
 

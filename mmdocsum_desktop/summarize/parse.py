@@ -72,10 +72,6 @@ class ParsedAnswer:
     def instruction_following(self) -> bool:
         return self.ok and not self.format_issues and not self.rule_breaks
 
-    @property
-    def follows_instructions(self) -> bool:  # the name bench/mdocsum.py also looks for
-        return self.instruction_following
-
     def to_json(self) -> dict[str, Any]:
         return {
             "parsed": self.ok,
