@@ -57,7 +57,7 @@ def warm(engine_factory, tmp: Path, runs: int) -> tuple[list[float], dict]:
             folder = tmp / f"warm{k}_files"
             export_document(document, folder)
             summary = summarize_document(document, folder, engine=engine, embedder=embedder)
-            write_summary(summary, tmp / f"warm{k}.json", "json")
+            write_summary(summary, tmp / f"warm{k}.json", "json", base_dir=folder)
             if k:
                 times.append(time.perf_counter() - started)
             last = {"timings": summary.timings, "generations": summary.generations}
