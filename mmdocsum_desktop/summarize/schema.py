@@ -174,11 +174,14 @@ class Summary(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _from_version_1(cls, data: Any) -> Any:
-        """Version 1 files wrote a few options under other names."""
-        if isinstance(data, dict) and isinstance(data.get("options"), dict) and "shuffle_images" in data["options"]:
+        """Version 1 files wrote a few options under other names; what is read is the current version."""
+        if not isinstance(data, dict):
+            return data
+        data = {**data, "format": SCHEMA, "version": SCHEMA_VERSION}
+        if isinstance(data.get("options"), dict) and "shuffle_images" in data["options"]:
             options = dict(data["options"])
             options["shuffle_seed"] = options.pop("shuffle_images")
-            data = {**data, "options": options}
+            data["options"] = options
         return data
 
     @computed_field  # type: ignore[prop-decorator]

@@ -100,7 +100,7 @@ def test_json_round_trips_and_version_1_files_still_load(summary, tmp_path):
     assert again.paragraphs[0].sentences == summary.paragraphs[0].sentences and again.repairs == summary.repairs
     data["version"], data["options"] = 1, {"figure_mode": "model", "shuffle_images": 7}
     old = Summary.model_validate(data)
-    assert old.options.shuffle_seed == 7 and old.options.figure_mode == "model"
+    assert old.options.shuffle_seed == 7 and old.options.figure_mode == "model" and old.version == 2
 
 
 def test_written_files_stand_on_their_own(summary, tmp_path):
