@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +17,6 @@ from mmdocsum_desktop.document.pdf_layout import (
     Line,
     Rect,
     TextBlock,
-    area,
     drawing_rects,
     extract_lines,
     group_blocks,
@@ -27,22 +25,28 @@ from mmdocsum_desktop.document.pdf_layout import (
     union,
 )
 from mmdocsum_desktop.document.reading_order import order_blocks
+from mmdocsum_desktop.document.scanned import (
+    OCR_FONT,
+    PageOcr,
+    ScannedPage,
+    looks_scanned,
+    read_scanned_page,
+    scanned_refusal,
+    scanned_summary,
+)
 from mmdocsum_desktop.errors import (
     CorruptDocumentError,
     DocumentTooLargeError,
     EncryptedDocumentError,
+    JobCancelled,
+    MmdocsumError,
     ScannedDocumentError,
 )
 from mmdocsum_desktop.fileio import write_bytes_atomic
 from mmdocsum_desktop.jobs import JobControl
 
-# Text recognition for scanned pages, injected by the caller so that documents know nothing of models:
-# PNG bytes of the page rendered at OCR_DPI (less for huge pages) -> [(line text, (x0, y0, x1, y1) in that
-# image's pixels)].
-PageOcr = Callable[[bytes], list[tuple[str, Rect]]]
-OCR_DPI = 200
-# A scanned poster rendered at OCR_DPI could take gigabytes; larger pages are rendered at a lower dpi.
-OCR_MAX_PIXELS = 40_000_000
+# Scanned pages are read by document/scanned.py with a text recogniser the caller injects (PageOcr), so
+# that documents know nothing of models.
 
 _SAMPLE_PAGES = 40
 _MARGIN = 0.085  # share of the page height where running headers and footers live
@@ -111,7 +115,8 @@ def _read(
     collected: list[tuple[int, TextBlock]] = []
     visuals: list[tuple[int, str, TextBlock | None, Rect | None]] = []
     text_chars = 0
-    ocr_pages = 0
+    scanned_pages: dict[int, ScannedPage] = {}
+    ocr_failure: str | None = None
     for number in range(page_count):
         control.report(number, page_count, f"page {number + 1}")
         try:
@@ -121,14 +126,19 @@ def _read(
         except Exception as error:  # noqa: BLE001 — one broken page must not cost the document
             document.warnings.append(f"page {number + 1}: could not be read ({_short(error)})")
             continue
-        if page_chars < 20 and ocr is not None and _looks_scanned(page):
-            ocr_dpi = max(1, _dpi_within_limit(page.rect, OCR_DPI, min(limits.max_image_pixels, OCR_MAX_PIXELS)))
-            if ocr_dpi < OCR_DPI:
-                document.warnings.append(f"page {number + 1}: read by OCR at {ocr_dpi} dpi to stay under the pixel limit")
-            page_blocks = _ocr_blocks(page, ocr, ocr_dpi)
-            page_chars = sum(len(b.text) for b in page_blocks)
-            ocr_pages += 1
-            regions = PageRegions()
+        if page_chars < 20 and ocr is not None and looks_scanned(page):
+            control.report(number, page_count, f"OCR page {number + 1}")
+            try:
+                scanned = read_scanned_page(page, ocr, number=number + 1, body_size=style.body_size, limits=limits)
+            except JobCancelled:
+                raise
+            except MmdocsumError as error:  # a missing OCR model, a page image over the limit: read the rest
+                ocr_failure = str(error)
+                document.warnings.append(f"page {number + 1}: scanned page not read: {error}")
+                continue
+            document.warnings.extend(scanned.warnings)
+            scanned_pages[number + 1] = scanned
+            page_blocks, regions, page_chars = scanned.blocks, scanned.regions, scanned.chars
         text_chars += page_chars
         collected.extend((number + 1, block) for block in page_blocks)
         for caption, region in regions.captioned:
@@ -137,12 +147,9 @@ def _read(
             visuals.append((number + 1, "figure", None, picture))
     control.report(page_count, page_count, "done")
     if text_chars < 20 * page_count and text_chars < 2000:
-        raise ScannedDocumentError(
-            f"{path.name}: no text layer ({page_count} pages, {text_chars} characters of text); "
-            "it looks scanned — OCR is needed to read it"
-        )
-    if ocr_pages:
-        document.warnings.append(f"{ocr_pages} scanned page(s) read with OCR")
+        raise ScannedDocumentError(scanned_refusal(path.name, page_count, text_chars, ocr is not None,
+                                                  len(scanned_pages), ocr_failure))
+    document.warnings.extend(scanned_summary(scanned_pages))
     _build_document(document, pdf, collected, visuals, style)
     return document
 
@@ -307,38 +314,6 @@ def _geometry(page_rect: Rect, blocks: list[TextBlock]) -> PageGeometry:
     return PageGeometry(page_rect, text_box, two_columns)
 
 
-def _looks_scanned(page: pymupdf.Page) -> bool:
-    page_area = page.rect.width * page.rect.height
-    return any(area(tuple(info["bbox"])) > 0.5 * page_area for info in page.get_image_info())
-
-
-def _ocr_blocks(page: pymupdf.Page, ocr: PageOcr, dpi: int = OCR_DPI) -> list[TextBlock]:
-    """Recognised lines, in points, grouped into paragraphs by their vertical spacing."""
-    scale = 72 / dpi
-    png = page.get_pixmap(dpi=dpi, alpha=False).tobytes("png")
-    lines = []
-    for text, box in ocr(png):
-        if not text.strip():
-            continue
-        bbox = (box[0] * scale, box[1] * scale, box[2] * scale, box[3] * scale)
-        height = bbox[3] - bbox[1]
-        lines.append(Line(bbox, text.strip(), round(height * 0.8, 1), "ocr", False, False, "ocr", False, True, -1, False))
-    lines.sort(key=lambda line: (line.bbox[1], line.bbox[0]))
-    blocks: list[TextBlock] = []
-    for line in lines:
-        last = blocks[-1].lines[-1] if blocks else None
-        if last is not None and 0 <= line.bbox[1] - last.bbox[3] < 0.8 * (last.bbox[3] - last.bbox[1]) and (
-            min(line.bbox[2], last.bbox[2]) > max(line.bbox[0], last.bbox[0])
-        ):
-            blocks[-1].lines.append(line)
-            blocks[-1].refresh()
-        else:
-            blocks.append(TextBlock([line]))
-    for block in blocks:
-        block.role = "ocr"
-    return blocks
-
-
 _HEADING_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s+\S")
 _ABSTRACT_START = re.compile(r"^\s*(?:a\s?b\s?s\s?t\s?r\s?a\s?c\s?t|summary)\b[\s.:—–-]*", re.IGNORECASE)
 _BULLET = re.compile(r"^\s*(?:[•●▪◦‣∙·–—-]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+\S")
@@ -425,7 +400,7 @@ def _build_document(
                 page=page_number,
                 bbox=tuple(round(v, 2) for v in text_block.bbox),
                 section=section if block_type != "heading" else text,
-                ocr=text_block.role == "ocr",
+                ocr=all(line.font == OCR_FONT for line in text_block.lines),
             )
         )
         if block_type == "caption":

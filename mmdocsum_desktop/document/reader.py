@@ -22,7 +22,7 @@ from mmdocsum_desktop.errors import (
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 
 if TYPE_CHECKING:
-    from mmdocsum_desktop.document.pdf import PageOcr
+    from mmdocsum_desktop.document.scanned import PageOcr
 
 _SUFFIX_KINDS: dict[str, DocumentKind] = {
     ".pdf": "pdf",
@@ -64,8 +64,10 @@ def read_document(
 ) -> Document:
     """Read a PDF, HTML, Markdown or JATS file into a Document (no files are written).
 
-    ``ocr`` reads scanned PDF pages (see models.scanned.page_ocr); without it a PDF with no text layer
-    is refused with ScannedDocumentError."""
+    ``ocr`` reads scanned PDF pages (document/scanned.py; the application passes
+    ``models.ocr.page_reader()``, and every command and the GUI read through it): each scanned page is
+    rendered, recognised and reported as "OCR page N" on ``control``, its text marked ``Block.ocr``.
+    Without it, a PDF with no text layer is refused with ScannedDocumentError saying how to get it read."""
     source = Path(path)
     if not source.exists():
         raise InputNotFoundError(f"{source}: no such file")

@@ -8,9 +8,11 @@ encoded buffer; pixel bytes and shape for an array) in a :class:`ContentCache`.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +26,7 @@ from mmdocsum_desktop.models.cache import ContentCache
 from mmdocsum_desktop.models.hashing import sha256_bytes
 
 DEFAULT_MAX_PIXELS = 60_000_000  # a 600 dpi A4 page is ~35 Mpx; 40000 x 40000 (1.6 Gpx) is refused
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: each line says whether RapidOCR's angle classifier turned it upside down
 
 ImageInput = str | os.PathLike[str] | bytes | np.ndarray
 
@@ -34,6 +36,8 @@ class OcrLine:
     text: str
     box: tuple[tuple[float, float], ...]  # four (x, y) corners in image pixels, clockwise from top-left
     confidence: float
+    # RapidOCR's angle classifier read this line's crop upside down (turned it 180° before recognising)
+    flipped: bool = False
 
     @property
     def bbox(self) -> tuple[float, float, float, float]:
@@ -67,7 +71,8 @@ class OcrResult:
             "width": self.width,
             "height": self.height,
             "lines": [
-                {"text": line.text, "box": [list(p) for p in line.box], "confidence": line.confidence}
+                {"text": line.text, "box": [list(p) for p in line.box], "confidence": line.confidence,
+                 "flipped": line.flipped}
                 for line in self.lines
             ],
         }
@@ -79,6 +84,7 @@ class OcrResult:
                 text=row["text"],
                 box=tuple((float(x), float(y)) for x, y in row["box"]),
                 confidence=float(row["confidence"]),
+                flipped=bool(row.get("flipped", False)),
             )
             for row in data["lines"]
         )
@@ -100,13 +106,16 @@ class OcrEngine:
         max_pixels: int = DEFAULT_MAX_PIXELS,
         cache: ContentCache | bool | None = True,
         use_gpu: bool = False,
+        model_paths: dict[str, str | os.PathLike[str]] | None = None,
     ) -> None:
+        """``model_paths``: {"det"|"cls"|"rec": ONNX file} in place of the files RapidOCR ships with."""
         try:
             from rapidocr_onnxruntime import RapidOCR
         except ImportError as error:
             raise MissingDependencyError(
                 "OCR needs RapidOCR: pip install rapidocr-onnxruntime==1.4.4"
             ) from error
+        paths = {f"{stage}_model_path": str(path) for stage, path in (model_paths or {}).items()}
         try:
             self._engine = RapidOCR(
                 intra_op_num_threads=intra_op_threads,
@@ -115,9 +124,19 @@ class OcrEngine:
                 det_use_cuda=use_gpu,
                 cls_use_cuda=use_gpu,
                 rec_use_cuda=use_gpu,
+                **paths,
             )
         except Exception as error:  # noqa: BLE001 — model files missing or damaged
-            raise ModelError(f"RapidOCR cannot start: {error}") from error
+            raise ModelError(
+                f"the OCR models cannot be loaded ({_short(error)}); reinstall them with "
+                "pip install --force-reinstall rapidocr-onnxruntime==1.4.4 (mmdocsum doctor checks them)"
+            ) from error
+        # The angle classifier's verdict per line is not in RapidOCR's result; a recording wrapper keeps it
+        # (an upside-down page is told by most of its lines being turned).
+        self._classifier = _Recorder(self._engine.text_cls)
+        self._recogniser = _Recorder(self._engine.text_rec)
+        self._engine.text_cls = self._classifier
+        self._engine.text_rec = self._recogniser
         self.min_confidence = min_confidence
         self.max_pixels = max_pixels
         self.runs = 0
@@ -151,6 +170,7 @@ class OcrEngine:
         height, width = pixels.shape[:2]
         bgr = np.ascontiguousarray(pixels[:, :, ::-1])  # RapidOCR takes arrays as OpenCV's BGR
         with self._run_lock:
+            self._classifier.last = self._recogniser.last = None
             try:
                 raw, _elapsed = self._engine(bgr)
             except Exception as error:  # noqa: BLE001 — a bug or odd input inside RapidOCR
@@ -158,17 +178,36 @@ class OcrEngine:
                     f"OCR failed on a {width}x{height} image: {type(error).__name__}: {error}"
                 ) from error
             self.runs += 1
+            flips = self._flips()
         lines = []
-        for box, text, score in raw or []:
+        for position, (box, text, score) in enumerate(raw or []):
             if not str(text).strip():
                 continue
             corners = tuple((float(x), float(y)) for x, y in np.asarray(box, dtype=float).reshape(-1, 2))
-            lines.append(OcrLine(text=str(text), box=corners, confidence=float(score)))
+            flipped = flips[position] if flips is not None and position < len(flips) else False
+            lines.append(OcrLine(text=str(text), box=corners, confidence=float(score), flipped=flipped))
         result = OcrResult(lines=tuple(lines), width=width, height=height)
         if self.cache is not None:
             self.cache.put(self.engine_id, key, json.dumps(result.to_json()).encode("utf-8"))
         control.report(1, 1, "ocr")
         return result
+
+    def _flips(self) -> list[bool] | None:
+        """Per line of RapidOCR's result: turned upside down by the angle classifier. RapidOCR keeps the
+        lines whose recognition score reaches ``text_score``, in order; the same filter over the recorded
+        classifier and recogniser outputs lines the verdicts up with the result (None when they cannot be)."""
+        classified, recognised = self._classifier.last, self._recogniser.last
+        if classified is None or recognised is None:
+            return None
+        verdicts, records = classified[1], recognised[0]
+        if len(verdicts) != len(records):
+            return None
+        threshold = getattr(self._classifier.stage, "cls_thresh", 0.9)  # RapidOCR turns a crop only above it
+        return [
+            "180" in str(verdict[0]) and float(verdict[1]) > threshold
+            for verdict, record in zip(verdicts, records)
+            if float(record[1]) >= self._engine.text_score
+        ]
 
     def read_text(self, image: ImageInput, *, control: JobControl | None = None) -> str:
         return self.read(image, control=control).text
@@ -220,6 +259,22 @@ class OcrEngine:
         else:
             rgb = array
         return rgb, key
+
+
+class _Recorder:
+    """Calls a RapidOCR stage and keeps its last output."""
+
+    def __init__(self, stage: Any) -> None:
+        self.stage = stage
+        self.last: Any = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.last = self.stage(*args, **kwargs)
+        return self.last
+
+
+def _short(error: Exception) -> str:
+    return (str(error).splitlines() or [type(error).__name__])[0][:160]
 
 
 def _check_size(width: int, height: int, max_pixels: int, label: str) -> None:
@@ -283,3 +338,130 @@ def ocr_page_image(
     Box coordinates are in the pixels of that image: divide by ``dpi / 72`` for PDF points.
     """
     return (engine or shared_engine()).read(png_bytes, control=control)
+
+
+# ------------------------------------------------------------------------------------------ scanned pages
+
+# A page whose lines stand on end (most boxes much taller than wide) was scanned sideways; one whose lines
+# the angle classifier mostly turned over was scanned upside down. Both are read again, turned upright.
+_SIDEWAYS_SHARE = 0.5
+_FLIPPED_SHARE = 0.5
+
+
+def page_quarter_turns(result: OcrResult) -> int:
+    """How many quarter turns counter-clockwise (numpy's ``rot90`` k) make this page image upright.
+
+    RapidOCR turns a crop that is 1.5 times taller than wide by 90° counter-clockwise before recognising
+    it, then the angle classifier turns it over when it reads upside down; so sideways lines that were
+    not turned over read top to bottom (the page was turned clockwise: one turn back), and those turned
+    over read bottom to top (three turns)."""
+    lines = [line for line in result.lines if len(line.text.strip()) >= 2]
+    if len(lines) < 3:
+        return 0
+    sideways = [line for line in lines if _height(line) > 1.5 * _width(line)]
+    if len(sideways) >= _SIDEWAYS_SHARE * len(lines):
+        turned_over = sum(line.flipped for line in sideways)
+        return 3 if turned_over >= _FLIPPED_SHARE * len(sideways) else 1
+    if sum(line.flipped for line in lines) >= _FLIPPED_SHARE * len(lines):
+        return 2
+    return 0
+
+
+def _width(line: OcrLine) -> float:
+    x0, _, x1, _ = line.bbox
+    return x1 - x0
+
+
+def _height(line: OcrLine) -> float:
+    _, y0, _, y1 = line.bbox
+    return y1 - y0
+
+
+def read_page(
+    image: ImageInput, *, engine: OcrEngine | None = None, control: JobControl | None = None
+) -> tuple[OcrResult, int]:
+    """OCR of a scanned page image, turned upright first when it was scanned sideways or upside down:
+    (result in the upright image's pixels, quarter turns counter-clockwise applied)."""
+    engine = engine or shared_engine()
+    first = engine.read(image, control=control)
+    turns = page_quarter_turns(first)
+    if turns == 0:
+        return first, 0
+    pixels, _key = engine._load(image)
+    upright = np.ascontiguousarray(np.rot90(pixels, turns))
+    return engine.read(upright, control=control), turns
+
+
+def page_reader(engine: OcrEngine | None = None, *, engine_factory=None):
+    """The OCR hook for ``read_document(..., ocr=...)``: page PNG in, :class:`RecognisedPage` out.
+
+    The engine is made on the first scanned page (``engine_factory``, default the process's shared
+    engine), so a document without scanned pages never loads RapidOCR, and a missing or damaged model
+    is a ModelError on each scanned page (the reader turns it into a warning and reads the rest)."""
+    from mmdocsum_desktop.document.scanned import RecognisedLine, RecognisedPage
+
+    factory = engine_factory or shared_engine
+
+    def recognise(png: bytes) -> RecognisedPage:
+        result, turns = read_page(png, engine=engine or factory())
+        return RecognisedPage(
+            lines=tuple(RecognisedLine(restore_spaces(line.text), line.bbox, line.confidence) for line in result.lines),
+            quarter_turns=turns,
+            width=result.width,
+            height=result.height,
+        )
+
+    return recognise
+
+
+# ------------------------------------------------------------------------------------------ word spaces
+
+# PP-OCR's recogniser often drops the spaces of English set tight ("Evaluationofliverandcardiacfunction").
+# A long run of letters that is no word is split by wordninja (English Wikipedia word frequencies) only
+# when every piece is a plausible word: long pieces among the 60,000 commonest words, pieces of three
+# letters or fewer among the 2,500 commonest (so "the sep harm a co logical" stays one run), and a run
+# that starts with a capital only when its first piece is common (names stay whole).
+_RUN = re.compile(r"[A-Za-z]{9,}")
+_KNOWN = 60_000
+_SHORT_KNOWN = 2_500
+
+
+@functools.lru_cache(maxsize=1)
+def _word_ranks() -> dict[str, int]:
+    import gzip
+
+    import wordninja
+
+    words = Path(wordninja.__file__).parent / "wordninja" / "wordninja_words.txt.gz"
+    return {word: rank for rank, word in enumerate(gzip.decompress(words.read_bytes()).decode().split())}
+
+
+def _plausible(piece: str, ranks: dict[str, int]) -> bool:
+    rank = ranks.get(piece.lower(), _KNOWN)
+    if len(piece) <= 3:
+        return (len(piece) >= 2 or piece.lower() in {"a", "i"}) and rank < _SHORT_KNOWN
+    return rank < _KNOWN
+
+
+def restore_spaces(text: str) -> str:
+    """``text`` with the spaces OCR dropped between English words put back where the split is sure."""
+    if not _RUN.search(text):
+        return text
+    import wordninja
+
+    ranks = _word_ranks()
+
+    def split(match: re.Match[str]) -> str:
+        run = match.group(0)
+        if ranks.get(run.lower(), _KNOWN) < _KNOWN:
+            return run
+        pieces = wordninja.split(run)
+        if len(pieces) < 2 or "".join(pieces) != run or not all(_plausible(p, ranks) for p in pieces):
+            return run
+        if len(pieces) == 2 and max(ranks.get(p.lower(), _KNOWN) for p in pieces) >= 20_000:
+            return run  # "intra peritoneal": one rare word read as two
+        if run[0].isupper() and ranks.get(pieces[0].lower(), _KNOWN) >= 20_000:
+            return run
+        return " ".join(pieces)
+
+    return _RUN.sub(split, text)

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-from mmdocsum_desktop.document.pdf import PageOcr
-from mmdocsum_desktop.models.ocr import OcrEngine, ocr_page_image
+from mmdocsum_desktop.document.scanned import PageOcr
+from mmdocsum_desktop.models.ocr import OcrEngine, page_reader
 
 
 def page_ocr(engine: OcrEngine | None = None) -> PageOcr:
-    """A callable for ``read_document(..., ocr=...)``: page PNG in, recognised lines with pixel boxes out."""
-
-    def recognise(png: bytes) -> list[tuple[str, tuple[float, float, float, float]]]:
-        result = ocr_page_image(png, engine=engine)
-        return [(line.text, line.bbox) for line in result.lines]
-
-    return recognise
+    """A callable for ``read_document(..., ocr=...)``: see :func:`mmdocsum_desktop.models.ocr.page_reader`."""
+    return page_reader(engine)
