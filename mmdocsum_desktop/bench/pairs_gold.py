@@ -143,10 +143,11 @@ def _local(element: etree._Element) -> str:
     return tag.rsplit("}", 1)[-1]
 
 
-def _text(element: etree._Element, *, skip: frozenset[str] = frozenset()) -> str:
+def _text(element: etree._Element, *, skip: frozenset[str] = frozenset(), spaced: bool = False) -> str:
     """All text under ``element``; elements named in ``skip`` contribute nothing but their tail.
 
-    Block-like children are separated by spaces so "Title" + "Caption" do not run together."""
+    Block-like children are separated by spaces so "Title" + "Caption" do not run together; ``spaced``
+    separates every element (citations are fields written without spaces: "BancroftL. W.KransdorfM.")."""
     parts: list[str] = []
 
     def walk(node: etree._Element) -> None:
@@ -159,7 +160,7 @@ def _text(element: etree._Element, *, skip: frozenset[str] = frozenset()) -> str
             walk(child)
             if child.tail:
                 parts.append(child.tail)
-        if name in {"p", "title", "label", "td", "th", "tr", "ref", "mixed-citation", "element-citation", "list-item"}:
+        if spaced or name in {"p", "title", "label", "td", "th", "tr", "ref", "mixed-citation", "element-citation", "list-item"}:
             parts.append(" ")
 
     walk(element)
@@ -167,6 +168,9 @@ def _text(element: etree._Element, *, skip: frozenset[str] = frozenset()) -> str
 
 
 _FLOATS = frozenset({"fig", "table-wrap", "fig-group", "table-wrap-group", "supplementary-material", "disp-formula"})
+
+
+_NESTED_BLOCKS = frozenset({"list", "boxed-text", "disp-quote"})
 
 
 def _paragraph_texts(p: etree._Element) -> tuple[str, str, list[str]]:
@@ -177,8 +181,8 @@ def _paragraph_texts(p: etree._Element) -> tuple[str, str, list[str]]:
 
     def walk(node: etree._Element) -> None:
         name = _local(node)
-        if name in _FLOATS:
-            return  # a figure set inside the paragraph is not the paragraph's text
+        if name in _FLOATS or (node is not p and name in _NESTED_BLOCKS):
+            return  # a figure, list or box set inside the paragraph is not the paragraph's own text
         if name == "xref" and node.get("ref-type") in {"fig", "table"}:
             inner = "".join(node.itertext())
             plain.append(inner)
@@ -266,7 +270,7 @@ def read_gold(path: str | Path) -> PairGold:
     visuals: list[GoldVisual] = []
     seen_ids: set[str] = set()
     for element in root.iter("{*}fig", "fig", "{*}table-wrap", "table-wrap"):
-        if any(_local(a) in {"sub-article", "back", "supplementary-material"} for a in element.iterancestors()):
+        if any(_local(a) in {"sub-article", "supplementary-material"} for a in element.iterancestors()):
             continue
         kind = "table" if _local(element) == "table-wrap" else "figure"
         label_element = next(iter(_children(element, "label")), None)
@@ -292,13 +296,13 @@ def read_gold(path: str | Path) -> PairGold:
 
     for back in _children(root, "back"):
         for child in back:
-            text = _text(child)
+            text = _text(child, skip=_FLOATS, spaced=True)  # some publishers park the figures in <back>
             if text:
                 back_texts.append(text)
     if front is not None:
         for name in ("author-notes", "permissions", "funding-group", "custom-meta-group"):
             for element in front.iter(f"{{*}}{name}", name):
-                text = _text(element)
+                text = _text(element, spaced=True)
                 if text:
                     back_texts.append(text)
     front_texts: list[str] = [title] if title else []
@@ -359,7 +363,7 @@ def _walk_body(
                 )
             # a list or a box nested in a paragraph carries paragraphs of its own
             for nested in child:
-                if _local(nested) in {"list", "boxed-text", "disp-quote"}:
+                if _local(nested) in _NESTED_BLOCKS:
                     _walk_body(nested, path, paragraphs, titles, back_texts)
         elif name in {"list", "list-item", "boxed-text", "disp-quote", "statement", "def-list", "def-item", "def"}:
             _walk_body(child, path, paragraphs, titles, back_texts)

@@ -13,6 +13,11 @@ from mmdocsum_desktop.fileio import write_text_atomic
 SCHEMA_VERSION = 1
 
 BlockType = Literal["heading", "paragraph", "caption", "list", "equation", "footnote"]
+# Where a block belongs in the article: the text to summarise is "body" (and None, from readers that do not
+# tell); "front" is title, authors, affiliations, keywords; "back" is acknowledgements, contributions,
+# funding, competing interests, notes; "references" the reference list; "furniture" is journal furniture
+# (running titles, licence and copyright lines, "To cite:", DOIs, received/accepted dates).
+SectionKind = Literal["front", "body", "back", "references", "furniture"]
 DocumentKind = Literal["pdf", "html", "markdown", "jats"]
 BBox = tuple[float, float, float, float]
 
@@ -28,6 +33,15 @@ class Block(BaseModel):
     section: str | None = None
     is_abstract: bool = False
     ocr: bool = False
+    section_kind: SectionKind | None = None
+    # glyphs the PDF gives no Unicode for (U+FFFD, private use): the text is not what the page shows, so
+    # summaries and quotes should avoid this block's sentences
+    unmapped_glyphs: bool = False
+
+    @property
+    def is_body(self) -> bool:
+        """Body text: what summaries, answers and placement read (not front or back matter, not furniture)."""
+        return self.section_kind in (None, "body")
 
 
 class Figure(BaseModel):

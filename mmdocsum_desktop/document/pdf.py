@@ -13,6 +13,7 @@ from mmdocsum_desktop.document.figures import PageGeometry, PageRegions, find_re
 from mmdocsum_desktop.document.language import guess_language
 from mmdocsum_desktop.document.limits import ReadLimits
 from mmdocsum_desktop.document.model import Block, Document, Figure
+from mmdocsum_desktop.document.normalize import SOFT_HYPHEN, join_across_break, normalize_blocks, normalize_text, vocabulary
 from mmdocsum_desktop.document.pdf_layout import (
     Line,
     Rect,
@@ -34,6 +35,7 @@ from mmdocsum_desktop.document.scanned import (
     scanned_refusal,
     scanned_summary,
 )
+from mmdocsum_desktop.document.sections import mark_section_kinds
 from mmdocsum_desktop.errors import (
     CorruptDocumentError,
     DocumentTooLargeError,
@@ -311,7 +313,28 @@ def _geometry(page_rect: Rect, blocks: list[TextBlock]) -> PageGeometry:
     chars_right = sum(len(b.text) for b in body if b.bbox[0] > middle - 0.03 * width)
     total = sum(len(b.text) for b in body) or 1
     two_columns = chars_left > 0.2 * total and chars_right > 0.2 * total
+    if not two_columns:
+        gutter_box = _gutter_columns(blocks)
+        if gutter_box is not None:
+            return PageGeometry(page_rect, gutter_box, True)
     return PageGeometry(page_rect, text_box, two_columns)
+
+
+def _gutter_columns(blocks: list[TextBlock]) -> Rect | None:
+    """Two columns that the body-text test misses: one column of body text beside one of smaller type
+    (the references, a long footnote). Both sides carry text and no block of prose crosses the gutter."""
+    text = [b for b in blocks if b.role in {"body", "text"} and b.lines[0].horizontal and len(b.text) >= 40]
+    if len(text) < 2:
+        return None
+    box = union([b.bbox for b in text])
+    middle = (box[0] + box[2]) / 2
+    width = box[2] - box[0]
+    if any(b.bbox[0] < middle - 0.03 * width and b.bbox[2] > middle + 0.03 * width for b in text):
+        return None
+    total = sum(len(b.text) for b in text)
+    left = sum(len(b.text) for b in text if b.bbox[2] <= middle + 0.03 * width)
+    right = total - left
+    return box if left > 0.2 * total and right > 0.2 * total else None
 
 
 _HEADING_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s+\S")
@@ -406,20 +429,31 @@ def _build_document(
         if block_type == "caption":
             caption_ids[id(text_block)] = block_id
     _join_hyphenation(document.blocks)
-    _mark_abstract(document)
+    normalize_blocks(document.blocks)
     document.title = _title(pdf, title_block)
+    mark_section_kinds(document)
+    _mark_abstract(document)
     document.language = _metadata_language(pdf) or guess_language(document.body_text())
     _add_visuals(document, visuals, caption_ids)
 
 
 def _join_hyphenation(blocks: list[Block]) -> None:
-    """A word hyphenated across a column or page break is joined into the block where it starts."""
-    for previous, current in zip(blocks, blocks[1:]):
+    """A word hyphenated across a column or page break is joined into the block where it starts (a
+    compound the paper writes with its hyphen elsewhere keeps it)."""
+    known = vocabulary(b.text for b in blocks)
+    # captions and footnotes the page break puts between the two halves do not separate them
+    flow = [b for b in blocks if b.type not in {"caption", "footnote"}]
+    for previous, current in zip(flow, flow[1:]):
         if previous.type not in {"paragraph", "list"} or current.type != "paragraph":
             continue
-        if re.search(r"[a-z]-$", previous.text) and current.text[:1].islower():
-            head, _, rest = current.text.partition(" ")
-            previous.text = previous.text[:-1] + head
+        match = re.search(rf"([^\W\d_]+)[-{SOFT_HYPHEN}]$", previous.text)
+        if match and current.text[:1].islower():
+            tail, _, rest = current.text.partition(" ")
+            word = re.match(r"[^\W\d_]+", tail)
+            if word is None:
+                continue
+            joined = join_across_break(match.group(1), word.group(0), known)
+            previous.text = previous.text[: match.start()] + joined + tail[word.end() :]
             current.text = rest
 
 
@@ -438,6 +472,8 @@ def _mark_abstract(document: Document) -> None:
             parts.append(block)
             following = blocks[position + 1 :]
         for candidate in following:
+            if not candidate.is_body:
+                continue  # a licence line or an affiliation printed between the abstract's paragraphs
             if candidate.type in {"heading", "caption"} or re.match(
                 r"^\s*(?:keywords?|key words|index terms|1\.?\s+introduction)\b", candidate.text, re.IGNORECASE
             ):
@@ -455,6 +491,43 @@ def _mark_abstract(document: Document) -> None:
         text = join_lines([p.text for p in parts])
         document.abstract = _ABSTRACT_START.sub("", text, count=1).strip() if parts[0] is block else text
         return
+    _mark_unheaded_abstract(document)
+
+
+_FIRST_SECTION = re.compile(r"^\s*(?:1\.?\s+|I\.\s+)?(?:introduction|background)\b|^\s*1\.?\s+[A-Z]", re.IGNORECASE)
+
+
+def _mark_unheaded_abstract(document: Document) -> None:
+    """Many journals print the abstract without a heading: it is then the body paragraphs just before the
+    first section ("Introduction", "Background", "1. ...") on the first two pages, once the front matter
+    and the journal's furniture are set aside."""
+    blocks = document.blocks
+    first = next(
+        (
+            i
+            for i, b in enumerate(blocks[:80])
+            if (b.page or 1) <= 2 and b.type == "heading" and b.is_body and _FIRST_SECTION.match(b.text)
+        ),
+        None,
+    )
+    if first is None:
+        return
+    parts: list[Block] = []
+    for block in reversed(blocks[:first]):
+        if not block.is_body or block.type in {"caption", "footnote", "equation"}:
+            continue
+        if block.type == "heading" or len(parts) >= 4:
+            break
+        if block.type == "paragraph" and len(block.text.split()) >= 12:
+            parts.insert(0, block)
+        elif parts:
+            break
+    words = sum(len(p.text.split()) for p in parts)
+    if not parts or words < 60 or words > 600:
+        return
+    for part in parts:
+        part.is_abstract = True
+    document.abstract = join_lines([p.text for p in parts])
 
 
 def _title_block(collected: list[tuple[int, TextBlock]]) -> TextBlock | None:
@@ -504,7 +577,7 @@ def _add_visuals(
             kind=kind,
             index=len(target) + 1,
             label=label,
-            caption=caption.text.strip() if caption is not None else "",
+            caption=normalize_text(caption.text.strip()) if caption is not None else "",
             caption_block=caption_ids.get(id(caption)) if caption is not None else None,
             page=page,
             bbox=tuple(round(v, 2) for v in region) if region is not None else None,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from mmdocsum_desktop.document.labels import CaptionStart, parse_caption_start
+from mmdocsum_desktop.document.normalize import SOFT_HYPHEN, normalize_line
 
 Rect = tuple[float, float, float, float]
 
@@ -116,6 +117,8 @@ def join_lines(texts: list[str]) -> str:
             continue
         if not out:
             out = text
+        elif out.endswith(SOFT_HYPHEN):
+            out = out[:-1] + text  # a discretionary hyphen at the line end: one word
         elif _HYPHEN_END.search(out) and text[:1].islower():
             out = out[:-1] + text
         else:
@@ -133,7 +136,7 @@ def extract_lines(page: pymupdf.Page) -> list[Line]:
             spans = [s for s in raw["spans"] if s["text"].strip()]
             if not spans:
                 continue
-            text = _spans_text(raw["spans"])
+            text = normalize_line(_spans_text(raw["spans"]))
             sizes = Counter()
             for span in spans:
                 sizes[round(span["size"], 1)] += len(span["text"])

@@ -25,6 +25,11 @@ CAPTION_MATCH_F1 = 0.8
 # Two visuals "share" a region when their rectangles overlap by more than this share of the smaller.
 SHARED_REGION_OVERLAP = 0.2
 
+# The fallback by single words: at least this many content words, this share of them the part's own.
+MIN_OWN_WORDS = 4
+MIN_OWN_SHARE = 0.4
+_CONTENT = re.compile(r"^(?:[^\W\d_]{3,}|\d{4})$")  # words of 3+ letters and years; not "1", "of", "mg"
+
 PARTS = ("body", "abstract", "back", "caption", "table", "front")
 LEAK_PARTS = ("back", "caption", "table")
 
@@ -48,11 +53,19 @@ class PartIndex:
     def __init__(self, parts: Mapping[str, Iterable[str]], n: int = NGRAM) -> None:
         self.n = n
         self.grams: dict[str, set[tuple[str, ...]]] = {}
+        self.vocab: dict[str, set[str]] = {}
         for name, texts in parts.items():
             grams: set[tuple[str, ...]] = set()
+            vocab: set[str] = set()
             for text in texts:
-                grams.update(ngrams(words(text), n))
+                tokens = words(text)
+                grams.update(ngrams(tokens, n))
+                vocab.update(t for t in tokens if _CONTENT.match(t))
             self.grams[name] = grams
+            self.vocab[name] = vocab
+        prose = self.vocab.get("body", set()) | self.vocab.get("abstract", set())
+        # words a part has and the prose does not (reference authors, journals, table cells)
+        self.own_words = {name: vocab - prose for name, vocab in self.vocab.items() if name not in ("body", "abstract")}
 
     def shares(self, text: str) -> dict[str, float]:
         grams = ngrams(words(text), self.n)
@@ -67,7 +80,22 @@ class PartIndex:
             return "nowhere"
         order = {name: i for i, name in enumerate(prefer)}
         best = max(shares, key=lambda name: (round(shares[name], 3), -order.get(name, len(order))))
-        return best if shares[best] >= MIN_SHARE else "nowhere"
+        if shares[best] >= MIN_SHARE:
+            return best
+        return self._by_own_words(text)
+
+    def _by_own_words(self, text: str) -> str:
+        """Text whose word n-grams match nowhere — a reference the JATS structures as fields ("Gerlich T"
+        for "T. Gerlich,"), a table cell split by the layout — is attributed to the part whose own words
+        (absent from the body and abstract) make up most of it."""
+        tokens = [t for t in words(text) if _CONTENT.match(t)]
+        if len(tokens) < MIN_OWN_WORDS:
+            return "nowhere"
+        shares = {name: sum(t in own for t in tokens) / len(tokens) for name, own in self.own_words.items()}
+        if not shares:
+            return "nowhere"
+        best = max(shares, key=lambda name: shares[name])
+        return best if shares[best] >= MIN_OWN_SHARE else "nowhere"
 
     def covered(self, text: str, part: str) -> float:
         """Share of ``text``'s n-grams found in ``part``."""

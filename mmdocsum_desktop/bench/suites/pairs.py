@@ -140,6 +140,7 @@ class PairsRun:
     pairs_dir: Path
     out: Path
     hooks: PairsHooks = field(default_factory=PairsHooks)
+    documents_from: Path | None = None  # score the documents an earlier run saved instead of reading PDFs
     _index_cache: dict[str, m.PartIndex] = field(default_factory=dict)
 
     # --------------------------------------------------------------------------------- loading
@@ -149,7 +150,7 @@ class PairsRun:
             gold = read_gold(pair.xml)
         except GoldError as error:
             raise PairSkipped(str(error)) from error
-        cache = self.out / DOCUMENTS / f"{pair.name}.json"
+        cache = (self.documents_from or self.out / DOCUMENTS) / f"{pair.name}.json"
         if pair.pdf is None:
             document, read_s = self._read(pair.xml, control)
             return LoadedPair(pair, gold, document, read_s, 0)
@@ -160,6 +161,8 @@ class PairsRun:
                 return LoadedPair(pair, gold, document, float(saved["read_s"]), int(saved["pages"]))
             except (OSError, ValueError, KeyError):
                 pass  # a damaged cache entry is read again
+        if self.documents_from is not None:
+            raise PairSkipped(f"{pair.name}: no saved document in {self.documents_from}")
         document, read_s = self._read(pair.pdf, control)
         first_pages = " ".join([document.title or "", *(b.text for b in document.blocks if (b.page or 1) <= 2)])
         if not m.title_matches(gold.title, first_pages):
@@ -357,10 +360,10 @@ class PairsRun:
             (assets / "figures").mkdir(parents=True, exist_ok=True)
             render_visuals(document, assets / "figures", dpi=72, password=None, limits=DEFAULT_LIMITS, control=control)
         paragraphs = self.hooks.summarizer(document, assets)
-        from mmdocsum_desktop.bench.rouge import rouge, summary_text
+        from mmdocsum_desktop.bench.metrics.rouge import rouge
         from mmdocsum_desktop.text.sentences import split_sentences
 
-        text = summary_text([p for p, _ in paragraphs])
+        text = "\n".join(p.strip() for p, _ in paragraphs if p and p.strip())
         index = self.index(loaded)
         gold_texts = [p.text for p in gold.paragraphs]
         top = [p.section_path[0] if p.section_path else None for p in gold.paragraphs]
@@ -409,9 +412,13 @@ def run_pairs(
     stages: Sequence[str] = STAGES,
     hooks: PairsHooks | None = None,
     restart: bool = False,
+    documents_from: str | Path | None = None,
     control: JobControl | None = None,
 ) -> dict[str, Any]:
-    """Run the asked stages over the pairs of ``split`` in ``pairs_dir``; write metrics.json and reports."""
+    """Run the asked stages over the pairs of ``split`` in ``pairs_dir``; write metrics.json and reports.
+
+    ``documents_from``: the ``documents/`` folder of an earlier run — score the documents it read (with
+    this version of the metrics) instead of reading the PDFs again; "before" numbers stay comparable."""
     folder_path = Path(pairs_dir)
     if not folder_path.is_dir():
         raise InputNotFoundError(f"{folder_path}: no such folder of PDF + JATS pairs")
@@ -431,7 +438,7 @@ def run_pairs(
         "suite": SUITE,
         "pairs": str(folder_path.resolve()),
         "split": split,
-        "ingestion": ingestion_fingerprint(),
+        "ingestion": f"documents of {Path(documents_from).resolve()}" if documents_from else ingestion_fingerprint(),
         "placer": hooks.placer_name,
         "summarizer": hooks.summarizer_name,
     }
@@ -439,7 +446,7 @@ def run_pairs(
     if restart and (out_path / DOCUMENTS).is_dir():
         for cached in (out_path / DOCUMENTS).glob("*.json"):
             cached.unlink()
-    run = PairsRun(folder_path, out_path, hooks)
+    run = PairsRun(folder_path, out_path, hooks, Path(documents_from) if documents_from else None)
     results: dict[str, dict[str, dict[str, Any]]] = {}
     failed: dict[str, dict[str, str]] = {}
     stage_seconds: dict[str, float] = {}
@@ -539,8 +546,9 @@ def _pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
             figure_grounding=sum(grounded) / len(grounded) if grounded else None,
             summary_broken_chars=sum(sum(r["broken"].values()) for r in summaries),
         )
-    pages = sum(r.get("pages", 0) for r in rows)
-    read = sum(r.get("read_s", 0.0) for r in rows)
+    # pages per second of the PDF reader only: JATS files have no pages
+    pages = sum(r.get("pages", 0) for r in rows if r["pdf"])
+    read = sum(r.get("read_s", 0.0) for r in rows if r["pdf"])
     out.update(papers=len(rows), pages=pages, read_s=round(read, 3), pages_per_s=pages / read if read and pages else None)
     return out
 

@@ -1,0 +1,230 @@
+"""Where each block belongs: front matter, body, back matter, references, or journal furniture.
+
+Readers that see no markup (PDF) call :func:`mark_section_kinds` once the blocks are in reading order.
+It sets ``Block.section_kind``; the text later stages summarise is the body (``Block.is_body``).
+
+- **Back matter** starts at a heading such as "Acknowledgements", "Conflicts of Interest", "Author
+  Contributions", "Funding", "Abbreviations", "Data Availability", "References" — or at a paragraph that
+  opens with one of them as a run-in heading ("Competing interests None.", "Funding: This work ...").
+  A back-matter heading in the first part of the paper (an abbreviation list before the Introduction) holds
+  until the next heading; late ones hold until a body heading ("Introduction", "2. Methods").
+- **References** are recognised with or without a heading: a block is reference-like by its start
+  ("[12]", "12.", "Smith J,") and its content (years, "et al.", volume(issue):pages, DOIs, journal
+  abbreviations); a run of reference-like blocks after the body makes a reference list, numbered or
+  author-year, in one column or two.
+- **Furniture** is what a journal prints around the article: licence and copyright lines, "Open Access",
+  received/accepted dates, "To cite this article", "Academic Editor", DOIs and journal lines, "Page 3 of 9".
+- **Front matter**: the title, affiliations, correspondence lines, keywords.
+
+Cue lists were written from the dev half of the pairs benchmark (``bench/pairs_split.py``) only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mmdocsum_desktop.document.model import Block, Document
+
+_BACK_WORDS = (
+    r"acknowledge?ments?|acknowledge?ment|funding(?:\s+(?:statement|information|sources?))?|sources? of funding|"
+    r"financial (?:support|disclosure)|conflicts? of interests?|competing (?:financial )?interests?|"
+    r"declaration of (?:competing )?interests?|declarations?|disclosures?(?: statement)?|"
+    r"authors?['’]?s?['’]? contributions?|contributions|contributors|author details|authors' information|"
+    r"abbreviations(?: used)?|list of abbreviations|data availability(?: statement)?|"
+    r"availability of (?:data|supporting data)(?: and materials?)?|data accessibility|"
+    r"ethics(?: approval)?(?: and consent to participate)?|ethical (?:approval|statement|considerations)|"
+    r"consent for publication|informed consent(?: statement)?|institutional review board statement|"
+    r"supplementary (?:materials?|information|data)|supporting information|additional files?|"
+    r"publisher['’]?s note|open access|orcid|notes|note added in proof|appendix(?: [a-z0-9]+)?|appendices"
+)
+_REFERENCE_WORDS = r"references(?: and notes)?|bibliography|literature cited|references cited|works cited|cited literature"
+_NUMBERING = r"(?:(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s+)?"
+BACK_HEADING = re.compile(rf"^\s*{_NUMBERING}(?:{_BACK_WORDS})(?:\s+statements?)?\s*[:.]?\s*$", re.IGNORECASE)
+REFERENCES_HEADING = re.compile(rf"^\s*{_NUMBERING}(?:{_REFERENCE_WORDS})\s*[:.]?\s*$", re.IGNORECASE)
+# "Competing interests None.", "Funding: This study ...", "Acknowledgments. We thank ..." — a run-in heading.
+_RUN_IN_BACK = re.compile(
+    r"^\s*(?:acknowledge?ments?|funding|conflicts? of interests?|competing interests?|declaration of (?:competing )?interests?|"
+    r"disclosures?|authors?['’]?s?['’]? contributions?|author contributions|abbreviations|data availability(?: statement)?|"
+    r"availability of data(?: and materials?)?|ethics approval(?: and consent to participate)?|consent for publication|"
+    r"informed consent statement|institutional review board statement|supplementary materials?|"
+    r"publisher['’]?s note|author details|financial support|sources? of funding)\b\s*[:.—–-]?\s+\S",
+    re.IGNORECASE,
+)
+_RUN_IN_REFERENCES = re.compile(rf"^\s*(?:{_REFERENCE_WORDS})\s+(?:\[?1\]?[.\s]|[A-Z][a-z]+,?\s+[A-Z])")
+_BODY_HEADING = re.compile(
+    r"^\s*(?:(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s+)?(?:introduction|background|materials? and methods|methods?|methodology|"
+    r"results?(?: and discussion)?|discussion|conclusions?|case (?:report|presentation|description)|"
+    r"experimental(?: section)?|patients and methods)\b",
+    re.IGNORECASE,
+)
+_NUMBERED_HEADING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s+[A-Z]")
+
+# Journal furniture: whole lines a publisher prints on every article.
+_FURNITURE = re.compile(
+    r"^\s*(?:©|\(c\)\s|copyright\b|this (?:is an open[- ]access|article is (?:an open access|distributed|licensed|published))|"
+    r"open access\b|licensee\b|distributed under the terms|creative commons|published by\b|"
+    r"received:?\s+(?:\d|[a-z]+ \d)|accepted:?\s+\d|revised:?\s+\d|published(?: online)?:?\s+\d|"
+    r"(?:academic |handling )?editor:|edited by:?|reviewed by:?|"
+    r"(?:to )?cite this article|how to cite(?: this article)?|citation:|"
+    r"doi:\s*10\.|https?://(?:dx\.)?doi\.org/|page \d+ of \d+|"
+    r"(?:research|original|review) article\s*$|case report\s*$|"
+    r"hindawi publishing|[a-z .]+ volume \d+, article id|submit your (?:next )?manuscript|"
+    r"check for updates|vol\.? ?\d+,? no\.? ?\d+)",
+    re.IGNORECASE,
+)
+_FURNITURE_ANYWHERE = re.compile(
+    r"creative commons attribution|this is an open[- ]access article|distributed under the terms of the|"
+    r"licensee (?:mdpi|biomed central|springer)|all rights reserved",
+    re.IGNORECASE,
+)
+_URL_ONLY = re.compile(r"^\s*(?:https?://|www\.)\S+\s*$|^\s*(?:doi:?\s*)?10\.\d{4,}/\S+\s*$", re.IGNORECASE)
+_FRONT = re.compile(
+    r"^\s*(?:\*\s*)?(?:correspondence\b|corresponding author|e-?mail:|tel(?:ephone)?[.:]|fax[.:]|"
+    r"keywords?\b|key words\b|index terms\b|subject (?:category|areas):|to whom correspondence|"
+    r"†\s*equal contributors?|these authors contributed equally)",
+    re.IGNORECASE,
+)
+_AFFILIATION = re.compile(
+    r"\b(?:department|faculty|school|institute|laboratory|division|centre|center|college|university|hospital|"
+    r"academy|unit)\b",
+    re.IGNORECASE,
+)
+
+# Reference-likeness
+_REF_START = re.compile(
+    r"^\s*(?:\[\d{1,3}\]|\d{1,3}\.\s+[A-Z\u00c0-\u024f]|\d{1,3}\s+[A-Z][\w'’-]+,?\s+[A-Z]{1,3}\b|"
+    r"[A-Z][\w'’-]+,?\s+(?:[A-Z]\.\s?){1,3}[,;(]|[A-Z][\w'’-]+\s+[A-Z]{1,3}[,.]\s)"
+)
+_YEAR = re.compile(r"\b(?:19|20)\d{2}[a-z]?\b")
+_REF_EVIDENCE = re.compile(
+    r"\bet al\b|\bvol\.\s*\d|\bpp\.\s*\d|\d+\s*\(\d+\)\s*:\s*\d+|;\s*\d+\s*(?:\(\d+\))?:\s*\d+|\bdoi\b|doi\.org|"
+    r"\bj\.\s|journal of\b|\bproc\.|\bpress\b|\d+[–-]\d+\.\s*$|”,|\bpmid\b|\bisbn\b",
+    re.IGNORECASE,
+)
+
+
+# Back-matter headings in the first half of a paper are sections of it ("Ethics approval" in the Methods,
+# an abbreviation list before the Introduction); the reference list is recognised anywhere.
+EARLIEST_BACK = 0.5
+
+
+def _is_prose(text: str) -> bool:
+    return len(text.split()) >= 30 and reference_score(text) < 0.3 and not _REF_START.match(text)
+
+
+def reference_score(text: str) -> float:
+    """How much a block reads like reference-list entries (0 none; ≥ 1 clearly)."""
+    chars = max(len(text), 1)
+    years = len(_YEAR.findall(text))
+    evidence = len(_REF_EVIDENCE.findall(text))
+    score = 0.0
+    if _REF_START.match(text):
+        score += 0.5
+    # entries are dense in years and bibliographic marks; running text rarely is
+    score += min(1.0, (years + evidence) * 120 / chars)
+    return score if years or evidence >= 2 else score * 0.5
+
+
+def is_reference_like(text: str) -> bool:
+    return reference_score(text) >= 0.9
+
+
+def furniture_kind(block: Block, *, first_page: bool) -> str | None:
+    """"furniture" or "front" for a block a journal prints around the article, else None."""
+    text = block.text.strip()
+    if not text:
+        return None
+    if _FURNITURE.match(text) or _URL_ONLY.match(text):
+        return "furniture"
+    if len(text) < 600 and _FURNITURE_ANYWHERE.search(text):
+        return "furniture"
+    if _FRONT.match(text):
+        return "front"
+    if first_page and len(text) < 400 and len(_AFFILIATION.findall(text)) >= 2 and not text.endswith(("?", "!")):
+        # affiliations: "1Department of ..., Faculty of ..., University of ..."
+        if re.match(r"^\s*(?:\d{1,2}|[a-z*†‡§])?\s*[A-Z]", text) and len(_YEAR.findall(text)) == 0:
+            return "front"
+    return None
+
+
+def mark_section_kinds(document: Document) -> None:
+    """Set ``section_kind`` on every block (see the module docstring)."""
+    blocks = document.blocks
+    if not blocks:
+        return
+    total = sum(len(b.text) for b in blocks) or 1
+    seen = 0
+    state = "body"
+    back_is_early = False
+    title = (document.title or "").strip().lower()
+    reference_run = _reference_runs(blocks)
+    for position, block in enumerate(blocks):
+        text = block.text.strip()
+        share_before = seen / total
+        seen += len(block.text)
+        if block.type == "caption":
+            continue  # a caption belongs to its figure wherever the journal prints it
+        kind = furniture_kind(block, first_page=(block.page or 1) == 1)
+        if kind is not None:
+            block.section_kind = kind  # type: ignore[assignment]
+            continue
+        if block.type == "heading" and title and text.lower() == title and (block.page or 1) == 1:
+            block.section_kind = "front"
+            continue
+        if block.type == "heading":
+            if REFERENCES_HEADING.match(text):
+                state, back_is_early = "references", False
+            elif BACK_HEADING.match(text) and share_before >= EARLIEST_BACK:
+                state, back_is_early = "back", False
+            elif state in ("back", "references") and (
+                back_is_early or _BODY_HEADING.match(text) or (state == "back" and _NUMBERED_HEADING.match(text))
+            ):
+                state = "body"
+            block.section_kind = state  # type: ignore[assignment]
+            continue
+        if _RUN_IN_REFERENCES.match(text):
+            state, back_is_early = "references", False
+            block.section_kind = "references"
+            continue
+        if _RUN_IN_BACK.match(text) and share_before >= EARLIEST_BACK:
+            block.section_kind = "back"
+            if state == "body":
+                state, back_is_early = "back", False
+            continue
+        if state == "body" and reference_run[position]:
+            state = "references"
+        if state == "back" and is_reference_like(text):
+            state = "references"
+        if state == "references" and _is_prose(text):
+            # a reference list holds no running prose: this paragraph is body text the reading order
+            # (a column read out of turn) put after the references heading
+            block.section_kind = "body"
+            continue
+        block.section_kind = state  # type: ignore[assignment]
+
+
+def _reference_runs(blocks: list[Block], run: int = 3) -> list[bool]:
+    """True for blocks inside a run of ``run`` or more reference-like blocks (captions and furniture
+    between them do not break the run) in the second half of the paper: a list without a heading."""
+    total = sum(len(b.text) for b in blocks) or 1
+    flags = [False] * len(blocks)
+    seen = 0
+    current: list[int] = []
+
+    def close() -> None:
+        if len(current) >= run:
+            for index in current:
+                flags[index] = True
+        current.clear()
+
+    for position, block in enumerate(blocks):
+        share = seen / total
+        seen += len(block.text)
+        if block.type == "caption" or furniture_kind(block, first_page=(block.page or 1) == 1):
+            continue
+        if share > 0.4 and is_reference_like(block.text):
+            current.append(position)
+        else:
+            close()
+    close()
+    return flags
