@@ -51,6 +51,17 @@ class Session:
     def judge_description(self, choice: EngineChoice | None = None) -> str:
         return factory.judge_description(self.settings.engines, choice)
 
+    def read(self, path, *, password: str | None = None, ocr: bool = True, control=None):
+        """A document read the one way every command and the desktop app read it: scanned pages are
+        recognised with OCR (progress "OCR page N" on ``control``; results cached by the page image's
+        hash, so a file is recognised once). ``ocr=False`` (the commands' --no-ocr) refuses a scanned
+        PDF with a message saying how to get it read."""
+        from mmdocsum_desktop.document.reader import read_document
+        from mmdocsum_desktop.models.ocr import page_reader
+
+        hook = page_reader(engine_factory=self.models.ocr) if ocr else None
+        return read_document(path, password=password, control=control, ocr=hook)
+
     def embedder(self):
         return self.models.embedder()
 

@@ -31,12 +31,12 @@ ENGINE_FLAGS: dict[str, str] = {
     "figure_mode": "--figure-mode",
     "max_tokens": "--max-tokens",
     "temperature": "--temperature",
-    "ocr": "--ocr",  # and --no-ocr
+    "ocr": "--figure-text",  # and --no-figure-text; --ocr is its old, deprecated spelling
     "grammar": "--no-grammar",  # on by default: the flag turns it off
 }
 # the judge is an EngineChoice too, with fewer knobs: --judge ENGINE, --judge-model, ...
 JUDGE_FIELDS = ("engine", "model", "base_url", "api_model", "key_name", "n_ctx")
-PLACEMENT_FLAGS: dict[str, str] = {"ocr": "--no-ocr", "clip": "--clip"}
+PLACEMENT_FLAGS: dict[str, str] = {"ocr": "--no-figure-text", "clip": "--clip"}
 
 _CHOICES: dict[str, tuple[str, ...]] = {"engine": ENGINES, "figure_mode": FIGURE_MODES}
 
@@ -65,8 +65,10 @@ def add_engine_arguments(parser: argparse.ArgumentParser | Any, *, title: str | 
     for field, flag in ENGINE_FLAGS.items():
         dest = _dest(field, "")
         if field == "ocr":
-            group.add_argument("--ocr", dest=dest, action="store_true", default=None, help=_help(field))
-            group.add_argument("--no-ocr", dest=dest, action="store_false", help="do not read text in figures")
+            group.add_argument("--figure-text", dest=dest, action="store_true", default=None, help=_help(field))
+            group.add_argument("--no-figure-text", dest=dest, action="store_false", help="do not read text in figures")
+            group.add_argument("--ocr", dest=dest, action=_DeprecatedFigureText, help=argparse.SUPPRESS)
+            group.add_argument("--no-ocr", dest=dest, action=_NoOcr, help=_NO_OCR_HELP)
         elif field == "grammar":
             group.add_argument(flag, dest=dest, action="store_false", default=True,
                                help="llama: do not constrain the answer to JSON")
@@ -91,11 +93,51 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_placement_arguments(parser: argparse.ArgumentParser) -> None:
-    """--no-ocr and --clip NAME, over the placement settings."""
-    parser.add_argument("--no-ocr", dest="placement_ocr", action="store_false", default=None,
+    """--no-figure-text, --no-ocr and --clip NAME, over the placement settings."""
+    parser.add_argument("--no-figure-text", dest="placement_ocr", action="store_false", default=None,
                         help="do not read the text inside images")
+    parser.add_argument("--no-ocr", dest="placement_ocr", action=_NoOcr, help=_NO_OCR_HELP)
     parser.add_argument("--clip", dest="placement_clip", metavar="NAME", default=None,
                         help=_help("clip", PlacementSettings))
+
+
+# "OCR" means one thing on the command line: running text recognition. Scanned pages are read with it
+# wherever a document is read; --no-ocr turns it off everywhere (a scanned PDF is then refused, and text in
+# figures is not read). Text in figures alone is --figure-text/--no-figure-text (once --ocr).
+_NO_OCR_HELP = ("no OCR at all: a scanned PDF (no text layer) is refused instead of read with OCR, and the text "
+                "in figures is not read")
+
+
+class _NoOcr(argparse.Action):
+    """--no-ocr: figure text off (this flag's ``dest``) and ``no_ocr`` set for the document reader."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        kwargs.pop("nargs", None)
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, False)
+        namespace.no_ocr = True
+
+
+class _DeprecatedFigureText(argparse.Action):
+    """The old --ocr (read text in figures): still works, and says what it is called now."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        kwargs.pop("nargs", None)
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import sys
+
+        print("mmdocsum: note: --ocr is deprecated; it is now --figure-text (text in figures). Scanned pages "
+              "are always read with OCR; --no-ocr turns OCR off.", file=sys.stderr)
+        setattr(namespace, self.dest, True)
+
+
+def wants_ocr(args: argparse.Namespace) -> bool:
+    """Whether scanned pages are read with OCR: yes unless --no-ocr was given."""
+    return not getattr(args, "no_ocr", False)
 
 
 def engine_choice(args: argparse.Namespace) -> EngineChoice:

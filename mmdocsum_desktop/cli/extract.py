@@ -8,7 +8,7 @@ from pathlib import Path
 
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.document.limits import ReadLimits
-from mmdocsum_desktop.document.reader import export_document, read_document
+from mmdocsum_desktop.document.reader import export_document
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,8 +32,7 @@ def run(args: argparse.Namespace) -> int:
     limits = ReadLimits(max_pages=args.max_pages, max_file_bytes=args.max_file_mb * 1024**2)
     started = time.perf_counter()
     with tqdm_control("reading", enabled=not args.quiet) as control:
-        ocr = None if args.no_ocr else _page_ocr()
-        document = read_document(args.file, password=args.password, limits=limits, control=control, ocr=ocr)
+        document = _read(args, limits, control)
     with tqdm_control("rendering", enabled=not args.quiet) as control:
         written = export_document(
             document, args.output, dpi=args.dpi, password=args.password, limits=limits, control=control
@@ -44,11 +43,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _page_ocr():
-    # Imported here: the OCR model loads only when a scanned page actually needs it.
-    from mmdocsum_desktop.models.scanned import page_ocr
+def _read(args: argparse.Namespace, limits: ReadLimits, control):
+    """The one reading path of every command (app Session.read), with extract's own size limits."""
+    from mmdocsum_desktop.app.session import Session
+    from mmdocsum_desktop.document.reader import read_document
+    from mmdocsum_desktop.models.ocr import page_reader
 
-    return page_ocr()
+    # the OCR model loads only when a scanned page needs it (page_reader makes it on first use)
+    hook = None if args.no_ocr else page_reader(engine_factory=Session().models.ocr)
+    return read_document(args.file, password=args.password, limits=limits, control=control, ocr=hook)
 
 
 def format_summary(document, seconds: float, written: Path) -> str:

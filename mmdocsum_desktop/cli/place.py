@@ -75,7 +75,8 @@ def read_paragraphs(path: Path) -> list[str]:
     return [block.strip() for block in re.split(r"\n[ \t]*\n", text.replace("\r\n", "\n")) if block.strip()]
 
 
-def load_pool(images: Path, out: Path, *, captions: Path | None, include_tables: bool, quiet: bool):
+def load_pool(images: Path, out: Path, *, captions: Path | None, include_tables: bool, quiet: bool,
+              ocr: bool = True):
     """(candidates, how the pool was read)."""
     if images.is_dir():
         if (images / "document.json").is_file():
@@ -89,10 +90,11 @@ def load_pool(images: Path, out: Path, *, captions: Path | None, include_tables:
         return candidates_from_folder(images, captions), "image folder"
     if not images.exists():
         raise InputNotFoundError(f"{images}: no such document or folder")
-    from mmdocsum_desktop.document.reader import export_document, read_document
+    from mmdocsum_desktop.app.session import Session
+    from mmdocsum_desktop.document.reader import export_document
 
     with tqdm_control("reading", enabled=not quiet) as control:
-        document = read_document(images, control=control)
+        document = Session().read(images, control=control, ocr=ocr)  # scanned pages OCR'd unless --no-ocr
     with tqdm_control("rendering", enabled=not quiet) as control:
         export_document(document, out, control=control)
     return candidates_from_document(document, out, include_tables=include_tables), f"{document.kind} document"
@@ -126,7 +128,8 @@ def run(args: argparse.Namespace) -> int:
     out: Path = args.output
     out.mkdir(parents=True, exist_ok=True)
     candidates, pool_kind = load_pool(
-        args.images, out, captions=args.captions, include_tables=not args.no_tables, quiet=args.quiet
+        args.images, out, captions=args.captions, include_tables=not args.no_tables, quiet=args.quiet,
+        ocr=not getattr(args, "no_ocr", False),
     )
     engine = PlacementEngine.with_default_models(ocr=not args.no_ocr, clip=args.clip, threshold=args.threshold)
     with tqdm_control("placing", enabled=not args.quiet) as control:

@@ -79,7 +79,8 @@ def _cancel_on_sigint(control: JobControl):
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.document.reader import export_document, read_document
+    from mmdocsum_desktop.app.session import Session
+    from mmdocsum_desktop.document.reader import export_document
     from mmdocsum_desktop.engines.auto import EngineRequest, build_engine, choose_engine_name
     from mmdocsum_desktop.settings import load_settings
     from mmdocsum_desktop.summarize.pipeline import SummaryOptions, summarize_document
@@ -109,7 +110,9 @@ def run(args: argparse.Namespace) -> int:
     engine = build_engine(request, settings, embedder=embedder)
     try:
         with tqdm_control("reading", enabled=not args.quiet) as control:
-            document = read_document(args.file, password=args.password, control=control)
+            # scanned pages are read with OCR unless --no-ocr, as in every command and the GUI
+            document = Session().read(args.file, password=args.password, control=control,
+                                      ocr=not getattr(args, "no_ocr", False))
         assets = output.parent / f"{output.stem}_files"
         with tqdm_control("figures", enabled=not args.quiet) as control:
             export_document(document, assets, dpi=args.dpi, password=args.password, control=control)

@@ -131,9 +131,11 @@ def open_document(path: Path, workspace_root: Path, *, password: str | None = No
     """Read the file (as `mmdocsum extract` does) and render its figure crops into the workspace."""
 
     def run(control: JobControl, stream: StreamFn) -> Document:
-        from mmdocsum_desktop.document.reader import export_document, read_document
+        from mmdocsum_desktop.app.session import default_session
+        from mmdocsum_desktop.document.reader import export_document
 
-        document = read_document(path, password=password, control=sub_control(control, 0, 80, "reading"))
+        # scanned pages are read with OCR, per page in the progress, as every command reads them
+        document = default_session().read(path, password=password, control=sub_control(control, 0, 80, "reading"))
         export_document(document, workspace_root, password=password,
                         control=sub_control(control, 80, 100, "figures"))
         control.report(100, 100, "done")

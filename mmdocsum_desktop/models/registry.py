@@ -106,6 +106,9 @@ class ModelEntry:
     default: bool = False
     parts: tuple[ModelFile, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
+    # What the model is fit for, measured or judged from its size (manifest table [fitness]; read by
+    # models/fitness.py): {"parameters": 135e6, "judge": "unfit", "judge_why": "...", ...}
+    fitness: dict[str, Any] = field(default_factory=dict)
 
     def file(self, kind: str = "model") -> ModelFile:
         for item in self.files:
@@ -137,6 +140,8 @@ class ModelEntry:
         }
         if self.metadata:
             payload["metadata"] = self.metadata
+        if self.fitness:
+            payload["fitness"] = self.fitness
         return payload
 
 
@@ -230,6 +235,7 @@ def _entry_from_dict(data: dict[str, Any], *, origin: str) -> ModelEntry:
         default=bool(data.get("default", False)),
         parts=files(data.get("parts", [])),
         metadata=dict(data.get("metadata", {})),
+        fitness=dict(data.get("fitness", {})),
     )
 
 
