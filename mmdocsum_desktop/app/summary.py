@@ -23,6 +23,8 @@ from mmdocsum_desktop.summarize.citations import Citer
 from mmdocsum_desktop.summarize.pipeline import summarize_document
 from mmdocsum_desktop.summarize.schema import FigureChoice, Summary, SummaryOptions, SummaryParagraph
 
+PARAGRAPH_TOKENS = 256  # about 100 words asked for: room to finish a sentence, not to ramble
+
 ROLE_AIMS = {
     "background": "the problem the document addresses and why it matters",
     "method": "how the work was done: data, methods, design",
@@ -89,8 +91,8 @@ def regenerate_paragraph(
                 raise MmdocsumError(f"the document has no sentences for the {old.title.lower()} paragraph")
             text, sources, source = draft.text, list(draft.sentences), "extracted"
         else:
-            text = _write_paragraph(run.engine, document, summary, index, run.max_tokens, run.temperature,
-                                    run.seed + attempt, control, on_text)
+            text = _write_paragraph(run.engine, document, summary, index, min(run.max_tokens, PARAGRAPH_TOKENS),
+                                    run.temperature, run.seed + attempt, control, on_text)
             sources, source = None, "model"
     fresh = old.model_copy(deep=True)
     fresh.text, fresh.source, fresh.sentences = text, source, []

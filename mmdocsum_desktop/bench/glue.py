@@ -1,6 +1,6 @@
 """The benchmark's only contact with the summaries issue's engines and pipeline.
 
-``BenchEngine`` builds an engine the way ``mmdocsum summarize`` does (``engines.auto``), summarises one
+``BenchEngine`` builds an engine the way ``mmdocsum summarize`` does (``engines.factory``), summarises one
 document through ``summarize.pipeline.summarize_document`` and returns what the suites score: the app's
 answer in M-DocSum form (``summarize.render.to_mdocsum``), the model's raw answer with the mapping
 from its image tags to document order (for shuffled images), the number of images shown, timings and
@@ -16,93 +16,57 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.errors import BenchError, MmdocsumError
+from mmdocsum_desktop.engines import factory
+from mmdocsum_desktop.engines.factory import ConfiguredEngine
+from mmdocsum_desktop.errors import BenchError
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.settings import EngineChoice, EngineSettings, load_settings
 
-
-@dataclass
-class EngineSpec:
-    """What the command line asked for; mirrors ``mmdocsum summarize``'s engine options."""
-
-    engine: str = "auto"
-    model: str | None = None
-    mmproj: str | None = None
-    n_ctx: int | None = None
-    n_threads: int | None = None
-    n_gpu_layers: int | None = None
-    base_url: str | None = None
-    api_model: str | None = None
-    key_name: str | None = None
-    figure_mode: str | None = None
-    max_tokens: int | None = None
-    ocr: bool | None = None
-    grammar: bool = True
-
-    def request(self):
-        from mmdocsum_desktop.engines.auto import EngineRequest
-
-        return EngineRequest(
-            engine=self.engine,
-            model=self.model,
-            mmproj=self.mmproj,
-            n_ctx=self.n_ctx,
-            n_threads=self.n_threads,
-            n_gpu_layers=self.n_gpu_layers,
-            base_url=self.base_url,
-            api_model=self.api_model,
-            key_name=self.key_name,
-            constrained=None if self.grammar else False,
-        )
-
-
-_embedder_lock = threading.Lock()
-_embedder: Any = None
+# What a run asks for on top of the settings: the one schema (``settings.EngineChoice``) under the name
+# the suites have always used.
+EngineSpec = EngineChoice
 
 
 def shared_embedder() -> Any:
-    """One MiniLM text embedder per process (loading it costs a second)."""
-    global _embedder
-    with _embedder_lock:
-        if _embedder is None:
-            from mmdocsum_desktop.models.embed import TextEmbedder
-
-            _embedder = TextEmbedder()
-        return _embedder
+    """The process's MiniLM text embedder (``engines.factory.shared_models``)."""
+    return factory.shared_models().embedder()
 
 
 @dataclass
 class BenchEngine:
     spec: EngineSpec
-    engine: Any = None
-    name: str = ""
-    settings: Any = None
-    ocr: Any = None
-    warnings: list[str] = field(default_factory=list)
+    run: ConfiguredEngine
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
-    def build(cls, spec: EngineSpec) -> BenchEngine:
-        from mmdocsum_desktop.engines.auto import build_engine, choose_engine_name
-        from mmdocsum_desktop.settings import load_settings
+    def build(cls, spec: EngineSpec, settings: EngineSettings | None = None) -> BenchEngine:
+        """The engine ``mmdocsum summarize`` would build with these flags (``engines.factory``)."""
+        return cls(spec=spec, run=factory.configure_engine(settings or load_settings().engines, spec))
 
-        settings = load_settings().engines
-        name = choose_engine_name(spec.request(), settings)
-        engine = build_engine(spec.request(), settings, embedder=shared_embedder())
-        bench = cls(spec=spec, engine=engine, name=name, settings=settings)
-        want_ocr = spec.ocr if spec.ocr is not None else (name != "extractive" and not engine.supports_images)
-        if want_ocr:
-            try:
-                from mmdocsum_desktop.models.ocr import OcrEngine
+    @property
+    def engine(self) -> Any:
+        return self.run.engine
 
-                bench.ocr = OcrEngine()
-            except MmdocsumError as error:
-                bench.warnings.append(f"figures are described without their text: {error}")
-        return bench
+    @property
+    def name(self) -> str:
+        return self.run.name
+
+    @property
+    def ocr(self) -> Any:
+        return self.run.ocr
+
+    @property
+    def warnings(self) -> list[str]:
+        return self.run.warnings
 
     @property
     def in_process(self) -> bool:
         """True for engines that compute on this machine (one document at a time)."""
-        return self.name != "openai"
+        return self.run.in_process
+
+    @property
+    def figure_mode(self) -> str:
+        return self.run.figure_mode
 
     def describe(self) -> dict[str, Any]:
         info = dict(self.engine.describe())
@@ -110,17 +74,12 @@ class BenchEngine:
         info["ocr"] = self.ocr is not None
         return info
 
-    @property
-    def figure_mode(self) -> str:
-        return self.spec.figure_mode or getattr(self.settings, "figure_mode", "hybrid")
-
     def model_hashes(self) -> dict[str, str]:
         """sha256 of every model file the run depends on (the embedder's and the GGUFs)."""
         from mmdocsum_desktop.models.hashing import sha256_file
 
         hashes: dict[str, str] = {}
-        embedder = shared_embedder()
-        model_path = getattr(embedder, "model_path", None)
+        model_path = getattr(shared_embedder(), "model_path", None)
         if model_path is not None and Path(model_path).exists():
             hashes[f"embedder:{Path(model_path).name}"] = sha256_file(model_path)
         hashes.update(engine_model_hashes(self.engine, self.name))
@@ -193,21 +152,11 @@ class BenchEngine:
     def _options(self, *, include_abstract: bool, shuffle_seed: int | None, citations: bool):
         from mmdocsum_desktop.summarize.pipeline import SummaryOptions
 
-        return SummaryOptions(
-            figure_mode=self.figure_mode,
-            include_abstract=include_abstract,
-            shuffle_seed=shuffle_seed,
-            max_tokens=self.spec.max_tokens or getattr(self.settings, "max_tokens", 1024),
-            temperature=getattr(self.settings, "temperature", 0.2),
-            seed=getattr(self.settings, "seed", 0),
-            ocr=self.ocr is not None,
-            citations=citations,
-        )
+        return SummaryOptions(**self.run.option_values(), include_abstract=include_abstract,
+                              shuffle_seed=shuffle_seed, citations=citations)
 
     def close(self) -> None:
-        close = getattr(self.engine, "close", None)
-        if callable(close):
-            close()
+        self.run.close()
 
 
 def _generation_totals(generations: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -257,24 +206,12 @@ def engine_model_hashes(engine: Any, name: str) -> dict[str, str]:
     return hashes
 
 
-def build_judge_engine(spec: EngineSpec):
-    """A language-model engine for judging; a clear error for the extractive engine or none set up."""
-    if spec.engine in ("extractive",):
-        raise BenchError("the judge must be a language model: --judge llama (with --judge-model) or openai")
-    from mmdocsum_desktop.engines.auto import build_engine, choose_engine_name
-    from mmdocsum_desktop.settings import load_settings
-
-    settings = load_settings().engines
-    name = choose_engine_name(spec.request(), settings)
-    if name == "extractive":
-        raise BenchError(
-            "no language model is configured for the judge: give --judge-model or --judge-base-url"
-        )
-    if name == "llama" and not spec.model and not settings.llama.model:
-        raise BenchError("the llama judge needs a GGUF model: give --judge-model PATH (or set llama.model in the settings)")
-    if name == "openai" and not spec.base_url and not settings.openai.base_url:
-        raise BenchError("the openai judge needs an endpoint: give --judge-base-url URL (and --judge-api-model)")
-    return build_engine(spec.request(), settings, embedder=None)
+def build_judge_engine(spec: EngineSpec, settings: EngineSettings | None = None):
+    """A language-model engine for judging; a clear BenchError for the extractive engine or none set up."""
+    try:
+        return factory.build_judge_engine(settings or load_settings().engines, spec)
+    except factory.JudgeNotConfiguredError as error:
+        raise BenchError(str(error)) from error
 
 
 def build_judge(spec: EngineSpec | None):

@@ -28,13 +28,20 @@ from mmdocsum_desktop.bench import splits
 from mmdocsum_desktop.bench.metrics.ftii import score_articles, single_choice_accuracy
 from mmdocsum_desktop.bench.schema import BenchDataError
 from mmdocsum_desktop.bench.suites import SUITES
-from mmdocsum_desktop.bench.suites.ftii import run_flow_insertion, run_single_choice
-from mmdocsum_desktop.cli import bench_compare, bench_judge, bench_mcite, bench_mdocsum, bench_pairs, bench_rouge
+from mmdocsum_desktop.bench.suites.ftii import run_single_choice
+from mmdocsum_desktop.cli import (
+    bench_compare,
+    bench_judge,
+    bench_mcite,
+    bench_mdocsum,
+    bench_pairs,
+    bench_rouge,
+)
+from mmdocsum_desktop.cli.engine_flags import add_placement_arguments, placement_settings
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.fileio import write_json_atomic
 from mmdocsum_desktop.placement import STRATEGIES
-
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -95,44 +102,45 @@ def add_ftii_arguments(parser: argparse.ArgumentParser) -> None:
         "paragraph]} (single choice: a JSON list of answers, letters or 1-based numbers)",
     )
     parser.add_argument("--threshold", type=float, help="calibrated score below which no image is placed")
-    parser.add_argument("--no-ocr", action="store_true", help="do not read the text inside images")
-    parser.add_argument("--clip", metavar="NAME", help="a registered CLIP model to use as well")
+    add_placement_arguments(parser)
     add_output_options(parser)
     parser.set_defaults(handler=run_ftii)
 
 
-def _engine(args: argparse.Namespace):
-    from mmdocsum_desktop.placement import PlacementEngine, PlacementError
+def _placement(args: argparse.Namespace):
+    """(session, placement settings) of the flags; the threshold and images root checked first."""
+    from mmdocsum_desktop.app import Session
+    from mmdocsum_desktop.placement import PlacementError
 
     if args.threshold is not None and not 0.0 < args.threshold < 1.0:
         raise PlacementError("--threshold is a calibrated score between 0 and 1")
     if args.images_root is None:
         raise MmdocsumError("--images-root is needed to place images (or give --predictions to score them)")
-    return PlacementEngine.with_default_models(ocr=not args.no_ocr, clip=args.clip, threshold=args.threshold)
+    session = Session()
+    return session, placement_settings(args, session.settings.placement)
 
 
 def run_ftii(args: argparse.Namespace) -> int:
     if args.data.suffix.lower() in (".tsv", ".tab"):
         return _run_single_choice(args)
-    articles = splits.load_flow_insertion(args.data)
     if args.predictions is not None:
+        articles = splits.load_flow_insertion(args.data)
         predictions = splits.load_ftii_predictions(args.predictions)
+        metrics = score_articles(articles, predictions).as_json()
+        write_outputs(args.output, {a.id: predictions[a.id] for a in articles}, metrics)
         warnings: list[str] = []
     else:
-        from mmdocsum_desktop.placement import read_captions_file
+        from mmdocsum_desktop.app import run_ftii as place_and_score
 
-        engine = _engine(args)
-        captions = read_captions_file(args.captions) if args.captions else None
+        session, placement = _placement(args)
         with tqdm_control("ftii", enabled=not args.quiet) as control:
-            run = run_flow_insertion(
-                articles, engine, args.images_root, captions=captions, strategy=args.strategy, control=control
-            )
-        predictions, warnings = run.predictions, run.warnings
-    metrics = score_articles(articles, predictions)
-    write_outputs(args.output, {a.id: predictions[a.id] for a in articles}, metrics.as_json())
-    for warning in dict.fromkeys(warnings):
+            metrics = place_and_score(session, args.data, args.output, images_root=args.images_root,
+                                      captions=args.captions, strategy=args.strategy, placement=placement,
+                                      threshold=args.threshold, control=control)
+        warnings = metrics.pop("warnings")
+    for warning in warnings:
         print(f"mmdocsum: warning: {warning}")
-    print_metrics(metrics.as_json(), {"acc_b": "Acc_b", "acc_i": "Acc_i", "acc_ni": "Acc_ni", "n_slots": "slots"})
+    print_metrics(metrics, {"acc_b": "Acc_b", "acc_i": "Acc_i", "acc_ni": "Acc_ni", "n_slots": "slots"})
     return 0
 
 
@@ -147,7 +155,8 @@ def _run_single_choice(args: argparse.Namespace) -> int:
             raise BenchDataError(f"{args.predictions}: expected a JSON list of answers")
         answers = [_answer_index(value) for value in raw]
     else:
-        engine = _engine(args)
+        session, placement = _placement(args)
+        engine = session.placement_engine(placement, threshold=args.threshold)
         with tqdm_control("ftii", enabled=not args.quiet) as control:
             answers = run_single_choice(items, engine, args.images_root, args.output / "images", control=control)
     accuracy = single_choice_accuracy(items, answers)

@@ -1,5 +1,5 @@
-"""What the `mmdocsum bench` suites of issue 5 share: engine and judge options, Ctrl-C handling, the
-closing table, and ``register_all`` — the one call ``cli/bench.py`` makes to add them."""
+"""What the `mmdocsum bench` suites share: engine and judge options (generated from the settings schema
+in ``cli/engine_flags.py``), Ctrl-C handling and the closing table."""
 
 from __future__ import annotations
 
@@ -11,48 +11,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop.cli import engine_flags
 from mmdocsum_desktop.jobs import JobControl
-
-SUITE_MODULES = ("bench_mdocsum", "bench_mcite", "bench_rouge", "bench_judge", "bench_compare")
-
-
-def register_all(bench_subparsers: argparse._SubParsersAction) -> None:
-    """Add mdocsum, mcite, rouge, judge, compare and report under `mmdocsum bench`."""
-    import importlib
-
-    for name in SUITE_MODULES:
-        importlib.import_module(f"mmdocsum_desktop.cli.{name}").register(bench_subparsers)
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("engine (as in `mmdocsum summarize`)")
-    group.add_argument("--engine", choices=("auto", "extractive", "llama", "openai"), default="auto",
-                       help="auto (default): the best configured; extractive needs no model file")
-    group.add_argument("--model", help="GGUF model file, or a registered model name (llama engine)")
-    group.add_argument("--mmproj", help="vision projector GGUF of a vision model (llama engine)")
-    group.add_argument("--n-ctx", type=int, default=None, help="context length in tokens")
-    group.add_argument("--threads", type=int, default=None, help="CPU threads for llama.cpp")
-    group.add_argument("--gpu-layers", type=int, default=None, help="layers to offload to a GPU (-1: all)")
-    group.add_argument("--base-url", help="openai: the endpoint, e.g. http://127.0.0.1:8080/v1")
-    group.add_argument("--api-model", help="openai: the model name")
-    group.add_argument("--api-key-name", help="openai: name of the API key in the system keyring")
-    group.add_argument("--figure-mode", choices=("hybrid", "model", "placement"), default=None,
-                       help="LLM engines: how figures are chosen (default hybrid)")
-    group.add_argument("--max-tokens", type=int, default=None, help="tokens for each answer")
-    group.add_argument("--no-grammar", action="store_true", help="llama: do not constrain answers to JSON")
-    group.add_argument("--ocr", dest="ocr", action="store_true", default=None, help="read text in figures")
-    group.add_argument("--no-ocr", dest="ocr", action="store_false", help="do not read text in figures")
+    engine_flags.add_engine_arguments(parser, title="engine (as in `mmdocsum summarize`)")
 
 
-def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("judge (a language model that scores what rules cannot)")
-    group.add_argument("--judge", choices=("llama", "openai"), default=None,
-                       help="engine of the judge; without it, judge-based metrics are reported as absent")
-    group.add_argument("--judge-model", help="llama judge: GGUF file or registered model name")
-    group.add_argument("--judge-base-url", help="openai judge: the endpoint")
-    group.add_argument("--judge-api-model", help="openai judge: the model name")
-    group.add_argument("--judge-api-key-name", help="openai judge: name of the API key in the keyring")
-    group.add_argument("--judge-n-ctx", type=int, default=None, help="judge context length in tokens")
+add_judge_arguments = engine_flags.add_judge_arguments
 
 
 def add_run_arguments(parser: argparse.ArgumentParser, *, concurrency: bool = True) -> None:
@@ -65,28 +32,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, concurrency: bool = Tr
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no closing table")
 
 
-def engine_spec(args: argparse.Namespace):
-    from mmdocsum_desktop.bench.glue import EngineSpec
-
-    return EngineSpec(
-        engine=args.engine, model=args.model, mmproj=args.mmproj, n_ctx=args.n_ctx, n_threads=args.threads,
-        n_gpu_layers=args.gpu_layers, base_url=args.base_url, api_model=args.api_model,
-        key_name=args.api_key_name, figure_mode=args.figure_mode, max_tokens=args.max_tokens, ocr=args.ocr,
-        grammar=not args.no_grammar,
-    )
-
-
-def judge_spec(args: argparse.Namespace):
-    from mmdocsum_desktop.bench.glue import EngineSpec
-
-    if args.judge is None:
-        if args.judge_model or args.judge_base_url:
-            raise SystemExit("mmdocsum: error: --judge-model/--judge-base-url need --judge llama|openai")
-        return None
-    return EngineSpec(
-        engine=args.judge, model=args.judge_model, base_url=args.judge_base_url, api_model=args.judge_api_model,
-        key_name=args.judge_api_key_name, n_ctx=args.judge_n_ctx,
-    )
+engine_spec = engine_flags.engine_choice
+judge_spec = engine_flags.judge_choice
 
 
 def check_concurrency(args: argparse.Namespace) -> int:
@@ -97,13 +44,15 @@ def check_concurrency(args: argparse.Namespace) -> int:
 
 
 @contextmanager
-def cancel_on_sigint(control: JobControl) -> Iterator[None]:
-    """First Ctrl-C: finish the documents in flight, write the reports, exit 130 (the same command
-    continues the run later); a second Ctrl-C interrupts at once."""
+def cancel_on_sigint(control: JobControl, *, notice: str | None = None) -> Iterator[None]:
+    """First Ctrl-C: ``control`` is cancelled (``notice`` printed) and the command finishes what it can
+    and keeps it; a second Ctrl-C interrupts at once. The bench suites finish the documents in flight,
+    write the reports and exit 130 (the same command continues the run later)."""
+    notice = notice or "stopping after the documents in flight (Ctrl-C again to abort)"
 
     def handler(signum, frame):  # noqa: ARG001
         signal.signal(signal.SIGINT, previous)
-        print("\nmmdocsum: stopping after the documents in flight (Ctrl-C again to abort)", file=sys.stderr)
+        print(f"\nmmdocsum: {notice}", file=sys.stderr)
         control.cancel()
 
     try:

@@ -23,16 +23,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.bench.mcite import run_mcite
+    from mmdocsum_desktop.app import Session, run_benchmark
 
     concurrency = common.check_concurrency(args)
     with tqdm_control("mcite", enabled=not args.quiet) as control, common.cancel_on_sigint(control):
-        metrics = run_mcite(
-            args.split,
-            args.output,
-            engine_spec=common.engine_spec(args) if args.predictions is None else None,
+        metrics = run_benchmark(
+            Session(), "mcite", args.split, args.output,
+            choice=common.engine_spec(args),
             predictions=args.predictions,
-            judge_spec=common.judge_spec(args),
+            judge=common.judge_spec(args),
             images_root=args.images_root,
             concurrency=concurrency,
             restart=args.restart,

@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.bench.suites.mdocsum import MDocSumOptions, run_mdocsum
+    from mmdocsum_desktop.app import Session, run_benchmark
+    from mmdocsum_desktop.bench.suites.mdocsum import MDocSumOptions
 
     concurrency = common.check_concurrency(args)
     if args.predictions is not None and (args.shuffle_images is not None or args.no_abstract):
@@ -37,12 +38,11 @@ def run(args: argparse.Namespace) -> int:
         ablate_no_abstract=args.no_abstract,
     )
     with tqdm_control("mdocsum", enabled=not args.quiet) as control, common.cancel_on_sigint(control):
-        metrics = run_mdocsum(
-            args.split,
-            args.output,
-            engine_spec=common.engine_spec(args) if args.predictions is None else None,
+        metrics = run_benchmark(
+            Session(), "mdocsum", args.split, args.output,
+            choice=common.engine_spec(args),
             predictions=args.predictions,
-            judge_spec=common.judge_spec(args),
+            judge=common.judge_spec(args),
             options=options,
             control=control,
         )

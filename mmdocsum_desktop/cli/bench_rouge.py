@@ -20,14 +20,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.bench.rouge import run_rouge
+    from mmdocsum_desktop.app import Session, run_benchmark
 
     concurrency = common.check_concurrency(args)
     with tqdm_control("rouge", enabled=not args.quiet) as control, common.cancel_on_sigint(control):
-        metrics = run_rouge(
-            args.split,
-            args.output,
-            engine_spec=common.engine_spec(args) if args.predictions is None else None,
+        metrics = run_benchmark(
+            Session(), "rouge", args.split, args.output,
+            choice=common.engine_spec(args),
             predictions=args.predictions,
             concurrency=concurrency,
             restart=args.restart,

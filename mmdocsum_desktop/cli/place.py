@@ -9,6 +9,7 @@ import re
 import sys
 from pathlib import Path
 
+from mmdocsum_desktop.cli.engine_flags import add_placement_arguments, placement_settings
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.errors import InputNotFoundError
 from mmdocsum_desktop.fileio import write_json_atomic, write_text_atomic
@@ -16,7 +17,6 @@ from mmdocsum_desktop.placement import (
     STRATEGIES,
     ImageCandidate,
     Placement,
-    PlacementEngine,
     PlacementError,
     candidates_from_document,
     candidates_from_folder,
@@ -44,12 +44,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "of images (captions from captions.json beside them, or --captions)",
     )
     parser.add_argument("-o", "--output", type=Path, required=True, help="output folder")
-    parser.add_argument("--strategy", choices=STRATEGIES, default="global", help="global (default) or greedy (FTII's)")
+    parser.add_argument("--strategy", choices=STRATEGIES, default="sequence",
+                        help="sequence (default: figures in their order, rescored), global or greedy (FTII's)")
     parser.add_argument("--threshold", type=float, help="calibrated score below which no image is placed (0-1)")
-    parser.add_argument("--no-ocr", action="store_true", help="do not read the text inside images")
     parser.add_argument("--captions", type=Path, help="JSON {image file name: caption} for a folder of images")
     parser.add_argument("--no-tables", action="store_true", help="place figures only, not tables, of a document")
-    parser.add_argument("--clip", metavar="NAME", help="a registered CLIP model to use as well")
+    add_placement_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     parser.set_defaults(handler=run)
 
@@ -131,9 +131,13 @@ def run(args: argparse.Namespace) -> int:
         args.images, out, captions=args.captions, include_tables=not args.no_tables, quiet=args.quiet,
         ocr=not getattr(args, "no_ocr", False),
     )
-    engine = PlacementEngine.with_default_models(ocr=not args.no_ocr, clip=args.clip, threshold=args.threshold)
+    from mmdocsum_desktop.app import Session, place
+
+    session = Session()
     with tqdm_control("placing", enabled=not args.quiet) as control:
-        placements = engine.place(paragraphs, candidates, strategy=args.strategy, control=control)
+        run = place(session, paragraphs, candidates, placement=placement_settings(args, session.settings.placement),
+                    strategy=args.strategy, threshold=args.threshold, control=control)
+    placements = run.placements
     rows = []
     for placement in placements:
         row = placement.summary()
@@ -141,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
         rows.append(row)
     write_json_atomic(out / "placement.json", rows)
     write_text_atomic(out / "placement.md", render_markdown(placements, candidates, out))
-    for warning in engine.warnings:
+    for warning in run.warnings:
         print(f"mmdocsum: warning: {warning}", file=sys.stderr)
     if not args.quiet:
         placed = [p for p in placements if p.candidate is not None]
@@ -150,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
             ("images", f"{len(candidates)} ({pool_kind})"),
             ("placed", str(len(placed))),
             ("strategy", args.strategy),
-            ("models", ", ".join(_models(engine)) or "none (word overlap)"),
+            ("models", ", ".join(run.models) or "none (word overlap)"),
             ("written", str(out / "placement.json")),
         ]
         table += [(f"paragraph {p.paragraph}", f"{p.figure or Path(p.image or '').name} ({p.score:.2f})") for p in placed]
@@ -158,13 +162,3 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(f"{key:<{width}}  {value}" for key, value in table))
     return 0
 
-
-def _models(engine: PlacementEngine) -> list[str]:
-    names = []
-    if engine.embedder is not None:
-        names.append("text embeddings")
-    if engine.ocr is not None:
-        names.append("OCR")
-    if engine.clip is not None:
-        names.append("CLIP")
-    return names

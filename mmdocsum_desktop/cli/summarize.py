@@ -8,18 +8,16 @@ Ctrl-C stops the model at its next token; what was finished is written to ``OUT.
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
+from mmdocsum_desktop.cli.bench_common import cancel_on_sigint
+from mmdocsum_desktop.cli.engine_flags import add_engine_arguments, engine_choice
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
 from mmdocsum_desktop.fileio import write_json_atomic
-from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.summarize.render import FORMATS
-
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,28 +26,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("file", type=Path, help="PDF, HTML, Markdown or JATS XML file")
     parser.add_argument("-o", "--output", type=Path, required=True, help="output file")
-    parser.add_argument("--engine", choices=("auto", "extractive", "llama", "openai"), default="auto",
-                        help="auto (default): the best configured; extractive needs no model file")
-    parser.add_argument("--model", help="GGUF model file, or a registered model name (llama engine)")
-    parser.add_argument("--mmproj", help="vision projector GGUF of a vision model (llama engine)")
     parser.add_argument("--format", choices=FORMATS, default=None,
                         help="json (rich, default), mdocsum (M-DocSum's answer), md, html or pdf; default from the suffix")
     parser.add_argument("--no-abstract", action="store_true", help="summarise without the document's abstract")
     parser.add_argument("--shuffle-images", type=int, metavar="SEED", default=None,
                         help="present the images to the model in a shuffled order (indices are mapped back)")
-    parser.add_argument("--figure-mode", choices=("hybrid", "model", "placement"), default=None,
-                        help="LLM engines: how figures are chosen (default hybrid)")
-    parser.add_argument("--n-ctx", type=int, default=None, help="context length in tokens")
-    parser.add_argument("--threads", type=int, default=None, help="CPU threads for llama.cpp")
-    parser.add_argument("--gpu-layers", type=int, default=None, help="layers to offload to a GPU (-1: all)")
-    parser.add_argument("--max-tokens", type=int, default=None, help="tokens for the answer (default 1024)")
-    parser.add_argument("--temperature", type=float, default=None)
-    parser.add_argument("--no-grammar", action="store_true", help="llama: do not constrain the answer to JSON")
-    parser.add_argument("--base-url", help="openai: the endpoint, e.g. http://127.0.0.1:8080/v1")
-    parser.add_argument("--api-model", help="openai: the model name (default: the first the server lists)")
-    parser.add_argument("--api-key-name", help="openai: name of the API key in the system keyring")
-    parser.add_argument("--ocr", dest="ocr", action="store_true", default=None, help="read text in figures")
-    parser.add_argument("--no-ocr", dest="ocr", action="store_false", help="do not read text in figures")
     parser.add_argument("--no-citations", action="store_true", help="no per-sentence citations")
     parser.add_argument("--dpi", type=int, default=150, help="resolution of figure crops (default 150)")
     parser.add_argument("--password", help="password of an encrypted PDF")
@@ -57,33 +38,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--time-limit", type=float, metavar="SECONDS", default=None,
                         help="stop the model after this many seconds in all and keep what it wrote (default: no limit)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars and no summary table")
+    add_engine_arguments(parser, title="engine (over the saved settings)")
     parser.set_defaults(handler=run)
 
 
-@contextmanager
-def _cancel_on_sigint(control: JobControl):
-    """First Ctrl-C: stop at the next token and keep partial work; a second one interrupts at once."""
-    def handler(signum, frame):  # noqa: ARG001
-        signal.signal(signal.SIGINT, previous)
-        control.cancel()
-
-    try:
-        previous = signal.signal(signal.SIGINT, handler)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def run(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.app.session import Session
+    from mmdocsum_desktop.app import Session, summarize
     from mmdocsum_desktop.document.reader import export_document
-    from mmdocsum_desktop.engines.auto import EngineRequest, build_engine, choose_engine_name
-    from mmdocsum_desktop.settings import load_settings
-    from mmdocsum_desktop.summarize.pipeline import SummaryOptions, summarize_document
     from mmdocsum_desktop.summarize.render import format_for, write_summary
 
     if not 36 <= args.dpi <= 600:
@@ -94,69 +55,40 @@ def run(args: argparse.Namespace) -> int:
     if output.exists() and output.is_dir():
         raise MmdocsumError(f"{output} is a folder; -o takes the summary file to write (e.g. summary.json)")
     fmt = format_for(output, args.format)
-    settings = load_settings().engines
-    request = EngineRequest(
-        engine=args.engine, model=args.model, mmproj=args.mmproj, n_ctx=args.n_ctx, n_threads=args.threads,
-        n_gpu_layers=args.gpu_layers, base_url=args.base_url, api_model=args.api_model,
-        key_name=args.api_key_name, constrained=False if args.no_grammar else None,
-    )
-    engine_name = choose_engine_name(request, settings)
+    choice = engine_choice(args)
     started = time.perf_counter()
 
     if not args.file.exists():  # before loading any model
         raise InputNotFoundError(f"{args.file}: no such file")
-    # the engine first: a bad model file or endpoint setting is reported before any long work
-    embedder = _embedder()
-    engine = build_engine(request, settings, embedder=embedder)
-    try:
+    with Session() as session:
+        # the engine first: a bad model file or endpoint setting is reported before any long work
+        with session.engine(choice) as configured:
+            engine_info = configured.engine.describe()
         with tqdm_control("reading", enabled=not args.quiet) as control:
             # scanned pages are read with OCR unless --no-ocr, as in every command and the GUI
-            document = Session().read(args.file, password=args.password, control=control,
-                                      ocr=not getattr(args, "no_ocr", False))
+            document = session.read(args.file, password=args.password, control=control,
+                                    ocr=not getattr(args, "no_ocr", False))
         assets = output.parent / f"{output.stem}_files"
         with tqdm_control("figures", enabled=not args.quiet) as control:
             export_document(document, assets, dpi=args.dpi, password=args.password, control=control)
-    except BaseException:
-        engine.close()
-        raise
-    ocr = None
-    want_ocr = args.ocr if args.ocr is not None else (engine_name != "extractive" and not engine.supports_images)
-    warnings: list[str] = []
-    if want_ocr:
-        ocr, problem = _ocr_engine()
-        if problem:
-            warnings.append(problem)
-    options = SummaryOptions(
-        figure_mode=args.figure_mode or settings.figure_mode,
-        include_abstract=not args.no_abstract,
-        shuffle_seed=args.shuffle_images,
-        max_tokens=args.max_tokens or settings.max_tokens,
-        temperature=args.temperature if args.temperature is not None else settings.temperature,
-        seed=settings.seed,
-        ocr=want_ocr,
-        citations=not args.no_citations,
-        time_limit_s=args.time_limit,
-    )
-    on_text = (lambda piece: (sys.stderr.write(piece), sys.stderr.flush())) if args.stream else None
-    partial_path = output.with_name(output.name + ".partial.json")
-    try:
-        with tqdm_control("summarising", enabled=not args.quiet and not args.stream) as control, _cancel_on_sigint(control):
-            summary = summarize_document(
-                document, assets, engine=engine, embedder=embedder, ocr=ocr, options=options, control=control,
-                on_text=on_text,
-            )
-    except MmdocsumError as error:
-        partial = getattr(error, "partial", None)
-        if partial:
-            write_json_atomic(partial_path, {"source": str(args.file), "engine": engine.describe(),
-                                             "error": str(error), **partial})
-            print(f"mmdocsum: partial work saved to {partial_path}", file=sys.stderr)
-        raise
-    finally:
-        engine.close()
+        options = {"include_abstract": not args.no_abstract, "shuffle_seed": args.shuffle_images,
+                   "citations": not args.no_citations, "time_limit_s": args.time_limit}
+        on_text = (lambda piece: (sys.stderr.write(piece), sys.stderr.flush())) if args.stream else None
+        partial_path = output.with_name(output.name + ".partial.json")
+        try:
+            with tqdm_control("summarising", enabled=not args.quiet and not args.stream) as control, \
+                    cancel_on_sigint(control, notice="stopping the model; what it wrote is kept (Ctrl-C again to abort)"):
+                summary = summarize(session, document, assets, choice=choice, options=options, control=control,
+                                    on_text=on_text)
+        except MmdocsumError as error:
+            partial = getattr(error, "partial", None)
+            if partial:
+                write_json_atomic(partial_path, {"source": str(args.file), "engine": engine_info,
+                                                 "error": str(error), **partial})
+                print(f"mmdocsum: partial work saved to {partial_path}", file=sys.stderr)
+            raise
     if args.stream:
         sys.stderr.write("\n")
-    summary.warnings = warnings + summary.warnings
     summary.timings["wall_s"] = time.perf_counter() - started
     written = write_summary(summary, output, fmt, base_dir=assets)
     if partial_path.exists():
@@ -164,21 +96,6 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(format_report(summary, written, fmt))
     return 0
-
-
-def _embedder():
-    from mmdocsum_desktop.models.embed import TextEmbedder
-
-    return TextEmbedder()
-
-
-def _ocr_engine():
-    try:
-        from mmdocsum_desktop.models.ocr import OcrEngine
-
-        return OcrEngine(), None
-    except MmdocsumError as error:
-        return None, f"figures are described without their text: {error}"
 
 
 def format_report(summary, written: Path, fmt: str) -> str:

@@ -25,7 +25,11 @@ def test_rouge_demo_as_the_command_line_runs_it(tmp_path):
     assert main(["bench", "rouge", "--split", "demo", "--engine", "extractive", "-o", str(tmp_path / "cli"),
                  "--quiet"]) == 0
     assert _files(tmp_path / "app") == _files(tmp_path / "cli")
-    assert ours["rouge"] == json.loads((tmp_path / "cli" / "metrics.json").read_text())["rouge"]
+    theirs = json.loads((tmp_path / "cli" / "metrics.json").read_text())
+    assert ours["n_docs"] == theirs["n_docs"] == 5
+    for name in ("rouge1", "rouge2", "rougeL", "rougeL_sentence"):
+        assert ours[name] == theirs[name] and ours[name] > 0
+    assert ours["settings"]["engine"] == theirs["settings"]["engine"]
 
 
 def test_the_gui_runs_ftii_as_the_command_line_does(tmp_path):
