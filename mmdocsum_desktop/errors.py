@@ -103,3 +103,7 @@ class BenchError(MmdocsumError):
 
 class RunMismatchError(BenchError):
     """The output folder holds a run made with other settings (engine, split, options)."""
+
+
+class EmptyQuestionError(MmdocsumError):
+    """A question to ask the document is empty (or only whitespace)."""

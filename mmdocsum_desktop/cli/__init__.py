@@ -12,7 +12,7 @@ from mmdocsum_desktop import __version__
 from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
 
 # Each module exposes register(subparsers); adding a command means adding a module here.
-_COMMAND_MODULES = ["extract", "models", "summarize", "place", "bench", "doctor"]
+_COMMAND_MODULES = ["extract", "models", "summarize", "place", "ask", "bench", "doctor"]
 
 
 def build_parser() -> argparse.ArgumentParser:

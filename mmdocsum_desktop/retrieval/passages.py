@@ -45,6 +45,22 @@ class Passage:
     figure: str | None = None  # id of the figure a caption or OCR text belongs to
 
 
+# Lower-case mentions ("shown in figure 2", "see table 3"), which the document reader's mention finder
+# leaves out on purpose (it links blocks to figures and must not guess); a sentence saying "figure 2"
+# still rests on Figure 2.
+_LOWER_MENTION = re.compile(r"\b(?:(figures?|figs?\.?)|(tables?))\s*(\d{1,3})(?!\d)(?![.,]\d)")
+
+
+def sentence_labels(sentence: str) -> list[str]:
+    """The figures and tables a sentence cites, canonical, in order: "Fig. 3", "Figs. 2 and 4", "figure 5"."""
+    labels = [label for _kind, label in find_mentions(sentence)]
+    for match in _LOWER_MENTION.finditer(sentence):
+        label = f"{'Figure' if match.group(1) else 'Table'} {match.group(3)}"
+        if label not in labels:
+            labels.append(label)
+    return labels
+
+
 def canonical_label(label: str | None) -> str | None:
     """"Fig. 3" → "Figure 3", "TABLE 2" → "Table 2"; None when it is not a figure or table label."""
     if not label:
@@ -72,7 +88,7 @@ def mentioned_labels(document: Document) -> set[str]:
     labels: set[str] = set()
     for block in document.blocks:
         if block.type in PROSE_TYPES:
-            labels.update(label for _kind, label in find_mentions(block.text))
+            labels.update(sentence_labels(block.text))
     return labels
 
 
@@ -92,7 +108,7 @@ def build_passages(document: Document, figure_text: Mapping[str, str] | None = N
         for sentence in split_sentences(block.text):
             if len(sentence) < MIN_SENTENCE_CHARS:
                 continue
-            labels = [label for _kind, label in find_mentions(sentence)]
+            labels = sentence_labels(sentence)
             add("sentence", sentence, block.page, block.id, labels, block.section)
     for visual in document.visuals:
         label = visual_label(visual)

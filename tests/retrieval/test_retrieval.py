@@ -106,3 +106,11 @@ def test_without_a_cross_encoder_the_fused_order_stands(retriever, paper):
 
 def test_an_empty_query_finds_nothing(retriever, paper):
     assert retriever.search(paper, "   ") == []
+
+
+def test_lower_case_mentions_count_but_numbers_do_not():
+    from mmdocsum_desktop.retrieval.passages import sentence_labels
+
+    assert sentence_labels("2D DIGE analysis shown in figure 2 compares samples") == ["Figure 2"]
+    assert sentence_labels("as in Figs. 2 and 4 and table 3") == ["Figure 2", "Figure 4", "Table 3"]
+    assert sentence_labels("three figures 12.5 cm apart") == []

@@ -1,0 +1,354 @@
+"""Ask the paper: question → evidence → an answer whose every sentence cites its page, figure or table.
+
+Without a language model the answer is **extractive**: the best evidence passages themselves, each with
+the figures and tables it rests on (a sentence citing "Fig. 3" rests on Figure 3; a caption on its own
+figure). When the best passage cites no figure, the best passage that does is added, so a question
+about what supports a claim is answered with the figure that supports it.
+
+With a language model (any :class:`~mmdocsum_desktop.engines.base.TextEngine`: llama.cpp GGUF or an
+OpenAI-compatible server) the answer is written from the retrieved evidence only, in a short prompt that
+numbers the passages; it streams to ``on_text``; then every sentence is checked:
+
+* its ``[n]`` citations must name passages that were shown (others are dropped, and the repair noted);
+* it must be supported: the cross-encoder's relevance of the sentence to the passages it cites (the
+  embedding cosine without a cross-encoder) reaches ``support_threshold``, and every number in it
+  appears in the evidence; a sentence citing nothing is matched to its best passage instead;
+* a figure or table it names that the document does not have is dropped from the sentence and noted.
+
+Unsupported sentences are dropped and recorded. When nothing survives, the extractive answer is given
+instead (``model-answer-replaced``). When even the best evidence is weak, the answer is "The document
+does not say." — from either engine.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mmdocsum_desktop.answer.schema import (
+    NOT_IN_DOCUMENT,
+    Answer,
+    AnswerEvidence,
+    AnswerSentence,
+    Repair,
+)
+from mmdocsum_desktop.document.labels import find_mentions
+from mmdocsum_desktop.document.model import Document
+from mmdocsum_desktop.errors import EmptyDocumentError, EmptyQuestionError
+from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.retrieval.search import Evidence, EvidenceIndex, Retriever
+from mmdocsum_desktop.text.sentences import split_answer_sentences
+
+MAX_QUESTION_CHARS = 2000
+_REF = re.compile(r"\[\s*(\d{1,2}(?:\s*[,;–-]\s*\d{1,2})*)\s*\]")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w])")
+_NOT_SAID = re.compile(r"\b(?:document|paper|evidence|text)\s+(?:does not|doesn't|do not)\s+(?:say|mention|state|answer)", re.I)
+
+
+@dataclass(frozen=True)
+class AskOptions:
+    evidence_k: int = 8  # passages retrieved
+    prompt_evidence: int = 6  # of which the model sees this many
+    prompt_passage_chars: int = 420
+    max_sentences: int = 2  # extractive: evidence passages quoted
+    margin: float = 0.15  # extractive: a second passage must be this close to the best (support, 0..1)
+    # support (0..1) below which the best evidence is "weak": the document does not say
+    weak_threshold: float = 0.05
+    support_threshold: float = 0.2  # a model sentence needs at least this to be kept
+    max_tokens: int = 160
+    temperature: float = 0.1
+    time_limit_s: float | None = None
+
+
+def prepare_question(question: str) -> tuple[str, list[Repair]]:
+    """The question as asked, whitespace-normalised; an empty one is refused, a paste too long is cut."""
+    text = " ".join((question or "").split())
+    if not text:
+        raise EmptyQuestionError("the question is empty: ask something about the document")
+    repairs: list[Repair] = []
+    if len(text) > MAX_QUESTION_CHARS:
+        repairs.append(Repair(
+            kind="question-truncated",
+            detail=f"the question had {len(text)} characters; only its first {MAX_QUESTION_CHARS} were used",
+        ))
+        text = text[:MAX_QUESTION_CHARS].rsplit(" ", 1)[0]
+    return text, repairs
+
+
+def answer_question(
+    document: Document,
+    question: str,
+    engine: Any | None,
+    retriever: Retriever,
+    control: JobControl | None = None,
+    *,
+    options: AskOptions | None = None,
+    on_text: Callable[[str], None] | None = None,
+    figure_text: dict[str, str] | None = None,
+    keep: Callable[[Any], bool] | None = None,
+) -> Answer:
+    """Answer ``question`` from ``document``; ``engine`` None → extractive. See the module docstring.
+
+    ``figure_text``: OCR text of figures by figure id, when the caller has it. ``keep``: a filter on
+    passages (benchmarks hide the sentence a claim was taken from)."""
+    options = options or AskOptions()
+    control = ensure_control(control)
+    started = time.perf_counter()
+    question, repairs = prepare_question(question)
+    index = retriever.index(document, figure_text, control=control)
+    if not index.passages:
+        raise EmptyDocumentError(
+            f"{_name(document)} has no text to answer from (a scanned PDF needs OCR first: read it with --ocr)"
+        )
+    notes = list(retriever.notes)
+    if not document.visuals:
+        notes.append("the document has no figures or tables: answers cite pages and passages only")
+    evidence = retriever.search(index, question, k=options.evidence_k, keep=keep, control=control)
+    retrieval_s = time.perf_counter() - started
+    answer = Answer(
+        source=document.source,
+        question=question,
+        evidence=[_shown(i + 1, e) for i, e in enumerate(evidence)],
+        repairs=repairs,
+        notes=notes,
+        engine={"engine": "extractive"} if engine is None else _describe(engine),
+    )
+    answer.engine["retrieval"] = {"reranker": retriever.uses_reranker, "passages": len(index.passages)}
+    answer.timings["retrieval_s"] = retrieval_s
+
+    weak = not evidence or evidence[0].support < options.weak_threshold
+    if weak:
+        answer.not_in_document = True
+        answer.sentences = [AnswerSentence(text=NOT_IN_DOCUMENT, source="notice")]
+    elif engine is None:
+        answer.sentences = extractive_sentences(evidence, options)
+    else:
+        _write_with_model(answer, engine, evidence, index, retriever, options, control, on_text, started)
+    answer.timings["total_s"] = time.perf_counter() - started
+    return answer
+
+
+# ------------------------------------------------------------------------------------- extractive
+
+
+def extractive_sentences(evidence: list[Evidence], options: AskOptions) -> list[AnswerSentence]:
+    """The best passages, each citing its page, block and the figures/tables it rests on."""
+    best = evidence[0]
+    chosen = [best]
+    for item in evidence[1:]:
+        if len(chosen) >= options.max_sentences:
+            break
+        if item.support >= max(options.weak_threshold, best.support - options.margin):
+            chosen.append(item)
+    if not any(item.labels for item in chosen):
+        # the answer should rest on a figure or table when one is in the evidence at all
+        with_label = next((e for e in evidence if e.labels and e not in chosen), None)
+        if with_label is not None and with_label.support >= options.weak_threshold:
+            chosen = [*chosen[: max(1, options.max_sentences - 1)], with_label]
+    number = {id(e): i + 1 for i, e in enumerate(evidence)}
+    return [_cite(AnswerSentence(text=e.text, source="extracted", support=round(e.support, 4)), [(number[id(e)], e)])
+            for e in chosen]
+
+
+def _cite(sentence: AnswerSentence, items: list[tuple[int, Evidence]]) -> AnswerSentence:
+    for number, item in items:
+        if number not in sentence.evidence:
+            sentence.evidence.append(number)
+        if item.page is not None and item.page not in sentence.pages:
+            sentence.pages.append(item.page)
+        if item.block and item.block not in sentence.blocks:
+            sentence.blocks.append(item.block)
+        for label in item.labels:
+            _add_label(sentence, label)
+    return sentence
+
+
+def _add_label(sentence: AnswerSentence, label: str) -> None:
+    target = sentence.tables if label.startswith("Table") else sentence.figures
+    if label not in target:
+        target.append(label)
+
+
+# ------------------------------------------------------------------------------------- with a model
+
+
+SYSTEM_PROMPT = (
+    "You answer questions about one document using only the numbered evidence passages given. "
+    "Write one to three short sentences. End each sentence with the numbers of the passages it uses, "
+    "in brackets, like [2]. Name a figure or table only if a passage you cite names it. "
+    f"If the passages do not answer the question, write exactly: {NOT_IN_DOCUMENT}"
+)
+
+
+def build_messages(question: str, evidence: list[Evidence], options: AskOptions):
+    from mmdocsum_desktop.engines.base import Message
+
+    lines = []
+    for number, item in enumerate(evidence[: options.prompt_evidence], start=1):
+        where = [f"page {item.page}"] if item.page is not None else []
+        where += list(item.labels)
+        text = item.text if len(item.text) <= options.prompt_passage_chars else item.text[: options.prompt_passage_chars].rsplit(" ", 1)[0] + " …"
+        lines.append(f"[{number}] ({', '.join(where) or 'text'}) {text}")
+    user = "Evidence:\n" + "\n".join(lines) + f"\n\nQuestion: {question}\nAnswer:"
+    return [Message("system", SYSTEM_PROMPT), Message("user", user)]
+
+
+def _write_with_model(
+    answer: Answer,
+    engine,
+    evidence: list[Evidence],
+    index: EvidenceIndex,
+    retriever: Retriever,
+    options: AskOptions,
+    control: JobControl,
+    on_text: Callable[[str], None] | None,
+    started: float,
+) -> None:
+    from mmdocsum_desktop.engines.base import GenerationOptions
+
+    messages = build_messages(answer.question, evidence, options)
+    generation_options = GenerationOptions(
+        max_tokens=options.max_tokens,
+        temperature=options.temperature,
+        repeat_penalty=1.1,
+        time_limit_s=options.time_limit_s,
+    )
+    stream = engine.stream(messages, generation_options, control=control)
+    first: float | None = None
+    for piece in stream:
+        if first is None:
+            first = time.perf_counter() - started
+        if on_text is not None:
+            on_text(piece)
+    result = stream.result
+    answer.timings["first_token_s"] = first if first is not None else time.perf_counter() - started
+    answer.model_text = stream.text
+    if result is not None:
+        answer.generation = result.to_json()
+    shown = evidence[: options.prompt_evidence]
+    sentences = check_model_answer(stream.text, shown, evidence, index, retriever, options, answer.repairs, control)
+    said_not = _NOT_SAID.search(stream.text or "") is not None
+    if sentences:
+        answer.sentences = sentences
+    elif said_not and evidence[0].support < 0.5:
+        answer.not_in_document = True
+        answer.sentences = [AnswerSentence(text=NOT_IN_DOCUMENT, source="notice")]
+    else:
+        answer.repairs.append(Repair(
+            kind="model-answer-replaced",
+            detail="no sentence of the model's answer was supported by the evidence; the best evidence is quoted instead",
+            text=(stream.text or "").strip()[:2000] or None,
+        ))
+        answer.sentences = extractive_sentences(evidence, options)
+
+
+def check_model_answer(
+    text: str,
+    shown: list[Evidence],
+    evidence: list[Evidence],
+    index: EvidenceIndex,
+    retriever: Retriever,
+    options: AskOptions,
+    repairs: list[Repair],
+    control: JobControl | None = None,
+) -> list[AnswerSentence]:
+    """The model's sentences that survive the checks, each cited; what was dropped goes to ``repairs``."""
+    kept: list[AnswerSentence] = []
+    evidence_text = " ".join(e.text for e in evidence)
+    evidence_numbers = set(_NUMBER.findall(evidence_text))
+    for raw in split_answer_sentences(text or ""):
+        if _NOT_SAID.search(raw):
+            continue  # handled by the caller: "does not say" is an answer only when evidence is weak
+        numbers, bad_numbers = _evidence_refs(raw, len(shown))
+        for bad in bad_numbers:
+            repairs.append(Repair(kind="unknown-evidence-number-dropped",
+                                  detail=f"[{bad}] names no passage that was shown", text=raw))
+        sentence_text, unknown = _drop_unknown_labels(_REF.sub("", raw), index.known_labels)
+        for label in unknown:
+            repairs.append(Repair(kind="unknown-figure-citation-dropped",
+                                  detail=f"the document has no {label}; the citation was removed", text=raw))
+        sentence_text = " ".join(sentence_text.replace(" .", ".").replace(" ,", ",").split())
+        if len(sentence_text) < 3 or not re.search(r"[^\W\d_]{2}", sentence_text):
+            continue
+        cited = [(n, shown[n - 1]) for n in numbers]
+        pool = cited or list(enumerate(shown, start=1))
+        scores = retriever.rescore(sentence_text, [item.text for _, item in pool], control=control)
+        best = int(scores.argmax()) if len(scores) else -1
+        support = float(scores[best]) if best >= 0 else 0.0
+        missing_numbers = [n for n in _NUMBER.findall(sentence_text) if n not in evidence_numbers]
+        if support < options.support_threshold or missing_numbers:
+            why = (f"numbers not in the evidence: {', '.join(missing_numbers)}" if missing_numbers
+                   else f"support {support:.2f} is below {options.support_threshold:.2f}")
+            repairs.append(Repair(kind="unsupported-sentence-dropped", detail=why, text=raw))
+            continue
+        sentence = AnswerSentence(text=sentence_text, source="model", support=round(support, 4))
+        if not cited:
+            cited = [pool[best]]
+            repairs.append(Repair(kind="citation-added", detail=f"the sentence cited nothing; it rests on passage [{pool[best][0]}]",
+                                  text=raw))
+        _cite(sentence, cited)
+        # a figure the sentence names itself (and the document has) is cited too
+        for _kind, label in find_mentions(sentence_text):
+            if label in index.known_labels:
+                _add_label(sentence, label)
+        kept.append(sentence)
+    return kept
+
+
+def _evidence_refs(sentence: str, shown: int) -> tuple[list[int], list[int]]:
+    good: list[int] = []
+    bad: list[int] = []
+    for group in _REF.findall(sentence):
+        for piece in re.split(r"[,;]", group):
+            span = re.fullmatch(r"\s*(\d+)\s*[–-]\s*(\d+)\s*", piece)
+            values = range(int(span.group(1)), int(span.group(2)) + 1) if span else [int(piece)]
+            for value in values:
+                target = good if 1 <= value <= shown else bad
+                if value not in target:
+                    target.append(value)
+    return good, bad
+
+
+def _drop_unknown_labels(text: str, known: frozenset[str]) -> tuple[str, list[str]]:
+    """Remove citations of figures/tables the document does not have: "(Figure 9)", "[Table 7]", or the
+    bare "Figure 9" words; returns the text and the labels removed."""
+    unknown = [label for _kind, label in find_mentions(text) if label not in known]
+    for label in unknown:
+        word, number = label.split(" ", 1)
+        stem = {"Figure": r"(?:Figures?|Figs?\.?)", "Table": r"(?:Tables?|Tab\.)"}.get(word, re.escape(word))
+        pattern = rf"{stem}\s*{re.escape(number)}[a-z]?"
+        text = re.sub(rf"\s*[(\[]\s*(?:see\s+)?{pattern}\s*[)\]]", "", text)
+        text = re.sub(rf"\b{pattern}\b", "", text)
+    return text, unknown
+
+
+def _shown(number: int, item: Evidence) -> AnswerEvidence:
+    return AnswerEvidence(
+        number=number,
+        kind=item.kind,
+        text=item.text,
+        page=item.page,
+        block=item.block,
+        labels=list(item.labels),
+        support=round(item.support, 4),
+    )
+
+
+def _describe(engine) -> dict[str, Any]:
+    try:
+        described = engine.describe()
+    except Exception:  # noqa: BLE001 — a description is information, never a reason to fail the answer
+        described = {}
+    info = dict(described) if isinstance(described, dict) else {}
+    info.setdefault("engine", getattr(engine, "name", "model"))
+    info.setdefault("model", getattr(engine, "model_name", ""))
+    return info
+
+
+def _name(document: Document) -> str:
+    from pathlib import Path
+
+    return Path(document.source).name or "the document"

@@ -1,0 +1,94 @@
+"""The Answer schema: what "ask the paper" returns, written as JSON by ``mmdocsum ask --format json`` and
+kept in the project file by the app.
+
+Every sentence carries its citations the way MCiteBench scores them and a reader checks them: the pages,
+the figures ("Figure 3") and tables ("Table 2") it rests on, the block ids of the evidence, and a support
+score (0..1, from the cross-encoder, or the embedding cosine without one). What was changed after the
+model wrote it — a sentence dropped as unsupported, a citation of a figure the document does not have —
+is listed in ``repairs``, so nothing is silently rewritten.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+SCHEMA = "mmdocsum-answer"
+SCHEMA_VERSION = 1
+NOT_IN_DOCUMENT = "The document does not say."
+
+SentenceSource = Literal["extracted", "model", "notice"]
+
+
+class AnswerEvidence(BaseModel):
+    """A retrieved passage as shown beside the answer (the ``[n]`` the model saw, 1-based)."""
+
+    number: int
+    kind: str  # sentence, caption, ocr
+    text: str
+    page: int | None = None
+    block: str | None = None
+    labels: list[str] = Field(default_factory=list)
+    support: float = 0.0
+
+
+class AnswerSentence(BaseModel):
+    text: str
+    source: SentenceSource = "extracted"
+    pages: list[int] = Field(default_factory=list)
+    figures: list[str] = Field(default_factory=list)  # "Figure 3", "Scheme 1"
+    tables: list[str] = Field(default_factory=list)  # "Table 2"
+    blocks: list[str] = Field(default_factory=list)
+    evidence: list[int] = Field(default_factory=list)  # AnswerEvidence.number of what it rests on
+    support: float | None = None  # 0..1; None for notices ("The document does not say.")
+
+    @property
+    def labels(self) -> list[str]:
+        return [*self.figures, *self.tables]
+
+
+class Repair(BaseModel):
+    kind: Literal[
+        "unsupported-sentence-dropped",
+        "unknown-figure-citation-dropped",
+        "unknown-evidence-number-dropped",
+        "citation-added",
+        "model-answer-replaced",
+        "question-truncated",
+    ]
+    detail: str
+    text: str | None = None
+
+
+class Answer(BaseModel):
+    format: str = SCHEMA
+    version: int = SCHEMA_VERSION
+    source: str = ""  # the document's file
+    question: str
+    sentences: list[AnswerSentence] = Field(default_factory=list)
+    evidence: list[AnswerEvidence] = Field(default_factory=list)
+    not_in_document: bool = False  # the evidence was too weak to answer
+    repairs: list[Repair] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)  # what the user should know (no figures, no rescoring…)
+    engine: dict[str, Any] = Field(default_factory=dict)
+    generation: dict[str, Any] | None = None  # token counts of the model's answer
+    model_text: str | None = None  # the model's raw answer, before checking
+    timings: dict[str, float] = Field(default_factory=dict)  # retrieval_s, first_token_s, total_s
+
+    @property
+    def text(self) -> str:
+        return " ".join(s.text for s in self.sentences)
+
+    @property
+    def cited_labels(self) -> list[str]:
+        """Every figure and table cited anywhere in the answer, in first-cited order."""
+        seen: list[str] = []
+        for sentence in self.sentences:
+            for label in sentence.labels:
+                if label not in seen:
+                    seen.append(label)
+        return seen
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=2)

@@ -1,0 +1,114 @@
+"""Ask the paper end to end on corpus papers: real MiniLM, cross-encoder and (for the model path) the
+real SmolLM2-135M GGUF. The model's own words are not asserted (a 135M model says what it says); what
+is asserted is what the checks guarantee about whatever it says."""
+
+from __future__ import annotations
+
+import pytest
+
+from mmdocsum_desktop.answer import NOT_IN_DOCUMENT, Answer, AskOptions, answer_question, prepare_question
+from mmdocsum_desktop.answer.ask import MAX_QUESTION_CHARS, check_model_answer
+from mmdocsum_desktop.errors import EmptyQuestionError
+from tests.conftest import read_paper
+
+HYDROLOGY = "mineru_demo1.pdf"
+FIGURE_QUESTION = "Which figure shows the climate adjusted zero flow days?"
+
+
+@pytest.fixture(scope="module")
+def paper():
+    return read_paper(HYDROLOGY)
+
+
+@pytest.fixture(scope="module")
+def smollm_engine(smollm):
+    from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
+
+    engine = LlamaEngine(LlamaConfig(model=smollm, n_ctx=2048, n_threads=1, seed=0))
+    yield engine
+    engine.close()
+
+
+def test_extractive_answer_quotes_the_document_and_cites_the_figure(retriever, paper):
+    answer = answer_question(paper, FIGURE_QUESTION, None, retriever)
+    assert not answer.not_in_document and answer.sentences
+    first = answer.sentences[0]
+    assert first.source == "extracted" and "Figure 5" in first.figures
+    texts = {p.text for p in retriever.index(paper).passages}
+    for sentence in answer.sentences:
+        assert sentence.text in texts  # quoted verbatim from the evidence
+        assert sentence.pages and sentence.blocks and sentence.evidence
+        assert all(paper.block(block).page in sentence.pages for block in sentence.blocks)
+    assert "Figure 5" in answer.cited_labels
+    assert answer.engine["engine"] == "extractive" and answer.engine["retrieval"]["reranker"] is True
+    assert answer.timings["retrieval_s"] > 0 and "first_token_s" not in answer.timings
+    assert Answer.model_validate_json(answer.to_json()) == answer  # the JSON form round-trips
+
+
+def test_a_table_question_cites_the_table(retriever, paper):
+    answer = answer_question(paper, "Where are the Thalf values of all catchments given?", None, retriever)
+    assert "Table 4" in answer.cited_labels
+
+
+def test_an_off_topic_question_is_not_answered_from_the_document(retriever, paper):
+    answer = answer_question(paper, "What is the best recipe for a chocolate cake?", None, retriever)
+    assert answer.not_in_document
+    assert [s.text for s in answer.sentences] == [NOT_IN_DOCUMENT]
+    assert answer.cited_labels == []
+
+
+def test_a_document_without_figures_answers_with_pages_and_says_so(retriever):
+    document = read_paper("docling_multi_page.pdf")
+    answer = answer_question(document, "When was the typewriter patented, and by whom?", None, retriever)
+    assert any("figures" in note for note in answer.notes)
+    assert not answer.not_in_document
+    assert "1868" in answer.sentences[0].text and answer.sentences[0].pages
+    assert answer.cited_labels == []
+
+
+def test_empty_and_overlong_questions():
+    with pytest.raises(EmptyQuestionError):
+        prepare_question("  \n\t ")
+    text, repairs = prepare_question("why " * 5000)
+    assert len(text) <= MAX_QUESTION_CHARS and repairs[0].kind == "question-truncated"
+    assert "20000" in repairs[0].detail or "19999" in repairs[0].detail
+
+
+def test_model_answer_is_streamed_checked_and_cited(retriever, paper, smollm_engine):
+    pieces: list[str] = []
+    answer = answer_question(paper, FIGURE_QUESTION, smollm_engine, retriever,
+                             options=AskOptions(max_tokens=48), on_text=pieces.append)
+    assert pieces and "".join(pieces) == answer.model_text
+    assert answer.generation["completion_tokens"] <= 48
+    assert 0 < answer.timings["first_token_s"] <= answer.timings["total_s"]
+    assert answer.engine["engine"] == "llama"
+    assert answer.sentences
+    for sentence in answer.sentences:
+        if sentence.source == "model":
+            # every kept model sentence passed the support check and rests on shown evidence
+            assert sentence.support >= AskOptions().support_threshold
+            assert sentence.evidence and sentence.pages
+        else:
+            assert sentence.source in ("extracted", "notice")
+    dropped = [r for r in answer.repairs if r.kind == "unsupported-sentence-dropped"]
+    kept_text = " ".join(s.text for s in answer.sentences)
+    assert all(r.text not in kept_text for r in dropped)
+
+
+def test_checks_drop_a_figure_the_document_does_not_have(retriever, paper):
+    # what a model that invents a figure writes; the checker is run on it directly
+    index = retriever.index(paper)
+    evidence = retriever.search(index, FIGURE_QUESTION, k=6)
+    repairs = []
+    kept = check_model_answer(
+        "The climate adjusted zero flow days are shown in Fig. 5 (Figure 42) [1]. "
+        "The zero flow days rose by 987 percent [1]. "
+        "Penguins enjoy cold water [2]. It is also in passage [9].",
+        evidence, evidence, index, retriever, AskOptions(), repairs,
+    )
+    kinds = [r.kind for r in repairs]
+    assert "unknown-figure-citation-dropped" in kinds
+    assert "Figure 42" not in " ".join(s.text for s in kept)
+    assert kinds.count("unsupported-sentence-dropped") >= 2  # 987 is in no passage; penguins are off topic
+    assert "unknown-evidence-number-dropped" in kinds  # [9]: only 6 passages were shown
+    assert kept and kept[0].figures == ["Figure 5"] and kept[0].evidence == [1]
