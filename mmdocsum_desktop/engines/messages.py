@@ -12,7 +12,9 @@ from typing import Any
 from mmdocsum_desktop.engines.base import Message, image_data_url
 
 
-def openai_chat_messages(messages: list[Message], *, with_images: bool, image_max_side: int) -> list[dict[str, Any]]:
+def openai_chat_messages(
+    messages: list[Message], *, with_images: bool, image_max_side: int
+) -> list[dict[str, Any]]:
     """``messages`` as OpenAI chat dicts; images are inlined only when ``with_images`` (a vision engine)."""
     converted: list[dict[str, Any]] = []
     for message in messages:
@@ -25,6 +27,8 @@ def openai_chat_messages(messages: list[Message], *, with_images: bool, image_ma
                 if part:
                     parts.append({"type": "text", "text": part})
             else:
-                parts.append({"type": "image_url", "image_url": {"url": image_data_url(part.path, image_max_side)}})
+                parts.append(
+                    {"type": "image_url", "image_url": {"url": image_data_url(part.path, image_max_side)}}
+                )
         converted.append({"role": message.role, "content": parts})
     return converted
