@@ -149,7 +149,8 @@ class AuthoringView(QWidget):
             return None
         fn = core.place_images(paragraphs, document=None if use_folder else document,
                                workspace_root=self.workspace.root if self.workspace else None,
-                               folder=self.folder if use_folder else None)
+                               folder=self.folder if use_folder else None,
+                               settings=self.window_.engine_settings())
         job = Job("Placing images", fn, kind="placement")
         job.signals.succeeded.connect(self._placed)
         job.signals.failed.connect(lambda message: self.window_.show_error(f"Place images failed: {message}"))
@@ -157,7 +158,7 @@ class AuthoringView(QWidget):
         self._job = job
         self.place_button.setEnabled(False)
         self.status.setText("Placing…")
-        self.window_._start(job)
+        self.window_.start_job(job)
         return job
 
     def _finished(self) -> None:
@@ -182,8 +183,12 @@ class AuthoringView(QWidget):
             text = paragraphs[suggestion.paragraph] if suggestion.paragraph < len(paragraphs) else ""
             cells = [str(suggestion.paragraph + 1), text[:90], suggestion.label or Path(suggestion.image or "").name,
                      f"{suggestion.score:.2f}"]
+            reason = _why_text(suggestion.why)
             for column, value in enumerate(cells):
-                self.table.setItem(row, column, QTableWidgetItem(value))
+                item = QTableWidgetItem(value)
+                if reason:
+                    item.setToolTip(reason)
+                self.table.setItem(row, column, item)
             if suggestion.status == "pending":
                 host = QWidget()
                 box = QHBoxLayout(host)
@@ -236,3 +241,15 @@ class AuthoringView(QWidget):
         insertion = f"\n\n![{alt}]({image.as_posix()})"
         self.editor.setPlainText(text[:end] + insertion + text[end:])
         return True
+
+
+def _why_text(why: dict | None) -> str:
+    """The placement's reasons as tooltip lines (caption match, matched sentences, OCR words, position)."""
+    if not why:
+        return ""
+    from mmdocsum_desktop.placement import PlacementWhy
+
+    try:
+        return PlacementWhy.model_validate(why).tooltip()
+    except ValueError:
+        return ""

@@ -131,7 +131,7 @@ class BenchView(QWidget):
         self._job = job
         self.run_button.setEnabled(False)
         self.status.setText("Running…")
-        self.window_._start(job)
+        self.window_.start_job(job)
         return job
 
     def _finished(self) -> None:
@@ -140,7 +140,7 @@ class BenchView(QWidget):
 
     def _done(self, out: Path, result: Any) -> None:
         run = Path(result) if isinstance(result, str | Path) and Path(result).is_dir() else out
-        self.window_.prefs.bench_runs = [str(run)] + [r for r in self.window_.prefs.bench_runs if r != str(run)][:19]
+        self.window_.remember_bench_run(run)
         self.show_run(run)
 
     # ---- results
@@ -150,7 +150,7 @@ class BenchView(QWidget):
         job = Job(f"Loading {run.name}", core.load_run(run), kind="bench-view")
         job.signals.succeeded.connect(self._show_loaded)
         job.signals.failed.connect(lambda message: self.status.setText(f"{run.name}: {message}"))
-        self.window_._start(job)
+        self.window_.start_job(job)
         return job
 
     def _show_loaded(self, loaded: dict[str, Any]) -> None:
@@ -205,7 +205,7 @@ class BenchView(QWidget):
         job = Job("Comparing runs", core.compare_runs(runs), kind="bench-view")
         job.signals.succeeded.connect(self._show_comparison)
         job.signals.failed.connect(lambda message: self.status.setText(f"Compare failed: {message}"))
-        self.window_._start(job)
+        self.window_.start_job(job)
         return job
 
     def _show_comparison(self, result: dict[str, Any]) -> None:

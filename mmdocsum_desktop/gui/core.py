@@ -1,28 +1,32 @@
 """The GUI's calls into the core, as job functions ``fn(control, stream)`` for :class:`Job`.
 
-These are the same functions the CLI calls (read_document/export_document, the summary pipeline, the
-placement engine, the benchmark runner, the model registry); this module only splits one progress bar
-over several steps and turns results into what the views show. Packages that a build may lack are
-imported lazily, so a missing one gives a clear message instead of a broken window.
+These are the same functions the CLI calls (read_document/export_document, the use cases of
+:mod:`mmdocsum_desktop.app` over the process's one Session, the model registry); this module only splits
+one progress bar over several steps and turns results into what the views show.
 """
 
 from __future__ import annotations
 
 import importlib
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop import app
 from mmdocsum_desktop.document.model import Document
+from mmdocsum_desktop.engines import factory
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.settings import EngineChoice, Settings
 
 StreamFn = Callable[[str], None]
 
 
-class FeatureMissingError(MmdocsumError):
-    """A part of the app this build does not include yet."""
+def session(settings: Settings) -> app.Session:
+    """The process's Session with the settings as the user has them now (the dialog may have saved)."""
+    current = app.default_session()
+    current.use_settings(settings)
+    return current
 
 
 def sub_control(parent: JobControl, start: int, end: int, label: str = "") -> JobControl:
@@ -46,7 +50,7 @@ WARM_UP_MODULES = (
     "mmdocsum_desktop.document.html",
     "mmdocsum_desktop.document.markdown",
     "mmdocsum_desktop.document.jats",
-    "mmdocsum_desktop.engines.auto",
+    "mmdocsum_desktop.engines.factory",
     "mmdocsum_desktop.summarize.pipeline",
     "mmdocsum_desktop.summarize.render",
     "mmdocsum_desktop.placement",
@@ -67,11 +71,13 @@ def warm_up(modules: tuple[str, ...] = WARM_UP_MODULES, *, embedder: bool = True
         missing = []
         for position, name in enumerate(modules):
             control.report(position, len(modules) + 1, name)
-            if optional_module(name) is None:
+            try:
+                importlib.import_module(name)
+            except ImportError:
                 missing.append(name)
         if embedder:
             try:
-                shared_embedder()
+                app.default_session().embedder()
             except (MmdocsumError, OSError, ImportError):
                 missing.append("text embedder")  # the summary job says what is missing
         return missing
@@ -117,13 +123,6 @@ def make_thumbnails(paths: list[tuple[str, Path]], size: int) -> Callable:
     return run
 
 
-def optional_module(name: str) -> Any | None:
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
-
-
 # ------------------------------------------------------------------------------------ documents
 
 
@@ -147,109 +146,56 @@ def open_document(path: Path, workspace_root: Path, *, password: str | None = No
 # ------------------------------------------------------------------------------------ summaries
 
 
-def summarize(document: Document, workspace_root: Path, settings: Any, *, seed_offset: int = 0) -> Callable:
-    """The summary pipeline (as `mmdocsum summarize` runs it) with the user's engine settings; an LLM's
-    text streams to ``stream``. Returns {"summary": the Summary, "images": its figures decoded}."""
+def summarize(document: Document, workspace_root: Path, settings: Settings) -> Callable:
+    """The summary (as `mmdocsum summarize` writes it, through :func:`app.summarize`) with the user's
+    engine settings; an LLM's text streams to ``stream``."""
 
     def run(control: JobControl, stream: StreamFn) -> dict[str, Any]:
-        try:
-            from mmdocsum_desktop.engines.auto import EngineRequest, build_engine, choose_engine_name
-            from mmdocsum_desktop.summarize.pipeline import SummaryOptions, summarize_document
-        except ImportError as error:
-            raise FeatureMissingError(f"summaries are not part of this build yet ({error})") from error
-        engines = settings.engines
-        name = choose_engine_name(EngineRequest(engine="auto"), engines)
-        control.report(0, 100, f"starting the {name} engine")
-        embedder = shared_embedder()
-        engine = build_engine(EngineRequest(engine="auto"), engines, embedder=embedder)
-        try:
-            ocr = None
-            if name != "extractive" and not getattr(engine, "supports_images", False):
-                ocr = _shared_ocr()
-            options = SummaryOptions(figure_mode=engines.figure_mode, max_tokens=engines.max_tokens,
-                                     temperature=engines.temperature, seed=engines.seed + seed_offset)
-            summary = summarize_document(document, workspace_root, engine=engine, embedder=embedder, ocr=ocr,
-                                         options=options, control=sub_control(control, 5, 100), on_text=stream)
-        finally:
-            close = getattr(engine, "close", None)
-            if callable(close):
-                close()
+        current = session(settings)
+        control.report(0, 100, f"starting the {current.engine_name()} engine")
+        summary = app.summarize(current, document, workspace_root, control=sub_control(control, 5, 100),
+                                on_text=stream)
         control.report(100, 100, "done")
-        # the figures' images are decoded here, not on the GUI thread
-        paths = [workspace_root / p.figure.image for p in summary.paragraphs if p.figure and p.figure.image]
-        return {"summary": summary, "images": scaled_images(paths, SUMMARY_IMAGE_WIDTH)}
+        return _prepared(summary, workspace_root)
 
     return run
 
 
-def engine_name(settings: Any) -> str:
+def regenerate_paragraph(document: Document, workspace_root: Path, settings: Settings, summary: Any, index: int,
+                         attempt: int) -> Callable:
+    """Paragraph ``index`` written anew (:func:`app.regenerate_paragraph`); the other three are kept."""
+
+    def run(control: JobControl, stream: StreamFn) -> dict[str, Any]:
+        current = session(settings)
+        control.report(0, 100, f"starting the {current.engine_name()} engine")
+        fresh = app.regenerate_paragraph(current, document, summary, index, attempt=attempt,
+                                         control=sub_control(control, 5, 100), on_text=stream)
+        control.report(100, 100, "done")
+        return _prepared(fresh, workspace_root)
+
+    return run
+
+
+def _prepared(summary: Any, workspace_root: Path) -> dict[str, Any]:
+    """The summary with its figures' images decoded here, not on the GUI thread."""
+    paths = [workspace_root / p.figure.image for p in summary.paragraphs if p.figure and p.figure.image]
+    return {"summary": summary, "images": scaled_images(paths, SUMMARY_IMAGE_WIDTH)}
+
+
+def engine_name(settings: Settings) -> str:
     """The engine a summary would use with these settings ("auto" resolved)."""
     try:
-        from mmdocsum_desktop.engines.auto import EngineRequest, choose_engine_name
-
-        return choose_engine_name(EngineRequest(engine="auto"), settings.engines)
-    except (ImportError, MmdocsumError):
-        return getattr(getattr(settings, "engines", None), "engine", "auto")
-
-
-_embedder: Any = None
-_embedder_lock = threading.Lock()
-
-
-def shared_embedder() -> Any:
-    """One text embedder per process (loading MiniLM takes about a second); None when it cannot load,
-    in which case the pipeline says what is missing."""
-    global _embedder
-    with _embedder_lock:
-        if _embedder is None:
-            from mmdocsum_desktop.models.embed import TextEmbedder
-
-            _embedder = TextEmbedder()
-        return _embedder
-
-
-def _shared_ocr() -> Any:
-    try:
-        from mmdocsum_desktop.models.ocr import shared_engine
-
-        return shared_engine()
-    except (ImportError, MmdocsumError):
-        return None
+        return factory.choose_engine_name(None, settings.engines)
+    except MmdocsumError:
+        return settings.engines.engine
 
 
 # ------------------------------------------------------------------------------------ judging
 
-JUDGE_NEEDS_MODEL = (
-    "Judging a summary needs a language model, and only the extractive engine is set up. Choose a GGUF "
-    "model (Settings ▸ Local model) or an OpenAI-compatible endpoint (Settings ▸ Server), then judge again."
-)
-
-
-class JudgeNotConfiguredError(MmdocsumError):
-    """No language model is configured to act as the judge (only the extractive engine)."""
-
-
-def judge_engine_name(settings: Any) -> str:
-    """The engine that judges with these settings: the configured LLM engine ("llama" with a GGUF model,
-    "openai" with an endpoint), the engine chosen in Settings first. JudgeNotConfiguredError when there
-    is none: the extractive engine cannot judge."""
-    engines = settings.engines
-    usable = {"llama": bool(engines.llama.model), "openai": bool(engines.openai.base_url)}
-    if engines.engine in usable and usable[engines.engine]:
-        return engines.engine
-    for name in ("llama", "openai"):
-        if usable[name]:
-            return name
-    raise JudgeNotConfiguredError(JUDGE_NEEDS_MODEL)
-
-
-def judge_description(settings: Any) -> str:
-    """What the judge is, for the job title: "llama (model.gguf)" or "openai (http://…)"."""
-    name = judge_engine_name(settings)
-    engines = settings.engines
-    if name == "llama":
-        return f"llama ({Path(str(engines.llama.model)).name})"
-    return f"openai ({engines.openai.model or engines.openai.base_url})"
+def judge_description(settings: Settings) -> str:
+    """What the judge is, for the job title: "llama (model.gguf)" or "openai (http://…)";
+    ``engines.factory.JudgeNotConfiguredError`` when only the extractive engine is set up."""
+    return factory.judge_description(settings.engines)
 
 
 def judge_record(summary: Any, document: Document | None = None) -> dict[str, Any]:
@@ -266,27 +212,11 @@ def judge_summary(document: Document, summary: Any, workspace_root: Path, settin
     judgement's JSON (``bench.suites.judge.judge_document``) with ``aspect_titles`` {name: title}."""
 
     def run(control: JobControl, stream: StreamFn) -> dict[str, Any]:
-        try:
-            from mmdocsum_desktop.bench.judge_suite import judge_document
-            from mmdocsum_desktop.engines.auto import EngineRequest, build_engine
-        except ImportError as error:
-            raise FeatureMissingError(f"judging is not part of this build ({error})") from error
-        name = judge_engine_name(settings)
-        record = judge_record(summary, document)
-        control.report(0, 100, f"starting the {name} judge")
-        engine = build_engine(EngineRequest(engine=name), settings.engines, embedder=None)
-        try:
-            control.check()
-            result = judge_document(document, record, engine, base_dir=workspace_root,
-                                    control=sub_control(control, 5, 100))
-        finally:
-            close = getattr(engine, "close", None)
-            if callable(close):
-                close()
+        current = session(settings)
+        control.report(0, 100, f"starting the {current.judge_name()} judge")
+        result = app.judge(current, document, summary, base_dir=workspace_root,
+                           control=sub_control(control, 5, 100))
         control.report(100, 100, "done")
-        from mmdocsum_desktop.bench.summary_judge import load_aspects
-
-        result["aspect_titles"] = {name: aspect.title for name, aspect in load_aspects().items()}
         return result
 
     return run
@@ -296,26 +226,14 @@ def judge_summary(document: Document, summary: Any, workspace_root: Path, settin
 
 
 def place_images(paragraphs: list[str], *, document: Document | None, workspace_root: Path | None,
-                 folder: Path | None, use_ocr: bool = True, clip: str | None = None) -> Callable:
-    """Flow insertion over the user's paragraphs with the document's figures or a folder of images."""
+                 folder: Path | None, settings: Settings) -> Callable:
+    """Flow insertion over the user's paragraphs with the document's figures or a folder of images
+    (:func:`app.place`, what `mmdocsum place` runs), with the placement settings (OCR, CLIP)."""
 
     def run(control: JobControl, stream: StreamFn) -> list[dict[str, Any]]:
-        candidates_module = optional_module("mmdocsum_desktop.placement.candidates")
-        if candidates_module is None:
-            raise FeatureMissingError("image placement is not part of this build yet")
-        if folder is not None:
-            pool = candidates_module.candidates_from_folder(folder)
-        elif document is not None:
-            pool = candidates_module.candidates_from_document(document, workspace_root)
-        else:
-            raise MmdocsumError("open a document or choose a folder of images first")
-        if not pool:
-            raise MmdocsumError("there are no images to place (the document has no figures, or the folder is empty)")
-        engine_cls = _placement_engine_class()
-        # the same engine `mmdocsum place` builds: the installed models, each optional
-        engine = engine_cls.with_default_models(ocr=use_ocr, clip=clip)
-        placements = list(engine.place(paragraphs, pool, strategy="global", control=control))
-        return [_suggestion(p, pool) for p in placements]
+        pool = app.image_pool(document=None if folder is not None else document, root=workspace_root, folder=folder)
+        placed = app.place(session(settings), paragraphs, pool, control=control)
+        return [_suggestion(p, pool) for p in placed.placements]
 
     return run
 
@@ -330,18 +248,8 @@ def _suggestion(placement: Any, pool: list[Any]) -> dict[str, Any]:
         "figure": getattr(chosen, "source_id", None) if data.get("image") else None,
         "label": (chosen.display_name() if chosen is not None and data.get("image") else None),
         "score": float(data.get("score") or 0.0),
+        "why": data.get("why"),  # placement.PlacementWhy as JSON, shown as the suggestion's tooltip
     }
-
-
-def _placement_engine_class():
-    for name in ("mmdocsum_desktop.placement.engine", "mmdocsum_desktop.placement.assign", "mmdocsum_desktop.placement"):
-        module = optional_module(name)
-        if module is not None and hasattr(module, "PlacementEngine"):
-            return module.PlacementEngine
-    raise FeatureMissingError("image placement is not part of this build yet (no PlacementEngine)")
-
-
-# ------------------------------------------------------------------------------------ benchmarks
 
 
 # ------------------------------------------------------------------------------------ models
@@ -358,17 +266,14 @@ def verify_models(name: str | None = None) -> Callable:
 
 def download_model(repo: str, filename: str, role: str | None) -> Callable:
     def run(control: JobControl, stream: StreamFn):
-        import inspect
-
         from mmdocsum_desktop.models import registry
 
-        parameters = inspect.signature(registry.download).parameters
-        kwargs: dict[str, Any] = {"control": control}
-        if "role" in parameters and role:
-            kwargs["role"] = role
-        return registry.download(repo, filename, **kwargs)
+        return registry.download(repo, filename, role=role, control=control)
 
     return run
+
+
+# ------------------------------------------------------------------------------------ benchmarks
 
 
 def run_benchmark(suite: str, split: str, engine: str, out: Path) -> Callable:
@@ -386,52 +291,15 @@ def run_benchmark(suite: str, split: str, engine: str, out: Path) -> Callable:
 
 
 def benchmark_in_this_process(suite: str, split: str, engine: str, out: str, control: JobControl) -> str:
-    """The benchmark suites of the bench package (what `mmdocsum bench` calls)."""
-    try:
-        from mmdocsum_desktop.bench.glue import EngineSpec
-    except ImportError as error:
-        raise FeatureMissingError(f"the benchmark runner is not part of this build yet ({error})") from error
-    spec = EngineSpec(engine=engine)
-    if suite == "mdocsum":
-        from mmdocsum_desktop.bench.mdocsum import run_mdocsum
-
-        run_mdocsum(split, out, engine_spec=spec, control=control)
-    elif suite == "mcite":
-        from mmdocsum_desktop.bench.mcite import run_mcite
-
-        run_mcite(split, out, engine_spec=spec, control=control)
-    elif suite == "rouge":
-        from mmdocsum_desktop.bench.rouge import run_rouge
-
-        run_rouge(split, out, engine_spec=spec, control=control)
-    elif suite == "ftii":
-        _run_ftii(split, Path(out), control)
-    else:
-        raise MmdocsumError(f"unknown benchmark suite {suite!r}")
+    """The child process's side of :func:`run_benchmark`: :func:`app.run_benchmark`, as `mmdocsum bench`."""
+    ftii_data: dict[str, Any] = {}
+    if suite == "ftii" and split != "demo":  # a flow-insertion JSON: images and captions beside it
+        ftii_data = {"images_root": Path(split).parent, "captions": Path(split).with_name("captions.json")}
+        if not ftii_data["captions"].is_file():
+            ftii_data["captions"] = None
+    choice = None if suite == "ftii" else EngineChoice(engine=engine)
+    app.run_benchmark(app.Session(), suite, split, out, choice=choice, control=control, **ftii_data)
     return out
-
-
-def _run_ftii(split: str, out: Path, control: JobControl) -> None:
-    from mmdocsum_desktop.bench import report, splits
-    from mmdocsum_desktop.bench.ftii import load_flow_insertion, run_flow_insertion, score_articles
-    from mmdocsum_desktop.fileio import write_json_atomic
-    from mmdocsum_desktop.placement import PlacementEngine, read_captions_file
-
-    if split == "demo":
-        data, images_root, captions_file = splits.demo_ftii()
-    else:
-        data = Path(split)
-        images_root = data.parent
-        captions_file = data.with_name("captions.json")
-    articles = load_flow_insertion(data)
-    captions = read_captions_file(captions_file) if captions_file.is_file() else None
-    engine = PlacementEngine.with_default_models(ocr=True)
-    result = run_flow_insertion(articles, engine, images_root, captions=captions, strategy="global", control=control)
-    metrics = score_articles(articles, result.predictions).as_json()
-    metrics.setdefault("suite", "ftii")
-    metrics.setdefault("split", str(split))
-    write_json_atomic(out / "predictions.json", {a.id: result.predictions[a.id] for a in articles})
-    report.write_run(out, metrics)
 
 
 def load_run(run: Path) -> Callable:

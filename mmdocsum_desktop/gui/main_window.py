@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mmdocsum_desktop import app
 from mmdocsum_desktop import project as proj
 from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.errors import EncryptedDocumentError, MmdocsumError
@@ -374,7 +375,7 @@ class MainWindow(QMainWindow):
         job.signals.succeeded.connect(lambda document: self._document_ready(workspace, document, path))
         job.signals.failed.connect(lambda message: (drop_new(), self._open_failed(path, message, job)))
         job.signals.cancelled.connect(lambda partial: (drop_new(), self.show_status("Opening cancelled.")))
-        self._start(job)
+        self.start_job(job)
         self.show_status(f"Opening {path.name}…")
         return job
 
@@ -468,7 +469,8 @@ class MainWindow(QMainWindow):
             self.open_path(files[0])
 
     # ============================================================================ summary
-    def _engine_settings(self):
+    def engine_settings(self):
+        """The saved settings (the defaults, with a warning, when the file is unreadable)."""
         from mmdocsum_desktop.settings import load_settings
 
         try:
@@ -480,20 +482,24 @@ class MainWindow(QMainWindow):
             return Settings()
 
     def summarize(self, *, replace: int | None = None) -> Job | None:
+        """Summarise the open document; with ``replace``, write that one paragraph anew instead."""
         workspace = self.workspace
         if workspace is None or workspace.document is None:
             self.show_error("Open a document first (File ▸ Open, or drop a file on the window).", "info")
             return None
         if self._summary_job is not None:
             return None
-        settings = self._engine_settings()
+        settings = self.engine_settings()
         engine = core.engine_name(settings)
-        title = "Summarizing" if replace is None else f"Regenerating paragraph {replace + 1}"
-        if replace is not None:
+        if replace is None:
+            title = "Summarizing"
+            fn = core.summarize(workspace.document, workspace.root, settings)
+        else:
+            title = f"Regenerating paragraph {replace + 1}"
             self._regenerations += 1
-        job = Job(f"{title} ({engine})",
-                  core.summarize(workspace.document, workspace.root, settings, seed_offset=self._regenerations),
-                  kind="summary")
+            fn = core.regenerate_paragraph(workspace.document, workspace.root, settings,
+                                           workspace.project.summary, replace, self._regenerations)
+        job = Job(f"{title} ({engine})", fn, kind="summary")
         job.signals.text.connect(self.summary_view.append_stream)
         job.signals.succeeded.connect(lambda result: self._summary_done(workspace, result, replace, job))
         job.signals.failed.connect(lambda message: self.show_error(f"Summary failed: {message}"))
@@ -502,7 +508,7 @@ class MainWindow(QMainWindow):
         self._summary_job = job
         self.summary_view.begin_stream(f"{title} with the {engine} engine…")
         self.tabs.setCurrentWidget(self.summary_view)
-        self._start(job)
+        self.start_job(job)
         self._update_actions()
         return job
 
@@ -521,15 +527,9 @@ class MainWindow(QMainWindow):
         summary = result["summary"]
         self.summary_view.add_images(result.get("images") or {})
         if replace is not None and workspace.project.summary is not None:
-            current = workspace.project.summary
-            if replace < len(current.paragraphs) and replace < len(summary.paragraphs):
-                fresh = summary.paragraphs[replace]
-                old = current.paragraphs[replace]
-                used = {p.figure_id for i, p in enumerate(current.paragraphs) if i != replace and p.figure}
-                if fresh.figure_id in used:  # each figure at most once: keep the paragraph's own figure
-                    fresh.figure, fresh.image_caption = old.figure, old.image_caption
-                current.paragraphs[replace] = fresh
-            summary = current
+            # only the regenerated paragraph is taken: edits made to the others meanwhile are kept
+            workspace.project.summary.paragraphs[replace] = summary.paragraphs[replace]
+            summary = workspace.project.summary
         workspace.project.summary = summary
         self._show_summary(summary, workspace)
         self.mark_changed()
@@ -550,7 +550,7 @@ class MainWindow(QMainWindow):
         summary = self.workspace.project.summary if self.workspace else None
         if summary is None or index >= len(summary.paragraphs):
             return
-        if core.engine_name(self._engine_settings()) == "extractive":
+        if core.engine_name(self.engine_settings()) == "extractive":
             self.show_status("The extractive engine picks the same sentences again; an LLM engine "
                              "(Settings ▸ Engine) writes a new version.")
         self.summarize(replace=index)
@@ -566,15 +566,9 @@ class MainWindow(QMainWindow):
         if figure_id and figure is None:
             self.show_error(f"There is no figure {figure_id} in this document.")
             return
-        note = ""
-        for other_index, other in enumerate(paragraphs):
-            if other_index != index and figure_id and other.figure_id == figure_id:
-                other.figure = None
-                other.image_caption = ""
-                note = f" It was removed from paragraph {other_index + 1} (each figure is used once)."
-        paragraph = paragraphs[index]
-        paragraph.figure = workspace.project.summary.figure_choice(figure_id, workspace.document) if figure_id else None
-        paragraph.image_caption = figure.caption if figure is not None else ""
+        swap = app.swap_figure(workspace.project.summary, index, figure_id, document=workspace.document)
+        note = ("" if swap.taken_from is None else
+                f" It was removed from paragraph {swap.taken_from + 1} (each figure is used once).")
         self._show_summary(workspace.project.summary, workspace)
         self.mark_changed()
         label = (figure.label or figure.id) if figure is not None else "no figure"
@@ -733,7 +727,7 @@ class MainWindow(QMainWindow):
                   kind="export")
         job.signals.succeeded.connect(lambda files: self.show_status(f"Exported {', '.join(Path(f).name for f in files[:3])}."))
         job.signals.failed.connect(lambda message: self.show_error(f"Export failed: {message}"))
-        self._start(job)
+        self.start_job(job)
         return job
 
     # ============================================================================ settings etc.
@@ -753,10 +747,16 @@ class MainWindow(QMainWindow):
                           "summary, write with images placed for you. Offline. AGPL-3.0-or-later.")
 
     # ============================================================================ jobs
-    def _start(self, job: Job) -> Job:
+    def start_job(self, job: Job) -> Job:
+        """Run ``job`` in the background with its progress in the window's job bar (the views' way in)."""
         self.job_bar.track(job)
         self.runner.start(job)
         return job
+
+    def remember_bench_run(self, run: Path) -> None:
+        """Put a benchmark run first in the list the Benchmark view offers next time."""
+        self.prefs.remember_bench_run(run)
+        self._save_prefs()
 
     def cancel_jobs(self, kind: str | None = None) -> None:
         for job in self.runner.running(kind):

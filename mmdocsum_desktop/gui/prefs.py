@@ -16,6 +16,7 @@ from mmdocsum_desktop.fileio import write_text_atomic
 APP_NAME = "mmdocsum-desktop"
 PREFS_NAME = "gui.json"
 MAX_RECENT = 10
+MAX_BENCH_RUNS = 20
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,12 @@ class GuiPrefs(BaseModel):
     window_state: str | None = None
     zoom: float = 1.0
     bench_runs: list[str] = Field(default_factory=list)
+
+    def remember_bench_run(self, run: str | Path) -> None:
+        """The run first, then the others (at most MAX_BENCH_RUNS)."""
+        value = str(run)
+        self.bench_runs = [value] + [r for r in self.bench_runs if r != value]
+        del self.bench_runs[MAX_BENCH_RUNS:]
 
     def add_recent(self, path: str | Path) -> None:
         value = str(Path(path).resolve())

@@ -267,6 +267,10 @@ class SettingsDialog(QDialog):
         self.key_name.setText(openai.key_name or "")
         self.vision.setChecked(openai.vision)
         self.timeout.setValue(openai.timeout_s)
+        clip = settings.placement.clip
+        if clip is not None and self.clip_model.findData(clip) < 0:  # saved, but not registered (any more)
+            self.clip_model.addItem(f"{clip} (not found)", clip)
+        self.clip_model.setCurrentIndex(max(0, self.clip_model.findData(clip)))
         self._show_key_state()
 
     def _show_key_state(self) -> None:
@@ -306,6 +310,7 @@ class SettingsDialog(QDialog):
             vision=self.vision.isChecked(),
             timeout_s=self.timeout.value(),
         )
+        data["placement"]["clip"] = self.clip_model.currentData()
         return Settings.model_validate(data)
 
     def save(self) -> bool:
@@ -348,26 +353,21 @@ class SettingsDialog(QDialog):
         return job
 
     def test_connection(self) -> Job | None:
-        base_url = self.base_url.text().strip()
-        if not base_url:
+        try:
+            settings = self.collect()
+        except ValidationError as error:
+            self.test_result.setText(f"Failed: {error.errors()[0].get('msg', 'invalid value')}")
+            return None
+        if not settings.engines.openai.base_url:
             self.test_result.setText("Enter the server's base URL first.")
             return None
-        model = self.openai_model.text().strip() or None
-        key_name = self.key_name.text().strip()
         typed_key = self.api_key.text() or None
 
         def run(control, stream):
-            from mmdocsum_desktop.engines.openai import OpenAIConfig, OpenAIEngine
+            # the engine factory builds it, as a summary would: what works here works there
+            from mmdocsum_desktop.app.session import describe_endpoint
 
-            key = typed_key
-            if key is None and key_name:
-                key = get_api_key(key_name)
-            engine = OpenAIEngine(OpenAIConfig(base_url=base_url, model=model, api_key=key, retries=0,
-                                               connect_timeout_s=5.0, timeout_s=10.0))
-            try:
-                return engine.describe()
-            finally:
-                engine.close()
+            return describe_endpoint(settings, api_key=typed_key)
 
         self.test_result.setText("Connecting…")
         job = Job("Testing the connection", run, kind="settings")

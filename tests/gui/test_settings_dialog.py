@@ -115,3 +115,18 @@ def test_model_manager_lists_and_verifies(qtbot, dialog):
     d.models_table.selectRow(row)
     assert wait_job(qtbot, d.verify_models(), 60_000).state == "succeeded"
     assert d.models_note.text()
+
+
+def test_the_clip_model_is_saved_and_shown_again(dialog, memory_keyring):
+    from mmdocsum_desktop.settings import Settings, save_settings
+
+    save_settings(Settings.model_validate({"placement": {"clip": "my-clip"}}))
+    d = dialog()
+    assert d.clip_model.currentData() == "my-clip"  # kept, though no such model is registered here
+    assert "not found" in d.clip_model.currentText()
+    assert d.save()
+    assert load_settings().placement.clip == "my-clip"
+    d = dialog()
+    d.clip_model.setCurrentIndex(d.clip_model.findData(None))
+    assert d.save()
+    assert load_settings().placement.clip is None
