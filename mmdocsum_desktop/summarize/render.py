@@ -14,15 +14,19 @@ shows in ``NAME_images/``; ``NAME.html`` carries them inline as data URIs; ``NAM
 from __future__ import annotations
 
 import base64
-import contextlib
+import datetime
 import html as html_lib
+import io
+import json
 import os
 import re
 import tempfile
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop.document.normalize import normalize_text
 from mmdocsum_desktop.fileio import write_bytes_atomic, write_json_atomic, write_text_atomic
 from mmdocsum_desktop.summarize.schema import FigureChoice, Summary, SummaryParagraph, mdocsum_answer
 
@@ -113,12 +117,31 @@ def to_json(summary: Summary, *, base_dir: str | Path | None = None,
     return data
 
 
+def clean_text(text: str) -> str:
+    """Text as a reader wants it in an export: ligatures (ﬁ, ﬀ) as letters, soft hyphens gone, one space
+    between words (PDF extraction leaves all three)."""
+    return " ".join(normalize_text(text).split())
+
+
+def caption_text(label: str | None, caption: str) -> str:
+    """The caption with the figure's label once: "Table 2: Flow data", never "Table 2: Table 2 Flow
+    data" (a caption that starts with its label keeps its own wording)."""
+    caption = clean_text(caption)
+    label = clean_text(label or "")
+    if not caption:
+        return label
+    if not label or _starts_with_label(caption, label):
+        return caption
+    return f"{label}: {caption}"
+
+
 def _paragraph_markdown(paragraph: SummaryParagraph, citations: bool) -> str:
     sentences = paragraph.cited_sentences() if citations else None
     if sentences is None:
         marker = paragraph.marker() if citations else ""
-        return escape_markdown(paragraph.text) + (f" {_bracketed(marker)}" if marker else "")
-    return " ".join(escape_markdown(s.text) + (f" {_bracketed(s.marker)}" if s.marker else "") for s in sentences)
+        return escape_markdown(clean_text(paragraph.text)) + (f" {_bracketed(marker)}" if marker else "")
+    return " ".join(escape_markdown(clean_text(s.text)) + (f" {_bracketed(s.marker)}" if s.marker else "")
+                    for s in sentences)
 
 
 def _bracketed(marker: str) -> str:
@@ -127,17 +150,23 @@ def _bracketed(marker: str) -> str:
 
 
 def to_markdown(summary: Summary, *, base_dir: str | Path | None = None, relative_to: str | Path | None = None,
-                citations: bool = True, images: ImageTarget | None = None) -> str:
+                citations: bool = True, images: ImageTarget | None = None, front_matter: bool = False) -> str:
     """The interleaved summary in Markdown. ``images`` says where each figure is linked from (default:
-    where it is, relative to ``relative_to``)."""
+    where it is, relative to ``relative_to``). ``front_matter``: YAML properties first (title, source,
+    date, engine), as Obsidian and static-site tools read them."""
     images = images or linked_images(base_dir, relative_to)
     name = Path(summary.source).name
-    lines = [f"# {escape_markdown(summary.title or name or 'Summary')}", ""]
+    title = clean_text(summary.title or name or "Summary")
+    lines = front_matter_lines(title, summary) if front_matter else []
+    lines += [f"# {escape_markdown(title)}", ""]
     engine = str(summary.engine.get("engine", "?"))
     model = summary.engine.get("model")
     with_model = f" ({escape_markdown(str(model))})" if model and engine != "extractive" else ""
     of = f"Summary of {escape_markdown(name)} · " if name else ""
     lines += [f"*{of}engine: {escape_markdown(engine)}{with_model}*", ""]
+    warning = fitness_warning(summary)
+    if warning:
+        lines += [f"> **Warning:** {escape_markdown(warning)}", ""]
     for paragraph in summary.paragraphs:
         lines += [f"## {escape_markdown(paragraph.title)}", "", _paragraph_markdown(paragraph, citations), ""]
         figure = paragraph.figure
@@ -148,15 +177,30 @@ def to_markdown(summary: Summary, *, base_dir: str | Path | None = None, relativ
         target = images(figure)
         if target:
             lines += [f"![{alt}](<{target}>)", ""]
-        caption = " ".join((paragraph.image_caption or figure.caption).split())
-        if not caption:
-            lines.append(f"*{alt}*")
-        elif _starts_with_label(caption, label):
-            lines.append(f"*{escape_markdown(caption)}*")
-        else:
-            lines.append(f"*{alt}: {escape_markdown(caption)}*")
+        lines.append(f"*{escape_markdown(caption_text(label, paragraph.image_caption or figure.caption))}*")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def front_matter_lines(title: str, summary: Summary | None = None, *, source: str | None = None) -> list[str]:
+    """YAML front matter: every value a JSON string, which YAML reads as it is (no quoting rules)."""
+    properties: dict[str, str] = {"title": title}
+    source = source if source is not None else (summary.source if summary is not None else "")
+    if source:
+        properties["source"] = Path(source).name
+    properties["date"] = datetime.date.today().isoformat()
+    if summary is not None:
+        properties["engine"] = summary.engine_label or str(summary.engine.get("engine", ""))
+    lines = ["---", *(f"{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in properties.items())]
+    return [*lines, "tags: [summary]" if summary is not None else "tags: []", "---", ""]
+
+
+def fitness_warning(summary: Summary) -> str:
+    """The sentence that marks a summary written by a model unfit (or weak) to write one; '' otherwise."""
+    from mmdocsum_desktop.models import fitness
+
+    verdict = fitness.for_summary(summary)
+    return verdict.sentence() if verdict is not None and verdict.warns else ""
 
 
 def _starts_with_label(caption: str, label: str) -> bool:
@@ -176,7 +220,12 @@ em { color: #555; }
 """
 
 _PDF_CSS = ("body {font-family: sans-serif; font-size: 11px; line-height: 1.4;} h1 {font-size: 18px;} "
-            "h2 {font-size: 14px; color: #2b4a7a;} em {color: #444;} img {width: 420px;}")
+            "h2 {font-size: 14px; color: #2b4a7a;} em {color: #444;} p.figure {text-align: center;} "
+            "blockquote {color: #7a4b00;}")
+# A4 less 50 pt margins is 495 x 742 pt; an image gets at most this much, so that it and its caption fit
+# on one page (a taller one was cut off, and every paragraph after it lost).
+_PDF_IMAGE_BOX = (480.0, 560.0)
+_PDF_IMAGE_DPI = 150  # images are resampled to this at their printed size: sharp, and a small file
 
 
 def html_page(title: str, body: str, *, css: str = _CSS) -> str:
@@ -197,32 +246,109 @@ def to_html(summary: Summary, *, base_dir: str | Path | None = None, relative_to
 
 def html_to_pdf(page: str, target: Path, archive_root: Path) -> Path:
     """An A4 PDF of an HTML page through PyMuPDF's Story (images read relative to ``archive_root``),
-    written atomically."""
+    written atomically. Each image is resampled to fit the page with its caption; a figure whose caption
+    would fall on the next page starts that page; fonts are subset (the file stays small)."""
     import pymupdf
 
     body = re.sub(r"<style>.*?</style>", "", page, flags=re.DOTALL)
-    story = pymupdf.Story(html=body, user_css=_PDF_CSS, archive=pymupdf.Archive(str(archive_root)))
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    try:
-        writer = pymupdf.DocumentWriter(tmp_name)
-        mediabox = pymupdf.paper_rect("a4")
-        where = mediabox + (50, 50, -50, -50)
-        more, pages = True, 0
-        while more and pages < 500:
-            device = writer.begin_page(mediabox)
-            more, _ = story.place(where)
-            story.draw(device)
-            writer.end_page()
-            pages += 1
-        writer.close()
-        os.replace(tmp_name, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            Path(tmp_name).unlink()
-        raise
-    return target
+    with tempfile.TemporaryDirectory(prefix="mmdocsum-pdf-") as scratch:
+        body, figures = _pdf_figures(body, archive_root, Path(scratch))
+        archive = pymupdf.Archive(scratch)
+        breaks: set[int] = set()
+        for _attempt in range(figures + 1):
+            document, split = _lay_out(pymupdf, _with_breaks(body, breaks), archive, figures)
+            if split is None or split in breaks:
+                break
+            document.close()
+            breaks.add(split)  # the figure was cut from its caption: it starts a page instead
+        try:
+            document.subset_fonts()
+            data = document.tobytes(garbage=3, deflate=True)
+        finally:
+            document.close()
+    return write_bytes_atomic(target, data)
+
+
+def _pdf_figures(body: str, root: Path, scratch: Path) -> tuple[str, int]:
+    """Each ``<p><img></p>`` and the caption after it as one ``fig-N`` block, the image resampled into
+    ``scratch`` with its printed size; returns the body and the number of figures."""
+    from PIL import Image
+
+    pattern = re.compile(r'<p><img src="([^"]+)" alt="([^"]*)"\s*/?></p>\s*(<p><em>.*?</em></p>)?', re.DOTALL)
+    count = 0
+
+    def figure(match: re.Match[str]) -> str:
+        nonlocal count
+        source = root / urllib.parse.unquote(html_lib.unescape(match.group(1)))
+        try:
+            with Image.open(source) as image:
+                image.load()
+                picture = image.convert("RGB") if image.mode not in ("RGB", "L") else image.copy()
+        except (OSError, ValueError):
+            return match.group(3) or ""  # an unreadable image is left out, its caption kept
+        count += 1
+        width_px, height_px = picture.size
+        natural = (width_px * 72 / _PDF_IMAGE_DPI, height_px * 72 / _PDF_IMAGE_DPI)
+        # fit the box; a small crop is shown larger, never past twice its size
+        largest = 2.0 if natural[0] < 200 else 1.0
+        scale = min(largest, _PDF_IMAGE_BOX[0] / natural[0], _PDF_IMAGE_BOX[1] / natural[1])
+        width_pt, height_pt = natural[0] * scale, natural[1] * scale
+        pixels = (max(1, round(width_pt * _PDF_IMAGE_DPI / 72)), max(1, round(height_pt * _PDF_IMAGE_DPI / 72)))
+        if pixels[0] < width_px:
+            picture = picture.resize(pixels, Image.Resampling.LANCZOS)
+        name = f"figure-{count}.{_smaller_encoding(picture, scratch / f'figure-{count}')}"
+        caption = match.group(3) or ""
+        if caption:
+            caption = caption.replace("<p>", f'<p id="cap-{count}">', 1)
+        return (f'<div id="fig-{count}"><p class="figure"><img src="{name}" alt="{match.group(2)}" '
+                f'width="{width_pt:.0f}" height="{height_pt:.0f}"/></p>{caption}</div>')
+
+    return pattern.sub(figure, body), count
+
+
+def _smaller_encoding(picture: Any, stem: Path) -> str:
+    """Write PNG (lossless: charts, tables, line art) unless JPEG is less than half its size (photos)."""
+    png = io.BytesIO()
+    picture.save(png, "PNG")
+    jpeg = io.BytesIO()
+    picture.save(jpeg, "JPEG", quality=85, optimize=True)
+    suffix, data = ("jpg", jpeg.getvalue()) if jpeg.tell() < png.tell() / 2 else ("png", png.getvalue())
+    stem.with_suffix(f".{suffix}").write_bytes(data)
+    return suffix
+
+
+def _with_breaks(body: str, breaks: set[int]) -> str:
+    for number in breaks:
+        body = body.replace(f'<div id="fig-{number}">', f'<div id="fig-{number}" style="page-break-before: always">', 1)
+    return body
+
+
+def _lay_out(pymupdf: Any, body: str, archive: Any, figures: int) -> tuple[Any, int | None]:
+    """The pages in memory, and the first figure whose caption landed on another page (None: none)."""
+    story = pymupdf.Story(html=body, user_css=_PDF_CSS, archive=archive)
+    buffer = io.BytesIO()
+    writer = pymupdf.DocumentWriter(buffer)
+    mediabox = pymupdf.paper_rect("a4")
+    where = mediabox + (50, 50, -50, -50)
+    pages_of: dict[str, int] = {}
+
+    def seen(position: Any) -> None:
+        if position.id and position.open_close & 1:
+            pages_of.setdefault(position.id, position.page_num)
+
+    more, page = True, 0
+    while more and page < 500:
+        device = writer.begin_page(mediabox)
+        more, _ = story.place(where)
+        story.element_positions(seen, {"page_num": page})
+        story.draw(device)
+        writer.end_page()
+        page += 1
+    writer.close()
+    split = next((n for n in range(1, figures + 1)
+                  if f"cap-{n}" in pages_of and pages_of.get(f"fig-{n}") != pages_of[f"cap-{n}"]), None)
+    return pymupdf.open("pdf", buffer.getvalue()), split
 
 
 # -------------------------------------------------------------------------------------- files
@@ -253,7 +379,7 @@ def write_summary_files(summary: Summary, path: str | Path, fmt: str, *,
                 copies.append(write_bytes_atomic(out, source.read_bytes(), durable=False))
             return f"{images_dir.name}/{out.name}"
 
-        text = to_markdown(summary, images=copy)
+        text = to_markdown(summary, images=copy, front_matter=True)  # opens as it is in Obsidian
         return [write_text_atomic(target, text), *copies]
     if fmt == "html":
         return [write_text_atomic(target, to_html(summary, base_dir=base_dir, inline_images=True))]
