@@ -89,6 +89,8 @@ class Citer:
     def _add(self, result: SentenceCitation, evidence: Evidence) -> None:
         if any(e.block == evidence.block for e in result.evidence):
             return
+        block = self.blocks.get(evidence.block)
+        evidence.ocr = bool(block is not None and block.ocr)  # text of a scanned page: the citation says so
         result.evidence.append(evidence)
         if evidence.block not in result.blocks:
             result.blocks.append(evidence.block)

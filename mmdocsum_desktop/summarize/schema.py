@@ -53,6 +53,7 @@ class Evidence(BaseModel):
     page: int | None = None
     score: Score = 0.0
     how: str = "similarity"
+    ocr: bool = False  # the block was read with OCR from a scanned page: its words may be misread
 
 
 class SentenceCitation(BaseModel):
@@ -67,15 +68,16 @@ class SentenceCitation(BaseModel):
 
     @property
     def marker(self) -> str:
-        """A short human-readable citation: "(p. 3; Figure 2)"."""
-        return citation_marker(self.pages, [*self.figures, *self.tables])
+        """A short human-readable citation: "(p. 3; Figure 2)", "(p. 3, OCR)" for text of a scanned page."""
+        return citation_marker(self.pages, [*self.figures, *self.tables], ocr=any(e.ocr for e in self.evidence))
 
 
-def citation_marker(pages: list[int], labels: list[str]) -> str:
+def citation_marker(pages: list[int], labels: list[str], *, ocr: bool = False) -> str:
     parts = []
     if pages:
         unique = sorted(set(pages))
-        parts.append(("p. " if len(unique) == 1 else "pp. ") + ", ".join(str(p) for p in unique))
+        parts.append(("p. " if len(unique) == 1 else "pp. ") + ", ".join(str(p) for p in unique)
+                     + (", OCR" if ocr else ""))
     parts.extend(dict.fromkeys(labels))
     return f"({'; '.join(parts)})" if parts else ""
 
@@ -151,7 +153,8 @@ class SummaryParagraph(BaseModel):
     def marker(self) -> str:
         """All the paragraph's citations as one marker: "(pp. 1, 3; Figure 2)"."""
         return citation_marker([p for s in self.sentences for p in s.pages],
-                               [label for s in self.sentences for label in (*s.figures, *s.tables)])
+                               [label for s in self.sentences for label in (*s.figures, *s.tables)],
+                               ocr=any(e.ocr for s in self.sentences for e in s.evidence))
 
 
 class Summary(BaseModel):
