@@ -18,7 +18,7 @@ rendered once, one page at a time (a 300-page book never holds more than one pag
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -182,7 +182,7 @@ def _scan_warnings(page: pymupdf.Page, number: int, limits: ReadLimits) -> list[
     width, height = int(largest["width"]), int(largest["height"])
     if width * height > limits.max_image_pixels:
         raise ImageTooLargeError(
-            f"page {number}: its scanned image is {width:,} x {height:,} pixels, over the limit of "
+            f"its scanned image is {width:,} x {height:,} pixels, over the limit of "
             f"{limits.max_image_pixels:,} pixels; the page was not read (scale the scan down to 300 dpi)"
         )
     shown_width = largest["bbox"][2] - largest["bbox"][0]
@@ -232,14 +232,24 @@ def _lines(recognised: Sequence[RecognisedLine], scale: float, body_size: float)
                 break
         else:
             rows.append([box])
+    # boxes that share a row but stay apart are table cells or figure labels, not running prose
+    row_boxes = [union([b for b, _, _ in row]) for row in rows]
+    gappy = [
+        any(
+            j != i and y_overlap(other, box) >= 0.6 * min(box[3] - box[1], other[3] - other[1])
+            and (box[0] - other[2] > 0 or other[0] - box[2] > 0)
+            and min(abs(box[0] - other[2]), abs(other[0] - box[2])) < 4 * (box[3] - box[1])
+            for j, other in enumerate(row_boxes)
+        )
+        for i, box in enumerate(row_boxes)
+    ]
     heights = [r[0][0][3] - r[0][0][1] for r in rows if len(" ".join(t for _, t, _ in r).split()) >= 4]
     usual = statistics.median(heights) if heights else statistics.median(r[0][0][3] - r[0][0][1] for r in rows)
     lines = []
-    for row in rows:
-        bbox = union([b for b, _, _ in row])
+    for row, bbox, apart in zip(rows, row_boxes, gappy):
         text = " ".join(t for _, t, _ in row)
         size = round(body_size * (bbox[3] - bbox[1]) / max(usual, 1e-6), 1)
-        lines.append(Line(bbox, text, size, OCR_FONT, False, False, OCR_FONT, False, True, -1, False))
+        lines.append(Line(bbox, text, size, OCR_FONT, False, False, OCR_FONT, False, True, -1, apart))
     lines.sort(key=lambda line: (line.bbox[1], line.bbox[0]))
     return lines, confidence
 
@@ -258,6 +268,8 @@ def _group(lines: list[Line]) -> list[TextBlock]:
                 last_height = last.bbox[3] - last.bbox[1]
                 gap = line.bbox[1] - last.bbox[3]
                 narrow = min(line.bbox[2] - line.bbox[0], last.bbox[2] - last.bbox[0])
+                if last.gappy != line.gappy and not (block.caption is not None and len(block.lines) == 1):
+                    continue  # table cells stack with cells, prose with prose
                 if (
                     -0.4 * last_height <= gap <= 0.9 * last_height
                     and x_overlap(line.bbox, last.bbox) >= 0.5 * narrow
@@ -270,7 +282,33 @@ def _group(lines: list[Line]) -> list[TextBlock]:
         else:
             target.lines.append(line)
             target.refresh()
-    return blocks
+    return _join_hanging_labels(blocks)
+
+
+def _join_hanging_labels(blocks: list[TextBlock]) -> list[TextBlock]:
+    """A caption whose label stands alone in the margin ("Fig. 2." left of the caption text) takes the
+    block that starts on its row just to its right: that block is the caption's text."""
+    absorbed: set[int] = set()
+    for block in blocks:
+        start = block.caption
+        if start is None or len(start.rest) > 3 or len(block.lines) > 1:
+            continue
+        label = block.lines[0]
+        height = label.bbox[3] - label.bbox[1]
+        beside = [
+            other for other in blocks
+            if other is not block and id(other) not in absorbed and other.caption is None
+            and y_overlap(other.lines[0].bbox, label.bbox) >= 0.5 * height
+            and 0 <= other.bbox[0] - label.bbox[2] <= 4 * height
+        ]
+        if not beside:
+            continue
+        text = min(beside, key=lambda other: other.bbox[0])
+        block.lines.extend(text.lines)
+        block.refresh()
+        block.caption = parse_caption_start(block.text) or start
+        absorbed.add(id(text))
+    return [b for b in blocks if id(b) not in absorbed]
 
 
 def _classify(block: TextBlock, body_size: float, page_rect: Rect) -> None:
@@ -401,14 +439,19 @@ def scan_copy(
     pages: Sequence[int] | None = None,
     quarter_turns: int = 0,
     gray: bool = True,
+    only: Collection[int] | None = None,
 ) -> Path:
     """An image-only PDF of ``source`` (0-based ``pages``, default all): each page rendered at ``dpi``
     and placed as one picture on a page of the same size, as a scanner makes it. ``quarter_turns``
-    turns every page image counter-clockwise (a page fed into the scanner sideways). Benchmarks and tests
+    turns every page image counter-clockwise (a page fed into the scanner sideways); ``only`` scans those
+    pages and copies the others as they are, text layer and all (a mixed document). Benchmarks and tests
     make scanned papers this way, so that the gold of the born-digital original still applies."""
     target = Path(target)
     with pymupdf.open(source) as pdf, pymupdf.open() as out:
         for number in pages if pages is not None else range(pdf.page_count):
+            if only is not None and number not in only:
+                out.insert_pdf(pdf, from_page=number, to_page=number)
+                continue
             page = pdf.load_page(number)
             pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY if gray else pymupdf.csRGB, alpha=False)
             rect = page.rect
