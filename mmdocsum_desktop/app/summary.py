@@ -13,6 +13,7 @@ from typing import Any
 
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.document.model import Document
+from mmdocsum_desktop.document.scanned import scan_notes
 from mmdocsum_desktop.engines.base import GenerationOptions, Message
 from mmdocsum_desktop.engines.extractive import ROLE_TITLES, ExtractiveEngine
 from mmdocsum_desktop.engines.sentences import split_sentences
@@ -53,7 +54,8 @@ def summarize(
             options=SummaryOptions(**{**run.option_values(), **(options or {})}), control=control,
             on_text=on_text,
         )
-    summary.warnings = list(run.warnings) + summary.warnings
+    # a summary of a scanned paper says so, and where the OCR was unsure
+    summary.warnings = list(run.warnings) + scan_notes(document.warnings) + summary.warnings
     return summary
 
 

@@ -466,3 +466,9 @@ def scan_copy(
             sheet.insert_image(sheet.rect, stream=pixmap.tobytes("jpeg" if not gray else "png"))
         out.save(target, garbage=3, deflate=True)
     return target
+
+
+def scan_notes(warnings: Sequence[str]) -> list[str]:
+    """The reader's warnings about scanned pages (read with OCR, low confidence, coarse, not read): what a
+    summary of the document repeats, since its sentences may rest on misread words."""
+    return [w for w in warnings if "OCR" in w or "scanned" in w]
