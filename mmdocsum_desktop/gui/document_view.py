@@ -1,14 +1,17 @@
-"""The document pane: PDF pages rendered by PyMuPDF (zoom, page navigation, search) with the detected
-figures and tables outlined; articles (HTML, Markdown, JATS) shown as their extracted text."""
+"""The document pane, a reader: every PDF page in one continuous scroll (pages rendered by PyMuPDF in the
+background as they come into view), zoom steps, fit-width and fit-page, a page-thumbnail sidebar, search,
+the detected figures and tables outlined; the page and zoom go with the project. Articles (HTML,
+Markdown, JATS) are shown as their extracted text."""
 
 from __future__ import annotations
 
+import bisect
 import html
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QAction, QBrush, QColor, QImage, QKeySequence, QPainter, QPen, QPixmap
+from PySide6.QtCore import QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QBrush, QColor, QIcon, QImage, QKeySequence, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (
     QGraphicsPixmapItem,
     QGraphicsRectItem,
@@ -18,7 +21,11 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QListView,
+    QListWidget,
+    QListWidgetItem,
     QSpinBox,
+    QSplitter,
     QStackedWidget,
     QTextBrowser,
     QToolButton,
@@ -31,6 +38,11 @@ from mmdocsum_desktop.gui import icons
 from mmdocsum_desktop.gui.workers import Job, JobRunner
 
 ZOOMS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
+PAGE_GAP = 12  # pixels between pages in the continuous view
+MARGIN = 16  # pixels left of room around the page in fit-width and fit-page
+THUMB_SCALE = 0.2  # pixels per point of the sidebar's thumbnails
+THUMB_BATCH = 6  # thumbnails rendered per background job
+KEEP_RENDERED = 16  # rendered pages kept (more would hold hundreds of MB at high zoom)
 _FIGURE_COLOUR = QColor(43, 110, 200)
 _TABLE_COLOUR = QColor(210, 120, 30)
 _HIGHLIGHT = QColor(255, 200, 0)
@@ -47,12 +59,21 @@ class _PdfRenderer:
         self.pdf = pymupdf.open(path)
         if self.pdf.needs_pass and password:
             self.pdf.authenticate(password)
+        # every page's size in points, for the continuous layout before any page is rendered
+        self.sizes = [(page.rect.width, page.rect.height) for page in self.pdf]
 
     def render(self, page: int, zoom: float) -> QImage:
         with self._lock:
             pix = self.pdf.load_page(page).get_pixmap(matrix=self._matrix(zoom, zoom), alpha=False)
             image = QImage(pix.samples, pix.width, pix.height, pix.stride, QImage.Format.Format_RGB888)
             return image.copy()  # own the bytes before pix goes away
+
+    def thumbnails(self, pages: list[int], control) -> list[tuple[int, QImage]]:
+        out = []
+        for position, page in enumerate(pages):
+            control.report(position, len(pages), "thumbnails")
+            out.append((page, self.render(page - 1, THUMB_SCALE)))
+        return out
 
     def search(self, text: str, control) -> list[tuple[int, tuple[float, float, float, float]]]:
         hits = []
@@ -70,6 +91,7 @@ class _PdfRenderer:
 
 class PageView(QGraphicsView):
     zoomRequested = Signal(int)
+    resized = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -85,12 +107,17 @@ class PageView(QGraphicsView):
             return
         super().wheelEvent(event)
 
+    def resizeEvent(self, event) -> None:  # noqa: N802 — Qt's name
+        super().resizeEvent(event)
+        self.resized.emit()
+
 
 class DocumentView(QWidget):
     """Shows one document. ``show_page``, ``show_figure`` and ``show_block`` are what citation clicks
-    call; ``current_page`` and ``highlighted`` tell tests where the pane is."""
+    call; ``current_page``, ``rendered_page`` and ``highlighted`` tell tests where the pane is."""
 
     pageChanged = Signal(int)
+    positionChanged = Signal(dict)  # {"page", "zoom", "fit"}: what the project keeps
     message = Signal(str)
 
     def __init__(self, runner: JobRunner, parent: QWidget | None = None) -> None:
@@ -99,28 +126,58 @@ class DocumentView(QWidget):
         self.document: Document | None = None
         self._renderer: _PdfRenderer | None = None
         self._page = 1
-        self._zoom_index = ZOOMS.index(1.0)
+        self._zoom = 1.0
+        self.fit: str | None = None  # None, "width" or "page": the zoom follows the pane's size
         self._base = 1.5  # pixels per point at 100 %
         self._render_job: Job | None = None
-        self._pending_render: tuple[int, float] | None = None
+        self._render_again = False
         self._cache: dict[tuple[int, float], QImage] = {}
+        self._tops: list[float] = []  # each page's top in the scene at the current scale
+        self._page_items: dict[int, QGraphicsRectItem] = {}  # the white sheet of each page
+        self._drawn: dict[int, float] = {}  # page -> scale of the pixmap on its sheet
+        self._pixmaps: dict[int, QGraphicsPixmapItem] = {}
         self._hits: list[tuple[int, tuple[float, float, float, float]]] = []
         self._hit_index = -1
         self.highlighted: str | None = None  # id of the figure/table/block shown, or "page:N"
         self._highlight_rect: tuple[float, float, float, float] | None = None
-        self.rendered_page: int | None = None
+        self._highlight_item: QGraphicsRectItem | None = None
+        self._moving = False  # a scroll made by show_page does not recompute the current page
+        self._thumb_jobs: list[Job] = []
 
         self.scene = QGraphicsScene(self)
         self.view = PageView()
         self.view.setScene(self.scene)
         self.view.zoomRequested.connect(self._zoom_step)
+        self.view.resized.connect(self._resized)
+        self.view.verticalScrollBar().valueChanged.connect(self._scrolled)
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(80)
+        self._fit_timer.timeout.connect(self._apply_fit)
+        self.thumbs = QListWidget()
+        self.thumbs.setViewMode(QListView.ViewMode.IconMode)
+        self.thumbs.setFlow(QListView.Flow.TopToBottom)
+        self.thumbs.setWrapping(False)
+        self.thumbs.setMovement(QListView.Movement.Static)
+        self.thumbs.setIconSize(QSize(96, 128))
+        self.thumbs.setSpacing(4)
+        self.thumbs.setMinimumWidth(120)
+        self.thumbs.setMaximumWidth(170)
+        self.thumbs.setToolTip("Pages: click one to go there")
+        self.thumbs.currentRowChanged.connect(lambda row: row >= 0 and self.show_page(row + 1))
+        self.thumbs.setVisible(False)
+        self.reader = QSplitter(Qt.Orientation.Horizontal)
+        self.reader.addWidget(self.thumbs)
+        self.reader.addWidget(self.view)
+        self.reader.setStretchFactor(1, 1)
+        self.reader.setChildrenCollapsible(False)
         self.text = QTextBrowser()
         self.text.setOpenLinks(False)
         self.empty = QLabel("Open a PDF, HTML, Markdown or JATS file\n(File ▸ Open, or drop it here)")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setStyleSheet("color: #666; font-size: 14px;")
         self.stack = QStackedWidget()
-        for widget in (self.empty, self.view, self.text):
+        for widget in (self.empty, self.reader, self.text):
             self.stack.addWidget(widget)
 
         bar = QHBoxLayout()
@@ -135,13 +192,21 @@ class DocumentView(QWidget):
         self.zoom_out_button = self._tool(icons.icon("zoom-out"), "Zoom out (Ctrl+-)", lambda: self._zoom_step(-1))
         self.zoom_label = QLabel("100 %")
         self.zoom_in_button = self._tool(icons.icon("zoom-in"), "Zoom in (Ctrl++)", lambda: self._zoom_step(1))
+        self.fit_width_action = self._view_action("Fit &Width", "Ctrl+1", lambda: self.set_fit("width"))
+        self.fit_page_action = self._view_action("Fit &Page", "Ctrl+2", lambda: self.set_fit("page"))
+        self.thumbs_action = self._view_action("Page &Thumbnails", "Ctrl+T", self.show_thumbnails)
+        self.thumbs_action.setCheckable(True)
+        self.fit_width_button = self._tool_for(self.fit_width_action, "↔")
+        self.fit_page_button = self._tool_for(self.fit_page_action, "⤢")
+        self.thumbs_button = self._tool_for(self.thumbs_action, "▦")
         self.search_box = QLineEdit()
         self.search_box.setPlaceholderText("Search the document…")
         self.search_box.setClearButtonEnabled(True)
         self.search_box.returnPressed.connect(self._search_or_next)
         self.search_label = QLabel("")
-        for widget in (self.prev_button, self.page_box, self.page_count_label, self.next_button,
-                       self.zoom_out_button, self.zoom_label, self.zoom_in_button):
+        for widget in (self.thumbs_button, self.prev_button, self.page_box, self.page_count_label, self.next_button,
+                       self.zoom_out_button, self.zoom_label, self.zoom_in_button, self.fit_width_button,
+                       self.fit_page_button):
             bar.addWidget(widget)
         bar.addSpacing(12)
         bar.addWidget(self.search_box, 1)
@@ -161,6 +226,28 @@ class DocumentView(QWidget):
         button.setAutoRaise(True)
         button.clicked.connect(slot)
         return button
+
+    def _view_action(self, text: str, keys: str, slot) -> QAction:
+        action = QAction(text, self)
+        action.setShortcut(QKeySequence(keys))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.triggered.connect(lambda checked=False: slot())
+        return action
+
+    def _tool_for(self, action: QAction, glyph: str) -> QToolButton:
+        button = QToolButton()
+        button.setText(glyph)
+        button.setToolTip(f"{action.text().replace('&', '')} ({action.shortcut().toString()})")
+        button.setAutoRaise(True)
+        button.setCheckable(action.isCheckable())
+        button.clicked.connect(lambda checked=False: action.trigger())
+        if action.isCheckable():
+            action.toggled.connect(button.setChecked)
+        return button
+
+    def view_actions(self) -> list[QAction]:
+        """The reader's actions for the window's View menu (their shortcuts work anywhere in the window)."""
+        return [self.fit_width_action, self.fit_page_action, self.thumbs_action]
 
     def _add_shortcuts(self) -> None:
         for keys, slot in (
@@ -188,33 +275,51 @@ class DocumentView(QWidget):
                 self.message.emit(f"cannot show the PDF pages ({error}); showing its text instead")
                 self._show_text()
             else:
-                self.stack.setCurrentWidget(self.view)
+                self.stack.setCurrentWidget(self.reader)
                 self.page_box.blockSignals(True)
                 self.page_box.setMaximum(max(1, self._renderer.pdf.page_count))
                 self.page_box.blockSignals(False)
-                self._page = 0
+                self._fill_thumbnail_list()
+                self._page = 1
+                self._layout()
                 self.show_page(1)
         else:
             self._show_text()
         self._update_controls()
 
     def close_document(self) -> None:
-        if self._render_job is not None:
-            self._render_job.cancel()
+        for job in [self._render_job, *self._thumb_jobs]:
+            if job is not None:
+                job.cancel()
         if self._renderer is not None:
             renderer = self._renderer
             self._renderer = None
-            if self._render_job is None or self._render_job.done:
+            running = [job for job in [self._render_job, *self._thumb_jobs] if job is not None and not job.done]
+            if not running:
                 renderer.close()
-            else:
-                self._render_job.signals.finished.connect(renderer.close)
+            else:  # closed once the last job that uses it has ended
+                remaining = {"n": len(running)}
+
+                def one_done(renderer=renderer, remaining=remaining) -> None:
+                    remaining["n"] -= 1
+                    if remaining["n"] == 0:
+                        renderer.close()
+
+                for job in running:
+                    job.signals.finished.connect(one_done)
+        self._thumb_jobs = []
         self._cache.clear()
         self._hits = []
         self._hit_index = -1
         self.highlighted = None
         self._highlight_rect = None
-        self.rendered_page = None
+        self._highlight_item = None
+        self._tops = []
+        self._page_items.clear()
+        self._pixmaps.clear()
+        self._drawn.clear()
         self.scene.clear()
+        self.thumbs.clear()
         self.document = None
 
     @property
@@ -229,16 +334,127 @@ class DocumentView(QWidget):
 
     @property
     def zoom(self) -> float:
-        return ZOOMS[self._zoom_index]
+        return self._zoom
+
+    @property
+    def scale(self) -> float:
+        """Pixels per point of the pages as shown."""
+        return self._base * self._zoom
+
+    @property
+    def rendered_page(self) -> int | None:
+        """The current page when its pixels at the current zoom are on screen, else None."""
+        return self._page if self._drawn.get(self._page) == self.scale else None
+
+    @property
+    def position(self) -> dict:
+        return {"page": self._page, "zoom": round(self._zoom, 3), "fit": self.fit}
+
+    def restore_position(self, position: dict) -> None:
+        """Go back to where the reader was (a project's saved page and zoom)."""
+        if self._renderer is None or not position:
+            return
+        fit = position.get("fit")
+        if fit in ("width", "page"):
+            self.fit = fit
+            self._apply_fit(relayout=False)
+        elif isinstance(position.get("zoom"), (int, float)):
+            self.fit = None
+            self._zoom = max(ZOOMS[0], min(ZOOMS[-1], float(position["zoom"])))
+        self._layout()
+        self.show_page(int(position.get("page") or 1))
+        self._update_controls()
 
     def _update_controls(self) -> None:
         pdf = self._renderer is not None
         for widget in (self.prev_button, self.next_button, self.page_box, self.zoom_in_button,
-                       self.zoom_out_button):
+                       self.zoom_out_button, self.fit_width_button, self.fit_page_button, self.thumbs_button):
             widget.setEnabled(pdf)
+        for action in self.view_actions():
+            action.setEnabled(pdf)
+        self.fit_width_button.setChecked(self.fit == "width")
+        self.fit_page_button.setCheckable(True)
+        self.fit_width_button.setCheckable(True)
+        self.fit_page_button.setChecked(self.fit == "page")
         self.search_box.setEnabled(self.document is not None)
         self.page_count_label.setText(f"/ {self.page_count}")
         self.zoom_label.setText(f"{round(self.zoom * 100)} %")
+
+    # ------------------------------------------------------------------------------ layout
+    def _layout(self) -> None:
+        """Every page as a white sheet at the current scale, one under the other; pages already
+        rendered at this scale are drawn at once, the others when their render job returns."""
+        if self._renderer is None:
+            return
+        scale = self.scale
+        self._moving = True  # the scroll bar moves while the scene is rebuilt: not the user's scroll
+        self.scene.clear()
+        self._page_items.clear()
+        self._pixmaps.clear()
+        self._drawn.clear()
+        self._highlight_item = None
+        widest = max((w for w, _ in self._renderer.sizes), default=0) * scale
+        self._tops = []
+        y = 0.0
+        for number, (width, height) in enumerate(self._renderer.sizes, start=1):
+            sheet = QGraphicsRectItem(0, 0, width * scale, height * scale)
+            sheet.setPos((widest - width * scale) / 2, y)
+            sheet.setBrush(QBrush(QColor("white")))
+            sheet.setPen(QPen(Qt.PenStyle.NoPen))
+            self.scene.addItem(sheet)
+            self._page_items[number] = sheet
+            self._tops.append(y)
+            y += height * scale + PAGE_GAP
+        self.scene.setSceneRect(QRectF(0, 0, widest, max(0.0, y - PAGE_GAP)))
+        for page, rect in self._hits:
+            if page in self._page_items:
+                mark = QGraphicsRectItem(self._scaled(rect, scale), self._page_items[page])
+                mark.setPen(QPen(Qt.PenStyle.NoPen))
+                mark.setBrush(QBrush(QColor(255, 230, 0, 90)))
+                mark.setZValue(2)
+        for (page, cached_scale), image in list(self._cache.items()):
+            if cached_scale == scale:
+                self._place(page, image)
+        self._place_highlight()
+        self._moving = False
+        self._request_render()
+
+    def _place(self, page: int, image: QImage) -> None:
+        sheet = self._page_items.get(page)
+        if sheet is None or page in self._pixmaps:
+            return
+        item = QGraphicsPixmapItem(QPixmap.fromImage(image), sheet)
+        item.setZValue(0)
+        self._pixmaps[page] = item
+        self._drawn[page] = self.scale
+        if self.document is not None:
+            for visual in self.document.visuals:
+                if visual.page == page and visual.bbox is not None:
+                    self._outline(visual, self.scale, item)
+
+    def _place_highlight(self) -> None:
+        if self._highlight_item is not None and self._highlight_item.scene() is self.scene:
+            self.scene.removeItem(self._highlight_item)
+        self._highlight_item = None
+        sheet = self._page_items.get(self._page)
+        if self._highlight_rect is None or sheet is None:
+            return
+        focus = self._scaled(self._highlight_rect, self.scale).adjusted(-4, -4, 4, 4)
+        item = QGraphicsRectItem(focus, sheet)
+        item.setPen(QPen(_HIGHLIGHT, 4))
+        item.setBrush(QBrush(QColor(255, 200, 0, 40)))
+        item.setZValue(3)
+        self._highlight_item = item
+
+    def _page_at(self, y: float) -> int:
+        return max(1, min(len(self._tops), bisect.bisect_right(self._tops, y))) if self._tops else 1
+
+    def _visible_pages(self) -> list[int]:
+        if not self._tops:
+            return []
+        area = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
+        first, last = self._page_at(area.top()), self._page_at(area.bottom())
+        return list(range(first, last + 1))
 
     # ------------------------------------------------------------------------------ navigation
     def show_page(self, page: int, *, highlight: tuple[float, float, float, float] | None = None,
@@ -248,17 +464,44 @@ class DocumentView(QWidget):
                 self._scroll_text_to(key)
             return
         page = max(1, min(int(page), self.page_count))
-        changed = page != self._page
-        self._page = page
         self._highlight_rect = highlight
         self.highlighted = key or (f"page:{page}" if highlight is None else self.highlighted)
+        self._set_current(page)
+        self._place_highlight()
+        self._moving = True
+        try:
+            sheet = self._page_items.get(page)
+            if sheet is not None and self._highlight_item is not None:
+                focus = self._highlight_item.sceneBoundingRect()
+                self.view.ensureVisible(focus, 20, 20)
+                self.view.centerOn(focus.center())
+            elif sheet is not None:
+                self.view.verticalScrollBar().setValue(int(sheet.pos().y()))
+        finally:
+            self._moving = False
+        self._request_render()
+
+    def _set_current(self, page: int) -> None:
+        changed = page != self._page
+        self._page = page
         if self.page_box.value() != page:
             self.page_box.blockSignals(True)
             self.page_box.setValue(page)
             self.page_box.blockSignals(False)
-        self._request_render()
+        if self.thumbs.currentRow() != page - 1 and page - 1 < self.thumbs.count():
+            self.thumbs.blockSignals(True)
+            self.thumbs.setCurrentRow(page - 1)
+            self.thumbs.blockSignals(False)
         if changed:
             self.pageChanged.emit(page)
+            self.positionChanged.emit(self.position)
+
+    def _scrolled(self, _value: int) -> None:
+        if self._moving or not self._tops:
+            return
+        area = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
+        self._set_current(self._page_at(area.top() + area.height() / 3))
+        self._request_render()
 
     def next_page(self) -> None:
         self.show_page(self._page + 1)
@@ -296,99 +539,190 @@ class DocumentView(QWidget):
             return None
         return next((v for v in self.document.visuals if v.id == figure_id), None)
 
+    # ------------------------------------------------------------------------------ zoom
     def _zoom_step(self, step: int) -> None:
-        index = max(0, min(len(ZOOMS) - 1, self._zoom_index + step))
-        if index != self._zoom_index:
-            self._zoom_index = index
-            self._update_controls()
-            self._request_render()
+        larger = [z for z in ZOOMS if z > self._zoom + 1e-6]
+        smaller = [z for z in ZOOMS if z < self._zoom - 1e-6]
+        target = (larger[0] if larger else ZOOMS[-1]) if step > 0 else (smaller[-1] if smaller else ZOOMS[0])
+        self.fit = None
+        self._set_zoom(target)
 
     def set_zoom(self, zoom: float) -> None:
-        self._zoom_index = min(range(len(ZOOMS)), key=lambda i: abs(ZOOMS[i] - zoom))
-        self._update_controls()
+        self.fit = None
+        self._set_zoom(min(ZOOMS, key=lambda z: abs(z - zoom)))
+
+    def set_fit(self, fit: str | None) -> None:
+        """"width": the page as wide as the pane; "page": the whole page in view; None: zoom steps."""
+        self.fit = fit
+        if fit is None:
+            self._update_controls()
+            return
+        self._apply_fit()
+
+    def _apply_fit(self, *, relayout: bool = True) -> None:
+        if self.fit is None or self._renderer is None or not self._renderer.sizes:
+            return
+        width, height = self._renderer.sizes[self._page - 1]
+        viewport = self.view.viewport().size()
+        room_w = max(50, viewport.width() - 2 * MARGIN)
+        room_h = max(50, viewport.height() - 2 * MARGIN)
+        zoom = room_w / (width * self._base)
+        if self.fit == "page":
+            zoom = min(zoom, room_h / (height * self._base))
+        zoom = max(0.1, min(ZOOMS[-1], zoom))
+        if relayout:
+            self._set_zoom(zoom)
+        else:
+            self._zoom = zoom
+
+    def _resized(self) -> None:
+        if self.fit is not None:
+            self._fit_timer.start()  # once the size settles, not on every step of a drag
         self._request_render()
 
+    def _set_zoom(self, zoom: float) -> None:
+        if abs(zoom - self._zoom) < 1e-3 and self._tops:
+            self._update_controls()
+            return
+        page = self._page
+        self._zoom = zoom
+        self._update_controls()
+        if self._renderer is not None:
+            self._layout()
+            self.show_page(page, highlight=self._highlight_rect, key=self.highlighted)
+        self.positionChanged.emit(self.position)
+
     # ------------------------------------------------------------------------------ rendering
+    def _wanted(self) -> list[int]:
+        """Pages to render, nearest the current one first: those in view and one either side."""
+        visible = self._visible_pages() or [self._page]
+        pages = set(visible) | {visible[0] - 1, visible[-1] + 1, self._page}
+        pages = {p for p in pages if 1 <= p <= self.page_count}
+        return sorted(pages, key=lambda p: (abs(p - self._page), p))
+
     def _request_render(self) -> None:
         if self._renderer is None:
             return
-        scale = self._base * self.zoom
-        key = (self._page, scale)
-        if key in self._cache:
-            self._draw(self._page, scale, self._cache[key])
-            return
         if self._render_job is not None and not self._render_job.done:
-            self._pending_render = key  # render the latest request once the running one ends
+            self._render_again = True  # look again once the running render ends
             return
+        scale = self.scale
+        for page in self._wanted():
+            if self._drawn.get(page) == scale:
+                continue
+            if (page, scale) in self._cache:
+                self._place(page, self._cache[(page, scale)])
+                continue
+            self._start_render(page, scale)
+            return
+        self._prune()
+
+    def _start_render(self, page: int, scale: float) -> None:
         renderer = self._renderer
-        page, want = key
-        job = Job(f"page {page}", lambda control, stream: renderer.render(page - 1, want), kind="render")
-        job.signals.succeeded.connect(lambda image, page=page, want=want: self._rendered(page, want, image))
+        job = Job(f"page {page}", lambda control, stream: renderer.render(page - 1, scale), kind="render")
+        job.signals.succeeded.connect(lambda image, page=page, scale=scale: self._rendered(page, scale, image))
         job.signals.failed.connect(lambda message: self.message.emit(f"cannot render page {page}: {message}"))
         job.signals.finished.connect(self._render_finished)
         self._render_job = job
         self.runner.start(job)
 
     def _rendered(self, page: int, scale: float, image: QImage) -> None:
-        if len(self._cache) > 12:
-            self._cache.pop(next(iter(self._cache)))
         self._cache[(page, scale)] = image
-        if page == self._page and abs(scale - self._base * self.zoom) < 1e-6:
-            self._draw(page, scale, image)
+        while len(self._cache) > KEEP_RENDERED:
+            self._cache.pop(next(iter(self._cache)))
+        if abs(scale - self.scale) < 1e-9:
+            self._place(page, image)
 
     def _render_finished(self) -> None:
         self._render_job = None
-        pending, self._pending_render = self._pending_render, None
-        if pending is not None:
-            self._request_render()
+        self._render_again = False
+        self._request_render()
 
-    def _draw(self, page: int, scale: float, image: QImage) -> None:
-        self.scene.clear()
-        self.scene.addItem(QGraphicsPixmapItem(QPixmap.fromImage(image)))
-        self.scene.setSceneRect(QRectF(0, 0, image.width(), image.height()))
-        if self.document is not None:
-            for visual in self.document.visuals:
-                if visual.page == page and visual.bbox is not None:
-                    self._outline(visual, scale)
-        for hit_page, rect in self._hits:
-            if hit_page == page:
-                item = self.scene.addRect(self._scaled(rect, scale), QPen(Qt.PenStyle.NoPen),
-                                          QBrush(QColor(255, 230, 0, 90)))
-                item.setZValue(2)
-        focus = None
-        if self._highlight_rect is not None:
-            focus = self._scaled(self._highlight_rect, scale).adjusted(-4, -4, 4, 4)
-            pen = QPen(_HIGHLIGHT, 4)
-            item = self.scene.addRect(focus, pen, QBrush(QColor(255, 200, 0, 40)))
-            item.setZValue(3)
-        self.rendered_page = page
-        if focus is not None:
-            self.view.ensureVisible(focus, 20, 20)
-            self.view.centerOn(focus.center())
-        else:
-            self.view.verticalScrollBar().setValue(0)
+    def _prune(self) -> None:
+        """Pixmaps of pages far from view go (their memory with them); they are rendered again if needed."""
+        keep = set(self._wanted())
+        far = [p for p in self._pixmaps if p not in keep and min((abs(p - k) for k in keep), default=99) > 3]
+        for page in far:
+            item = self._pixmaps.pop(page)
+            self._drawn.pop(page, None)
+            if item.scene() is self.scene:
+                self.scene.removeItem(item)
 
     def _scaled(self, bbox, scale: float) -> QRectF:
         x0, y0, x1, y1 = bbox
         return QRectF(x0 * scale, y0 * scale, (x1 - x0) * scale, (y1 - y0) * scale)
 
-    def _outline(self, visual: Figure, scale: float) -> None:
+    def _outline(self, visual: Figure, scale: float, parent: QGraphicsPixmapItem) -> None:
         colour = _TABLE_COLOUR if visual.kind == "table" else _FIGURE_COLOUR
         rect = self._scaled(visual.bbox, scale)
-        item = QGraphicsRectItem(rect)
+        item = QGraphicsRectItem(rect, parent)
         item.setPen(QPen(colour, 2, Qt.PenStyle.DashLine))
         item.setToolTip(f"{visual.label or visual.id}: {visual.caption[:200]}")
         item.setZValue(1)
-        self.scene.addItem(item)
         tag = QGraphicsSimpleTextItem(visual.label or ("table" if visual.kind == "table" else "figure"))
         tag.setBrush(QBrush(QColor("white")))
-        background = QGraphicsRectItem(tag.boundingRect().adjusted(-3, -1, 3, 1))
+        background = QGraphicsRectItem(tag.boundingRect().adjusted(-3, -1, 3, 1), parent)
         background.setBrush(QBrush(colour))
         background.setPen(QPen(Qt.PenStyle.NoPen))
         background.setPos(rect.left(), max(0.0, rect.top() - tag.boundingRect().height() - 2))
         tag.setParentItem(background)
         background.setZValue(1)
-        self.scene.addItem(background)
+
+    # ------------------------------------------------------------------------------ thumbnails
+    def show_thumbnails(self, shown: bool | None = None) -> None:
+        """Show (or hide) the page-thumbnail sidebar; its images are rendered in the background."""
+        shown = self.thumbs_action.isChecked() if shown is None else shown
+        if self.thumbs_action.isChecked() != shown:
+            self.thumbs_action.setChecked(shown)
+        self.thumbs.setVisible(shown and self._renderer is not None)
+        if shown:
+            self._render_thumbnails()
+
+    def _fill_thumbnail_list(self) -> None:
+        self.thumbs.clear()
+        if self._renderer is None:
+            return
+        for number, (width, height) in enumerate(self._renderer.sizes, start=1):
+            blank = QPixmap(max(1, int(width * THUMB_SCALE)), max(1, int(height * THUMB_SCALE)))
+            blank.fill(QColor("white"))
+            item = QListWidgetItem(QIcon(blank), str(number))
+            item.setData(Qt.ItemDataRole.UserRole, False)  # not rendered yet
+            self.thumbs.addItem(item)
+        self.thumbs.setVisible(self.thumbs_action.isChecked())
+        if self.thumbs_action.isChecked():
+            self._render_thumbnails()
+
+    def _render_thumbnails(self) -> None:
+        if self._renderer is None or self._thumb_jobs:
+            return
+        todo = [row + 1 for row in range(self.thumbs.count())
+                if not self.thumbs.item(row).data(Qt.ItemDataRole.UserRole)]
+        if not todo:
+            return
+        renderer = self._renderer
+        batch = todo[:THUMB_BATCH]
+        job = Job("thumbnails", lambda control, stream: renderer.thumbnails(batch, control), kind="render")
+        job.signals.succeeded.connect(self._thumbnails_done)
+        job.signals.finished.connect(lambda job=job: self._thumbnail_job_ended(job))
+        self._thumb_jobs.append(job)
+        self.runner.start(job)
+
+    def _thumbnails_done(self, images: list[tuple[int, QImage]]) -> None:
+        for page, image in images:
+            item = self.thumbs.item(page - 1)
+            if item is not None:
+                item.setIcon(QIcon(QPixmap.fromImage(image)))
+                item.setData(Qt.ItemDataRole.UserRole, True)
+
+    def _thumbnail_job_ended(self, job: Job) -> None:
+        if job in self._thumb_jobs:
+            self._thumb_jobs.remove(job)
+            if job.state == "succeeded":
+                self._render_thumbnails()  # the next batch
+
+    @property
+    def thumbnails_rendered(self) -> int:
+        return sum(1 for row in range(self.thumbs.count()) if self.thumbs.item(row).data(Qt.ItemDataRole.UserRole))
 
     # ------------------------------------------------------------------------------ search
     def _search_or_next(self) -> None:
@@ -416,10 +750,9 @@ class DocumentView(QWidget):
 
     def _search_done(self, hits) -> None:
         self._hits = list(hits)
-        self._cache.clear()
+        self._layout()  # the hits are drawn on their pages
         if not self._hits:
             self.search_label.setText("not found")
-            self._request_render()
             return
         after = [i for i, (page, _) in enumerate(self._hits) if page >= self._page]
         self._goto_hit(after[0] if after else 0)

@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
     QFileDialog,
     QHBoxLayout,
     QInputDialog,
@@ -21,6 +23,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QSplitter,
     QTabWidget,
+    QTextBrowser,
     QToolBar,
     QToolButton,
     QVBoxLayout,
@@ -40,6 +43,7 @@ from mmdocsum_desktop.gui.summary_view import SummaryView
 from mmdocsum_desktop.gui.widgets.gallery import FigureGallery
 from mmdocsum_desktop.gui.widgets.jobbar import JobBar
 from mmdocsum_desktop.gui.workers import Job, JobRunner
+from mmdocsum_desktop.models import fitness
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +56,89 @@ EXPORT_FILTERS = {
     "pdf": "PDF (*.pdf)",
     "mdocsum": "M-DocSum JSON (*.json)",
 }
+AUTHORING_EXPORTS = ("markdown", "html", "pdf")
+TYPING_MERGE_S = 2.0  # keystrokes this close together are one step of Undo
+
+GUIDE_HTML = """
+<h3>mmdocsum in five steps</h3>
+<ol>
+<li><b>Open</b> a paper (Ctrl+O, or drop a PDF, HTML, Markdown or JATS file on the window). The reader
+shows every page; the figures and tables it found are outlined and listed below it.</li>
+<li><b>Summarize</b> (Ctrl+R) writes four paragraphs (background, method, results, conclusion), each with
+the figure that fits it. Click a citation (<i>p. 4</i>, <i>Figure 2</i>) to see the passage in the paper.</li>
+<li><b>Edit</b>: change a paragraph's text, pick another figure, or regenerate one paragraph. Everything can
+be undone (Ctrl+Z).</li>
+<li><b>Write</b> in the Authoring tab, then <b>Place images</b>: the app suggests which figure goes after
+which of your paragraphs; nothing enters your text until you press Accept.</li>
+<li><b>Export</b> the summary or your text as Markdown (opens in Obsidian), HTML or PDF.</li>
+</ol>
+<p>Small language models (under about a billion parameters) write fluent text that is often wrong, and
+cannot judge summaries: the app says so before it uses one, and marks what they wrote. The extractive
+engine only quotes the paper.</p>
+"""
+
+
+def shortcuts_html(actions: list[QAction]) -> str:
+    """The window's keyboard shortcuts as a table, from the actions themselves (never out of date)."""
+    rows = []
+    for action in actions:
+        keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        if keys:
+            rows.append(f"<tr><td><b>{keys}</b></td><td>{action.text().replace('&', '').rstrip('…')}</td></tr>")
+    reader = [("PgUp / PgDown", "previous / next page"), ("Ctrl+wheel, Ctrl++ / Ctrl+-", "zoom"),
+              ("Ctrl+1 / Ctrl+2", "fit width / fit page")]
+    rows += [f"<tr><td><b>{keys}</b></td><td>{what}</td></tr>" for keys, what in reader]
+    return "<h3>Keyboard shortcuts</h3><table cellpadding='3'>" + "".join(rows) + "</table>"
+
+
+class SnapshotCommand(QUndoCommand):
+    """One step of Undo: a state before and after, applied by ``apply`` (the summary, the user's text
+    with the placements, ...). The change is made before the command is pushed; redo re-applies it."""
+
+    def __init__(self, text: str, apply, before: Any, after: Any, *, merge_key: int = -1) -> None:
+        super().__init__(text)
+        self._apply, self.before, self.after = apply, before, after
+        self._merge_key = merge_key
+        self._done = False
+        self.at = time.monotonic()
+
+    def id(self) -> int:  # noqa: A003 — Qt's name
+        return self._merge_key
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 — Qt's name
+        if not isinstance(other, SnapshotCommand) or other.at - self.at > TYPING_MERGE_S:
+            return False
+        self.after, self.at = other.after, other.at
+        return True
+
+    def redo(self) -> None:
+        if not self._done:  # QUndoStack.push calls redo: the change is already made, objects stay as they are
+            self._done = True
+            return
+        self._apply(self.after)
+
+    def undo(self) -> None:
+        self._apply(self.before)
+
+
+class _UndoKeys(QObject):
+    """Ctrl+Z / Ctrl+Shift+Z in the authoring editor go to the window's one undo stack, not to the
+    editor's own (which would undo typing but not an accepted placement)."""
+
+    def __init__(self, stack: QUndoStack, parent: QObject) -> None:
+        super().__init__(parent)
+        self.stack = stack
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 — Qt's name
+        if event.type() in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
+            for key, step in ((QKeySequence.StandardKey.Undo, self.stack.undo),
+                              (QKeySequence.StandardKey.Redo, self.stack.redo)):
+                if event.matches(key):
+                    if event.type() == QEvent.Type.KeyPress:
+                        step()
+                    event.accept()
+                    return True
+        return False
 
 
 class ErrorBanner(QWidget):
@@ -106,10 +193,15 @@ class MainWindow(QMainWindow):
         self._summary_job: Job | None = None
         self._regenerations = 0  # a new seed for each regenerated paragraph (LLM engines)
         self._closing = False
+        self.undo_stack = QUndoStack(self)
+        self._applying_undo = False  # a change made by Undo/Redo is not recorded again
+        self._authoring_text = ""  # the text before the latest edit (what Undo of typing goes back to)
+        self.help_dialogs: dict[str, QDialog] = {}
 
         self.banner = ErrorBanner()
         self.document_view = DocumentView(self.runner)
         self.document_view.message.connect(lambda text: self.show_error(text, "warning"))
+        self.document_view.positionChanged.connect(self._reader_moved)
         self.gallery = FigureGallery(self.runner)
         self.gallery.figureActivated.connect(self.document_view.show_figure)
         self.summary_view = SummaryView()
@@ -119,6 +211,8 @@ class MainWindow(QMainWindow):
         self.summary_view.citationClicked.connect(self.follow_citation)
         self.summary_view.textEdited.connect(self.edit_paragraph)
         self.authoring_view = AuthoringView(self)
+        self.authoring_view.editor.setUndoRedoEnabled(False)  # the window's undo stack has every step
+        self.authoring_view.editor.installEventFilter(_UndoKeys(self.undo_stack, self))
         self.authoring_view.textChanged.connect(self._authoring_changed)
         self.authoring_view.suggestionsChanged.connect(self._placements_changed)
         self.bench_view = BenchView(self)
@@ -205,6 +299,19 @@ class MainWindow(QMainWindow):
         self.place_action = self._action("&Place Images", self.authoring_view.place_images, icon="place-images",
                                          tip="Suggest where the document's figures go in your text")
         self.about_action = self._action("&About", self.about)
+        self.guide_action = self._action("Quick &Guide", lambda: self.show_help("guide"),
+                                         shortcut=QKeySequence.StandardKey.HelpContents)
+        self.shortcuts_action = self._action("&Keyboard Shortcuts", lambda: self.show_help("shortcuts"),
+                                             shortcut="Ctrl+/")
+        self.undo_action = self.undo_stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
+        self.redo_action = self.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcut(QKeySequence.StandardKey.Redo)
+        self.authoring_export_actions = {
+            fmt: self._action(EXPORT_FILTERS[fmt].split(" (")[0] + "…",
+                              lambda fmt=fmt: self.export_dialog(fmt, which="authoring"))
+            for fmt in AUTHORING_EXPORTS
+        }
 
         menu = self.menuBar().addMenu("&File")
         menu.addAction(self.open_action)
@@ -217,16 +324,28 @@ class MainWindow(QMainWindow):
         export_menu = menu.addMenu(icons.icon("export"), "&Export Summary")
         for action in self.export_actions.values():
             export_menu.addAction(action)
+        self.authoring_export_menu = menu.addMenu(icons.icon("export"), "Export &Your Text")
+        for action in self.authoring_export_actions.values():
+            self.authoring_export_menu.addAction(action)
         menu.addSeparator()
         menu.addAction(self.settings_action)
         menu.addSeparator()
         menu.addAction(self.quit_action)
+        menu = self.menuBar().addMenu("&Edit")
+        menu.addAction(self.undo_action)
+        menu.addAction(self.redo_action)
+        self.view_menu = self.menuBar().addMenu("&View")
+        for action in self.document_view.view_actions():
+            self.view_menu.addAction(action)
         menu = self.menuBar().addMenu("&Summary")
         menu.addAction(self.summarize_action)
         menu.addAction(self.cancel_action)
         menu = self.menuBar().addMenu("&Authoring")
         menu.addAction(self.place_action)
         menu = self.menuBar().addMenu("&Help")
+        menu.addAction(self.guide_action)
+        menu.addAction(self.shortcuts_action)
+        menu.addSeparator()
         menu.addAction(self.about_action)
 
         toolbar = QToolBar("Main")
@@ -257,6 +376,10 @@ class MainWindow(QMainWindow):
         self.summary_view.summarize_button.setEnabled(has_document and not running)
         for action in self.export_actions.values():
             action.setEnabled(has_summary)
+        has_text = self.workspace is not None and bool(self.workspace.project.authoring.strip())
+        for action in self.authoring_export_actions.values():
+            action.setEnabled(has_text)
+        self.place_action.setEnabled(has_document)
         self.save_action.setEnabled(self.workspace is not None)
         self.save_as_action.setEnabled(self.workspace is not None)
 
@@ -423,7 +546,11 @@ class MainWindow(QMainWindow):
         document = workspace.document if workspace else None
         if document is not None and document.kind == "pdf" and not Path(document.source).exists():
             self.show_error(f"The original file {document.source} is gone; showing the extracted text.", "warning")
+        # Undo steps belong to the work they changed; another project starts with none
+        self.undo_stack.clear()
+        self._authoring_text = workspace.project.authoring if workspace else ""
         self.document_view.set_document(document)
+        self.document_view.restore_position((workspace.project.extra.get("reader") if workspace else None) or {})
         self.gallery.set_figures(document, workspace.root if workspace else None)
         self._show_summary(workspace.project.summary if workspace else None, workspace)
         self.authoring_view.set_workspace(workspace)
@@ -489,8 +616,12 @@ class MainWindow(QMainWindow):
             return None
         if self._summary_job is not None:
             return None
+        self.banner.hide()  # a message about an earlier run is stale now
         settings = self.engine_settings()
         engine = core.engine_name(settings)
+        writer = fitness.for_settings(settings, "summary_writer", engine=engine)
+        if writer is not None and writer.warns:
+            self.show_error(writer.sentence() + " What it writes is marked.", "warning")
         if replace is None:
             title = "Summarizing"
             fn = core.summarize(workspace.document, workspace.root, settings)
@@ -502,7 +633,7 @@ class MainWindow(QMainWindow):
         job = Job(f"{title} ({engine})", fn, kind="summary")
         job.signals.text.connect(self.summary_view.append_stream)
         job.signals.succeeded.connect(lambda result: self._summary_done(workspace, result, replace, job))
-        job.signals.failed.connect(lambda message: self.show_error(f"Summary failed: {message}"))
+        job.signals.failed.connect(lambda message: self._summary_failed(message))
         job.signals.cancelled.connect(lambda partial: self._summary_cancelled(workspace, partial))
         job.signals.finished.connect(self._summary_finished)
         self._summary_job = job
@@ -519,6 +650,12 @@ class MainWindow(QMainWindow):
         self.summary_view.end_stream()
         self._update_actions()
 
+    def _summary_failed(self, message: str) -> None:
+        if not shiboken6.isValid(self):
+            return
+        self.show_error(f"Summary failed: {message}")
+        self.summary_view.show_outcome("The summary failed; the one shown (if any) is unchanged.")
+
     def _summary_done(self, workspace: proj.Workspace, result: Any, replace: int | None, job: Job) -> None:
         if not shiboken6.isValid(self):  # destroyed while the job ran
             return
@@ -526,25 +663,33 @@ class MainWindow(QMainWindow):
             return
         summary = result["summary"]
         self.summary_view.add_images(result.get("images") or {})
-        if replace is not None and workspace.project.summary is not None:
-            # only the regenerated paragraph is taken: edits made to the others meanwhile are kept
-            workspace.project.summary.paragraphs[replace] = summary.paragraphs[replace]
-            summary = workspace.project.summary
+        current = workspace.project.summary
+        before = current.model_copy(deep=True) if current is not None else None
+        if replace is not None and current is not None and replace < len(current.paragraphs):
+            # only the regenerated paragraph's text is taken: edits made to the others meanwhile are kept,
+            # and so is the figure the paragraph has now (one the user removed is not put back)
+            fresh = summary.paragraphs[replace].model_copy(deep=True)
+            fresh.figure = current.paragraphs[replace].figure
+            fresh.image_caption = current.paragraphs[replace].image_caption
+            current.paragraphs[replace] = fresh
+            summary = current
         workspace.project.summary = summary
+        self._record_summary_change("Regenerate paragraph" if replace is not None else "Summarize", before)
         self._show_summary(summary, workspace)
         self.mark_changed()
         self._update_actions()
+        writer = fitness.for_summary(summary)
+        if writer is None or not writer.warns:
+            self.banner.hide()  # success: no earlier failure or warning stays up
         self.show_status("Summary ready." if replace is None else f"Paragraph {replace + 1} regenerated.")
         self.summaryReady.emit(summary)
 
     def _summary_cancelled(self, workspace: proj.Workspace, partial: Any) -> None:
         if not shiboken6.isValid(self):  # destroyed while the job ran
             return
+        # the partial text is dropped: nothing the user did not accept goes into their text
         self.show_status("Summary cancelled; nothing was changed.")
-        text = self.summary_view.streamed_text.strip()
-        if text and workspace is self.workspace:
-            self.show_error("Summary cancelled. The text written so far is kept in the Authoring view.", "info")
-            self.authoring_view.append_text(text)
+        self.summary_view.show_outcome("Summary cancelled; nothing was changed.")
 
     def regenerate_paragraph(self, index: int) -> None:
         summary = self.workspace.project.summary if self.workspace else None
@@ -566,7 +711,10 @@ class MainWindow(QMainWindow):
         if figure_id and figure is None:
             self.show_error(f"There is no figure {figure_id} in this document.")
             return
+        before = workspace.project.summary.model_copy(deep=True)
         swap = app.swap_figure(workspace.project.summary, index, figure_id, document=workspace.document)
+        label_now = (figure.label or "a figure") if figure is not None else "no figure"
+        self._record_summary_change(f"Paragraph {index + 1}: {label_now}", before)
         note = ("" if swap.taken_from is None else
                 f" It was removed from paragraph {swap.taken_from + 1} (each figure is used once).")
         self._show_summary(workspace.project.summary, workspace)
@@ -612,9 +760,72 @@ class MainWindow(QMainWindow):
         summary = self.workspace.project.summary if self.workspace else None
         if summary is None or not 0 <= index < len(summary.paragraphs):
             return
+        before = summary.model_copy(deep=True)
         summary.paragraphs[index].text = text
+        self._record_summary_change(f"Edit paragraph {index + 1}", before)
         self._show_summary(summary, self.workspace)
         self.mark_changed()
+
+    # ============================================================================ undo
+    def _record_summary_change(self, what: str, before: proj.Summary | None) -> None:
+        """Put a change of the summary (already made) on the undo stack."""
+        workspace = self.workspace
+        if workspace is None or self._applying_undo:
+            return
+        after = workspace.project.summary.model_copy(deep=True) if workspace.project.summary is not None else None
+
+        def apply(state: proj.Summary | None, workspace: proj.Workspace = workspace) -> None:
+            self._apply_undo(lambda: self._restore_summary(workspace, state))
+
+        self.undo_stack.push(SnapshotCommand(what, apply, before, after))
+
+    def _restore_summary(self, workspace: proj.Workspace, state: proj.Summary | None) -> None:
+        if workspace is not self.workspace:
+            return
+        workspace.project.summary = state.model_copy(deep=True) if state is not None else None
+        self._show_summary(workspace.project.summary, workspace)
+        self.mark_changed()
+        self._update_actions()
+
+    def _apply_undo(self, change) -> None:
+        if self._applying_undo:
+            return
+        self._applying_undo = True
+        try:
+            change()
+        finally:
+            self._applying_undo = False
+
+    def record_authoring_change(self, what: str, before: tuple[str, list], after: tuple[str, list], *,
+                                typing: bool = False) -> None:
+        """Put a change of the user's text and placements (already made) on the undo stack; typing
+        merges with the keystrokes just before it."""
+        workspace = self.workspace
+        if self._applying_undo or workspace is None:
+            return
+
+        def apply(state: tuple[str, list], workspace: proj.Workspace = workspace) -> None:
+            self._apply_undo(lambda: self._restore_authoring(workspace, state))
+
+        self.undo_stack.push(SnapshotCommand(what, apply, before, after, merge_key=1 if typing else -1))
+
+    def authoring_state(self) -> tuple[str, list]:
+        """The user's text and the placement suggestions with their status, as Undo restores them."""
+        placements = self.workspace.project.placements if self.workspace is not None else []
+        return self.authoring_view.editor.toPlainText(), [p.model_copy(deep=True) for p in placements]
+
+    def _restore_authoring(self, workspace: proj.Workspace, state: tuple[str, list]) -> None:
+        if workspace is not self.workspace:
+            return
+        text, placements = state
+        workspace.project.placements = [p.model_copy(deep=True) for p in placements]
+        workspace.project.authoring = text
+        self._authoring_text = text
+        if self.authoring_view.editor.toPlainText() != text:
+            self.authoring_view.editor.setPlainText(text)
+        self.authoring_view.set_workspace(workspace)
+        self.mark_changed()
+        self._update_actions()
 
     def follow_citation(self, kind: str, ref: str) -> None:
         if kind == "page":
@@ -632,10 +843,23 @@ class MainWindow(QMainWindow):
     def _authoring_changed(self, text: str) -> None:
         if self.workspace is None:
             self.workspace = proj.Workspace.create()
-            self._update_actions()
         if self.workspace.project.authoring != text:
+            before = (self._authoring_text, [p.model_copy(deep=True) for p in self.workspace.project.placements])
             self.workspace.project.authoring = text
+            self._authoring_text = text
+            if not self._applying_undo and not getattr(self.authoring_view, "changing_text", False):
+                self.record_authoring_change("Typing", before, self.authoring_state(), typing=True)
             self.mark_changed()
+        self._update_actions()
+
+    def _reader_moved(self, position: dict) -> None:
+        """Page and zoom go with the project (restored when it opens again); not an edit: no '*'."""
+        workspace = self.workspace
+        if workspace is None or workspace.document is None or workspace.project.extra.get("reader") == position:
+            return
+        workspace.project.extra["reader"] = dict(position)
+        if not self.autosave_timer.isActive():
+            self.autosave_timer.start()
 
     def _placements_changed(self) -> None:
         if self.workspace is not None:
@@ -706,16 +930,23 @@ class MainWindow(QMainWindow):
         self.show_status(f"Saved {written}.")
         return True
 
-    def export_dialog(self, fmt: str) -> Job | None:
-        if self.workspace is None or self.workspace.project.summary is None:
+    def export_dialog(self, fmt: str, *, which: str = "summary") -> Job | None:
+        """Ask where, then export the summary (``which="summary"``) or the user's text ("authoring")."""
+        if which == "authoring":
+            if self.workspace is None or not self.workspace.project.authoring.strip():
+                self.show_error("There is no text to export yet: write in the Authoring tab first.", "info")
+                return None
+        elif self.workspace is None or self.workspace.project.summary is None:
             self.show_error("There is no summary to export yet: run Summarize first.", "info")
             return None
         stem = (self.workspace.project.title or "summary")[:60].replace("/", "-")
+        if which == "authoring":
+            stem = f"{stem} - my text"
         path = self.ask_save_path(f"Export as {EXPORT_FILTERS[fmt]}", EXPORT_FILTERS[fmt],
                                   stem + proj.EXPORT_SUFFIXES[fmt])
         if not path:
             return None
-        return self.export(fmt, Path(path))
+        return self.export(fmt, Path(path), which=which)
 
     def export(self, fmt: str, path: Path, *, which: str = "summary") -> Job | None:
         if self.workspace is None:
@@ -738,6 +969,29 @@ class MainWindow(QMainWindow):
         dialog.exec()
         if dialog.notice:  # e.g. no system keyring: the API key is kept for this session only
             self.show_error(dialog.notice, "warning")
+
+    def show_help(self, which: str) -> QDialog:
+        """The quick guide or the keyboard shortcuts, in a window that stays open beside the work."""
+        dialog = self.help_dialogs.get(which)
+        if dialog is None:
+            dialog = QDialog(self)
+            dialog.setWindowTitle("Quick guide" if which == "guide" else "Keyboard shortcuts")
+            browser = QTextBrowser(dialog)
+            browser.setObjectName("helpText")
+            actions = [self.open_action, self.save_action, self.summarize_action, self.cancel_action,
+                       self.undo_action, self.redo_action, self.guide_action, self.shortcuts_action,
+                       self.settings_action, self.quit_action, *self.document_view.view_actions()]
+            browser.setHtml(GUIDE_HTML if which == "guide" else shortcuts_html(actions))
+            buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
+            buttons.rejected.connect(dialog.close)
+            layout = QVBoxLayout(dialog)
+            layout.addWidget(browser)
+            layout.addWidget(buttons)
+            dialog.resize(560, 460)
+            self.help_dialogs[which] = dialog
+        dialog.show()
+        dialog.raise_()
+        return dialog
 
     def about(self) -> None:
         from mmdocsum_desktop import __version__

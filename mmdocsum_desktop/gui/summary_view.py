@@ -34,8 +34,9 @@ from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.judge_panel import JudgePanel
 from mmdocsum_desktop.gui.widgets.gallery import FIGURE_MIME
 from mmdocsum_desktop.gui.workers import Job, JobRunner
+from mmdocsum_desktop.models import fitness
 from mmdocsum_desktop.project import Workspace
-from mmdocsum_desktop.summarize.render import markdown_to_html
+from mmdocsum_desktop.summarize.render import caption_text, markdown_to_html
 from mmdocsum_desktop.summarize.schema import Summary, SummaryParagraph
 
 _MENTION = re.compile(r"\b(Figure|Fig\.|Table|Tab\.)\s?(S?\d{1,3}(?:[-.]\d{1,3})?|[IVXL]{1,6}\b)", re.IGNORECASE)
@@ -81,8 +82,11 @@ def paragraph_html(paragraph: SummaryParagraph, workspace: Workspace | None, wid
     figure = workspace.figure(paragraph.figure_id) if workspace is not None else None
     image = workspace.image_path(figure) if workspace is not None else None
     if figure is not None:
-        label = html.escape(figure.label or figure.id)
-        caption = html.escape(paragraph.image_caption or figure.caption)
+        label = figure.label or figure.id
+        caption = caption_text(label, paragraph.image_caption or figure.caption)
+        # the label is the link; the rest of the caption follows it once ("Table 2 Flow data", not "Table 2:
+        # Table 2 Flow data")
+        rest = caption[len(label):].lstrip(":. ") if caption.startswith(label) else caption
         if image is not None:
             body += (
                 f'<p align="center"><a href="{html.escape(cite_url("figure", figure.id))}">'
@@ -90,7 +94,7 @@ def paragraph_html(paragraph: SummaryParagraph, workspace: Workspace | None, wid
             )
         body += (
             f'<p style="color:#333; font-size:small"><a href="{html.escape(cite_url("figure", figure.id))}">'
-            f"<b>{label}</b></a>{': ' if caption else ''}{caption}</p>"
+            f"<b>{html.escape(label)}</b></a>{': ' if rest else ''}{html.escape(rest)}</p>"
         )
     return body
 
@@ -230,8 +234,8 @@ class ParagraphCard(QFrame):
         self.figure_menu.addSeparator()
         document = self.workspace.document if self.workspace is not None else None
         for visual in (document.visuals if document is not None else []):
-            text = f"{visual.label or visual.id} — {visual.caption[:60]}"
-            action = QAction(text, self.figure_menu)
+            action = QAction(figure_menu_text(visual), self.figure_menu)
+            action.setToolTip(visual.caption[:300])
             action.setCheckable(True)
             action.setChecked(self.paragraph is not None and self.paragraph.figure_id == visual.id)
             action.triggered.connect(lambda checked=False, fid=visual.id: self.figureChosen.emit(self.index, fid))
@@ -272,6 +276,18 @@ class ParagraphCard(QFrame):
             event.acceptProposedAction()
 
 
+def figure_menu_text(visual: Figure) -> str:
+    """"Figure 3 — Annual flow duration curves of…" (p. 4): a person's words, never an internal id, and
+    short enough that the menu fits on the screen."""
+    name = visual.label or ("Table" if visual.kind == "table" else "Figure") + (f" on p. {visual.page}" if visual.page else "")
+    caption = " ".join(visual.caption.split())
+    if visual.label and caption.lower().startswith(visual.label.lower()):
+        caption = caption[len(visual.label):].lstrip(" .:|")
+    if len(caption) > 48:
+        caption = caption[:47].rstrip() + "…"
+    return f"{name} — {caption}" if caption else name
+
+
 def summary_fingerprint(summary: Summary | None) -> str:
     """What the judge reads of a summary: its paragraphs' text and figures."""
     if summary is None:
@@ -292,6 +308,7 @@ class SummaryView(QWidget):
         # the window's JobRunner (found when the first judgement starts) unless one is given
         self.runner: JobRunner | None = runner
         self.judge_job: Job | None = None
+        self.judge_fitness: fitness.Fitness | None = None  # set when a run starts with a weak judge
         self._judged_fingerprint = ""
         self._busy = False
         self.workspace: Workspace | None = None
@@ -315,6 +332,14 @@ class SummaryView(QWidget):
         self.status = QLabel("Open a document, then Summarize.")
         self.status.setWordWrap(True)
         self.status.setStyleSheet("color: #555;")
+        # what the model that wrote the summary is fit for, when it is not (issue 17: no nonsense shown
+        # with confidence)
+        self.fitness_label = QLabel("")
+        self.fitness_label.setObjectName("fitnessWarning")
+        self.fitness_label.setWordWrap(True)
+        self.fitness_label.setStyleSheet("background: #fff4d6; color: #5a3b00; border: 1px solid #e7c66b; "
+                                         "border-radius: 4px; padding: 6px;")
+        self.fitness_label.setVisible(False)
         top = QHBoxLayout()
         top.addWidget(self.summarize_button)
         top.addWidget(self.judge_button)
@@ -335,6 +360,7 @@ class SummaryView(QWidget):
         self.cards_host.setStyleSheet("background: #f3f5f8;")
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.fitness_label)
         layout.addWidget(self.judge_panel)
         layout.addWidget(self.live)
         layout.addWidget(self.scroll, 1)
@@ -355,6 +381,10 @@ class SummaryView(QWidget):
 
     def end_stream(self) -> None:
         self.live.setVisible(False)
+
+    def show_outcome(self, text: str) -> None:
+        """What became of a run that did not give a summary: replaces "Summarizing with…"."""
+        self.status.setText(text)
 
     @property
     def streamed_text(self) -> str:
@@ -401,6 +431,10 @@ class SummaryView(QWidget):
             if summary.notes():
                 text += " Notes: " + "; ".join(summary.notes()[:3])
             self.status.setText(text)
+        writer = fitness.for_summary(summary) if summary is not None else None
+        self.fitness_label.setVisible(writer is not None and writer.warns)
+        self.fitness_label.setText(f"⚠ {writer.sentence()} Check each sentence against its citation."
+                                   if writer is not None and writer.warns else "")
         self._update_judge_button()
 
     def add_images(self, images: dict[str, QImage]) -> None:
@@ -460,6 +494,8 @@ class SummaryView(QWidget):
             self.judge_panel.title.setText("Judgement")
             self.judge_panel.show_message(str(error), "warning")
             return None
+        judge_fitness = fitness.for_settings(settings, "judge")
+        self.judge_fitness = judge_fitness if judge_fitness is not None and judge_fitness.warns else None
         snapshot = summary.model_copy(deep=True)  # the user may go on editing while the judge works
         fingerprint = summary_fingerprint(snapshot)
         job = Job(f"Judging the summary with {judge}",
@@ -473,6 +509,8 @@ class SummaryView(QWidget):
         job.signals.finished.connect(lambda: self._judge_finished(job))
         self.judge_job = job
         self.judge_panel.start(f"Judging with {judge}…")
+        if self.judge_fitness is not None:  # said before the run, not only after 200 s of it
+            self.judge_panel.title.setText(f"Judging with {judge}… — {self.judge_fitness.sentence()}")
         self._update_judge_button()
         job_bar = getattr(self.window(), "job_bar", None)
         track = getattr(job_bar, "track", None)
@@ -493,6 +531,12 @@ class SummaryView(QWidget):
         overall = result.get("overall")
         self.judge_panel.title.setText(f"Judgement by {result.get('judge') or 'the judge'}")
         self.judge_panel.show_result(result, titles)
+        judge_fitness = fitness.for_judgement(result)
+        if judge_fitness is not None and judge_fitness.warns:
+            # the scores stay visible, marked: they are the model's, and it cannot tell good from bad
+            self.judge_panel.title.setText(f"Judgement by {result.get('judge') or 'the judge'} — unreliable: "
+                                           f"{judge_fitness.sentence()}")
+            self.judge_panel.title.setWordWrap(True)
         if fingerprint != summary_fingerprint(self.summary):
             self.judge_panel.mark_stale()
         self.status.setText("Summary judged" + (f": overall {overall:.1f} / 5." if overall is not None else "."))
