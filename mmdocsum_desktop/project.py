@@ -491,30 +491,76 @@ def export(
 
 
 def _export_authoring(workspace: Workspace, fmt: str, target: Path) -> list[Path]:
-    """The user's Markdown: ``NAME.md`` with copies of its images in ``NAME_images/``, a self-contained
-    page, or a PDF; rendered with the summary renderer's Markdown and escaping."""
+    """The user's Markdown: ``NAME.md`` (with YAML front matter, as Obsidian reads it) and copies of its
+    images in ``NAME_images/``, a self-contained page, or a PDF; rendered with the summary renderer's
+    Markdown and escaping. Image links are read relative to the project (as the text stores them)."""
     text = workspace.project.authoring
+    title = _title_of(workspace)
     if fmt == "html":
-        page = render.html_page(_title_of(workspace), render.markdown_to_html(_inline_local_images(text)))
+        page = render.html_page(title, render.markdown_to_html(_inline_local_images(text, workspace.root)))
         return [write_text_atomic(target, page)]
     if fmt == "pdf":
-        page = render.html_page(_title_of(workspace), render.markdown_to_html(text))
-        return [render.html_to_pdf(page, target, workspace.root)]
+        page = render.html_page(title, render.markdown_to_html(_absolute_images(text, workspace.root)))
+        return [render.html_to_pdf(page, target, Path("/"))]
     images_dir = target.with_name(f"{target.stem}_images")
     copies: list[Path] = []
-    for match in re.finditer(r"!\[[^\]]*\]\(([^)]+)\)", text):
-        source = Path(match.group(1))
-        if source.is_file():
+    for match in re.finditer(r"!\[[^\]]*\]\(<?([^)>]+)>?\)", text):
+        source = _image_source(match.group(1), workspace.root)
+        if source is not None:
             out = images_dir / source.name
             if out not in copies:
                 copies.append(write_bytes_atomic(out, source.read_bytes(), durable=False))
-            text = text.replace(f"]({match.group(1)})", f"]({images_dir.name}/{source.name})")
-    return [write_text_atomic(target, text.rstrip() + "\n"), *copies]
+            text = text.replace(match.group(0), match.group(0).replace(match.group(1), f"{images_dir.name}/{source.name}"))
+    front = render.front_matter_lines(title, source=workspace.project.source or "")
+    return [write_text_atomic(target, "\n".join(front) + text.rstrip() + "\n"), *copies]
 
 
-def _inline_local_images(markdown: str) -> str:
+USER_IMAGES = "images"  # the folder of the project that holds the images the user's text shows
+
+
+def label_file_name(label: str | None, fallback: str, suffix: str) -> str:
+    """"Figure 3" → "figure-3.png", "Table S2" → "table-s2.png": a name a person recognises."""
+    slug = re.sub(r"[^a-z0-9]+", "-", (label or fallback).lower()).strip("-") or "image"
+    return f"{slug}{suffix.lower() or '.png'}"
+
+
+def adopt_image(workspace: Workspace, source: Path, label: str | None) -> str:
+    """Copy an image the user's text is to show into the project (``images/figure-3.png``) and return
+    the relative link to write: the text never names a workspace path, and the image travels with the
+    project file."""
+    folder = workspace.root / USER_IMAGES
+    name = label_file_name(label, source.stem, source.suffix)
+    data = source.read_bytes()
+    target, number = folder / name, 2
+    while target.exists() and target.read_bytes() != data:  # another image already has that label
+        target = folder / f"{Path(name).stem}-{number}{Path(name).suffix}"
+        number += 1
+    if not target.exists():
+        write_bytes_atomic(target, data)
+    return target.relative_to(workspace.root).as_posix()
+
+
+def _image_source(link: str, root: Path) -> Path | None:
+    """The file an image link of the user's text names: relative to the project, or absolute."""
+    if re.match(r"^[a-z][a-z0-9+.-]*:", link, re.IGNORECASE) and not re.match(r"^[A-Za-z]:[\\/]", link):
+        return None  # http:, data: ... are left as they are
+    path = Path(link)
+    path = path if path.is_absolute() else root / path
+    return path if path.is_file() else None
+
+
+def _absolute_images(markdown: str, root: Path) -> str:
     def replace(match: re.Match[str]) -> str:
-        uri = render.data_uri(Path(match.group(2)))
+        source = _image_source(match.group(2), root)
+        return match.group(0) if source is None else f"![{match.group(1)}](<{source.as_posix()}>)"
+
+    return re.sub(r"!\[([^\]]*)\]\(<?([^)>\s]+)>?\)", replace, markdown)
+
+
+def _inline_local_images(markdown: str, root: Path) -> str:
+    def replace(match: re.Match[str]) -> str:
+        source = _image_source(match.group(2), root)
+        uri = render.data_uri(source) if source is not None else None
         return match.group(0) if uri is None else f"![{match.group(1)}]({uri})"
 
-    return re.sub(r"!\[([^\]]*)\]\(([^)\s]+)\)", replace, markdown)
+    return re.sub(r"!\[([^\]]*)\]\(<?([^)>\s]+)>?\)", replace, markdown)
