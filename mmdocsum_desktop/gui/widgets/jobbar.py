@@ -1,12 +1,29 @@
-"""The job bar: what is running, a determinate progress bar and Cancel. One bar for every job."""
+"""The job bar: what is running, a determinate progress bar with the time left, and Cancel. One bar for
+every job."""
 
 from __future__ import annotations
+
+import time
 
 import shiboken6
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from mmdocsum_desktop.gui import icons
 from mmdocsum_desktop.gui.workers import Job
+
+
+def time_left(elapsed_s: float, done: int, total: int, *, from_done: int = 0) -> str:
+    """"about 40 s left", "about 3 min left" at the pace since ``from_done``; '' until there is enough
+    to go by (2 s and 3 % of the way)."""
+    moved = done - from_done
+    if total <= 0 or moved <= 0 or done >= total or elapsed_s < 2.0 or moved / total < 0.03:
+        return ""
+    left = elapsed_s * (total - done) / moved
+    if left < 60:
+        return f"about {max(5, round(left / 5) * 5)} s left"
+    if left < 3600:
+        return f"about {round(left / 60)} min left"
+    return f"about {left / 3600:.1f} h left"
 
 
 class JobBar(QWidget):
@@ -25,6 +42,8 @@ class JobBar(QWidget):
         layout.addWidget(self.bar)
         layout.addWidget(self.cancel_button)
         self.jobs: list[Job] = []
+        # when each job's current stage started: the estimate restarts when the stage ("what") changes
+        self._stage: dict[int, tuple[str, float, int]] = {}
         self.setVisible(False)
 
     def track(self, job: Job) -> None:
@@ -46,10 +65,17 @@ class JobBar(QWidget):
         if total > 0:
             self.bar.setRange(0, total)
             self.bar.setValue(min(done, total))
-            self.bar.setFormat(f"%p%  {what}" if what else "%p%")
+            stage = self._stage.get(id(job))
+            now = time.monotonic()
+            if stage is None or stage[0] != what:
+                stage = self._stage[id(job)] = (what, now, done)
+            left = time_left(now - stage[1], done, total, from_done=stage[2])
+            text = " · ".join(part for part in ("%p%", what, left) if part)
+            self.bar.setFormat(text.replace("%p% · ", "%p%  ", 1))
         self.label.setText(job.title)
 
     def _finished(self, job: Job) -> None:
+        self._stage.pop(id(job), None)
         if job in self.jobs:
             self.jobs.remove(job)
         if not shiboken6.isValid(self):
