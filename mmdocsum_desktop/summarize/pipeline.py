@@ -4,12 +4,16 @@
 
 1. candidates — the document's figures and tables that have an image crop (placement's
    ``candidates_from_document``); OCR text of each when asked for (text-only LLMs get it in the prompt);
-2. text — the extractive engine's four paragraphs, or an LLM's answer to the prompt of
+2. text — the extractive engine's four paragraphs; for a language model, by default
+   (``SummaryOptions.llm_mode == "grounded"``) the grounded writer (:mod:`grounded`): evidence per
+   paragraph from the extractive stage (:mod:`evidence`), each paragraph written from its evidence,
+   every sentence checked and cited; or (``llm_mode == "full"``) an LLM's answer to the prompt of
    :mod:`prompt`: in one pass when the document fits the context, otherwise notes on each part, then
    notes of the notes (as many levels as needed), then the answer from the notes; never a silent cut;
 3. parsing — :func:`parse.parse_answer` (tolerant; records format issues, rule breaks and its repairs);
    a paragraph the model did not write is filled with extracted sentences, and that is recorded;
-4. figures — the placement engine's global assignment. ``hybrid`` (default for LLMs): the model's valid
+4. figures — extractive and grounded summaries: a figure only where the paragraph's evidence cites it
+   (:func:`evidence.choose_evidence_figures`). Full-document LLM answers: the placement engine's global assignment. ``hybrid`` (default for LLMs): the model's valid
    proposals enter the assignment as a bonus signal and the scorer decides; ``model``: the model's valid
    choices are kept and only broken ones (out of range, used twice, missing) are repaired by the global
    assignment; ``placement``: the model's proposals are ignored. Every change is recorded;
@@ -35,6 +39,8 @@ from mmdocsum_desktop.errors import EmptyDocumentError, EngineError, JobCancelle
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.summarize import prompt as prompts
 from mmdocsum_desktop.summarize.citations import Citer
+from mmdocsum_desktop.summarize.evidence import choose_evidence_figures, evidence_from_drafts, select_evidence
+from mmdocsum_desktop.summarize.grounded import GroundedWriter
 from mmdocsum_desktop.summarize.parse import ParsedAnswer, parse_answer
 from mmdocsum_desktop.summarize.schema import (
     FigureChoice,
@@ -457,12 +463,25 @@ def summarize_document(
     broken: dict[int, str] = {}
     sources: list[list[Sentence | None]] = []
     t = time.perf_counter()
+    evidence: list[Any] | None = None
+    used: list[list[Any]] = []
+    grounding: dict[str, Any] | None = None
     if extractive:
         drafted = engine.draft(document, include_abstract=options.include_abstract, control=control)
         warnings += drafted.warnings
         paragraphs = [SummaryParagraph(role=d.role, text=d.text, source="extracted") for d in drafted.paragraphs]
         sources = [list(d.sentences) for d in drafted.paragraphs]
+        evidence = evidence_from_drafts(document, drafted.paragraphs)
+        used = [e.items for e in evidence]
         mode = "extractive"
+    elif options.llm_mode == "grounded" and embedder is not None:
+        # extract, then write: each paragraph from its own evidence, every sentence checked and cited
+        evidence, more = select_evidence(document, embedder, include_abstract=options.include_abstract, control=control)
+        warnings += more
+        written = GroundedWriter(engine, embedder).write(document, evidence, options, control=control, on_text=on_text)
+        paragraphs, used, generations, grounding = written.paragraphs, written.used, written.generations, written.record
+        repairs += written.repairs
+        mode = "evidence"
     else:
         with_ocr = want_ocr and any((s.ocr_text or "").strip() for s in slots)
         raw_answer, run, long_record, more = llm_answer(engine, document, slots, options, control, with_ocr=with_ocr,
@@ -485,8 +504,14 @@ def summarize_document(
 
     t = time.perf_counter()
     entries = figure_entries(candidates, base_dir)
-    repairs += choose_figures(paragraphs, candidates, entries, mode=mode, proposals=proposals, broken=broken,
-                              embedder=embedder, ocr=ocr, threshold=options.placement_threshold, control=control)
+    if evidence is not None:
+        # a figure belongs to a paragraph whose evidence discusses it (cites it), or to none
+        for paragraph, choice in zip(paragraphs, choose_evidence_figures(evidence, used, entries,
+                                                                          [p.text for p in paragraphs], embedder)):
+            paragraph.figure = choice
+    else:
+        repairs += choose_figures(paragraphs, candidates, entries, mode=mode, proposals=proposals, broken=broken,
+                                  embedder=embedder, ocr=ocr, threshold=options.placement_threshold, control=control)
     for paragraph in paragraphs:
         if paragraph.figure is None:
             paragraph.image_caption = ""
@@ -499,12 +524,17 @@ def summarize_document(
         tag_labels = {s.tag: s.label for s in slots if s.label}
         citer = Citer(document, embedder, include_abstract=options.include_abstract, tag_labels=tag_labels)
         for paragraph, paragraph_sources in zip(paragraphs, sources or [[] for _ in paragraphs]):
+            if mode == "evidence":
+                continue  # the grounded writer cited each sentence to the evidence that supports it
             if paragraph_sources and all(s is not None for s in paragraph_sources):
                 texts = [s.text for s in paragraph_sources if s is not None]
                 paragraph.sentences = citer.cite(texts, paragraph_sources)
             else:
                 paragraph.sentences = citer.cite(split_sentences(paragraph.text))
         timings["citations_s"] = time.perf_counter() - t
+    elif mode == "evidence":
+        for paragraph in paragraphs:
+            paragraph.sentences = []
     timings["total_s"] = time.perf_counter() - started
     return Summary(
         source=document.source,
@@ -520,6 +550,7 @@ def summarize_document(
         timings=timings,
         warnings=warnings,
         raw_answer=raw_answer,
+        grounding=grounding,
     )
 
 

@@ -23,7 +23,14 @@ from mmdocsum_desktop.engines.base import ImagePart, Message
 from mmdocsum_desktop.engines.extractive import section_role
 from mmdocsum_desktop.errors import MmdocsumError
 
-PROMPT_FILES = ("system", "summarize", "section_notes", "merge_notes")
+PROMPT_FILES = ("system", "summarize", "section_notes", "merge_notes", "grounded_system", "grounded_paragraph")
+# What each paragraph of the grounded writer is for (its prompt names it).
+ROLE_AIMS = {
+    "background": "the problem the paper addresses, why it matters and what was not known",
+    "method": "what the authors did and how, in one or two sentences",
+    "results": "the main findings, with their key numbers",
+    "conclusion": "what the findings mean and what follows from them",
+}
 OCR_CHARS = 300  # of OCR text per image in a text-only prompt
 CAPTION_CHARS = 600
 SUMMARY_CHARS = 1000  # 120 words of English are about 750 characters; the grammar stops runaway text
@@ -285,6 +292,22 @@ def merge_messages(notes: str, *, title: str | None, note_words: int) -> list[Me
         note_words=str(note_words), title_line=f" ({title.strip()})" if title and title.strip() else "", document=notes
     )
     return [system_message(), Message("user", text)]
+
+
+def grounded_messages(evidence: Any, *, title: str | None, words: int) -> list[Message]:
+    """The grounded writer's short prompt for one paragraph: the numbered evidence sentences and the
+    paragraph's aim (pages stay out: a small model copies "p. 3" into its sentences). ``evidence`` is a summarize.evidence.ParagraphEvidence."""
+    from mmdocsum_desktop.engines.extractive import ROLE_TITLES
+
+    lines = [f"[{item.number}] {item.text}" for item in evidence.items]
+    text = load_prompt("grounded_paragraph").substitute(
+        title_line=f": {' '.join(title.split())}" if title else "",
+        evidence="\n".join(lines),
+        role_title=ROLE_TITLES.get(evidence.role, evidence.role).lower(),
+        aim=ROLE_AIMS.get(evidence.role, evidence.role),
+        words=words,
+    )
+    return [Message("system", load_prompt("grounded_system").substitute()), Message("user", text)]
 
 
 def _merge_strings(parts: list[str | ImagePart]) -> str | list[str | ImagePart]:

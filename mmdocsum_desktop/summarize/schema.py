@@ -44,6 +44,9 @@ class SummaryOptions(BaseModel):
     # Seconds for all the model calls of one summary; a call still running at the end stops with the
     # text so far (finish_reason "timeout"), later calls get no time. None: no limit.
     time_limit_s: float | None = None
+    # Language models: "grounded" (extract evidence per paragraph, the model writes each paragraph from its
+    # evidence, every sentence checked) or "full" (the whole document in the prompt, for long contexts).
+    llm_mode: str = "grounded"
 
 
 class Evidence(BaseModel):
@@ -173,6 +176,9 @@ class Summary(BaseModel):
     timings: dict[str, float] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
     raw_answer: str | None = None
+    # the grounded writer's record: evidence per paragraph, support threshold, sentences written, supported
+    # and dropped (None for other engines)
+    grounding: dict[str, Any] | None = None
 
     @model_validator(mode="before")
     @classmethod

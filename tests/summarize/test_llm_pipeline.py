@@ -81,7 +81,7 @@ def _answer(refs, captions=None) -> str:
 def _run(exported, embedder, answer, **options):
     document, folder = exported(HANDBOOK)
     engine = ScriptedEngine(answer)
-    summary = summarize_document(document, folder, engine=engine, embedder=embedder, options=SummaryOptions(**options))
+    summary = summarize_document(document, folder, engine=engine, embedder=embedder, options=SummaryOptions(**{"llm_mode": "full", **options}))
     return summary, engine
 
 
@@ -151,7 +151,7 @@ def test_long_document_is_split_never_cut(exported, embedder):
     document, folder = exported(HANDBOOK)
     engine = ScriptedEngine(_answer(["None"] * 4), context_length=700)
     summary = summarize_document(document, folder, engine=engine, embedder=embedder,
-                                 options=SummaryOptions(max_tokens=150, note_words=30))
+                                 options=SummaryOptions(llm_mode="full", max_tokens=150, note_words=30))
     record = summary.long_document
     assert record and record["parts"] >= 2
     stages = [g["stage"] for g in summary.generations]
@@ -169,7 +169,7 @@ def test_context_too_small_is_an_error_not_a_cut(exported, embedder):
     document, folder = exported(HANDBOOK)
     with pytest.raises(EngineError, match="too small"):
         summarize_document(document, folder, engine=ScriptedEngine("[]", context_length=600), embedder=embedder,
-                           options=SummaryOptions(max_tokens=500))
+                           options=SummaryOptions(llm_mode="full", max_tokens=500))
 
 
 def test_pack_keeps_every_word(exported):
@@ -200,7 +200,7 @@ def test_smollm_full_llama_path(exported, embedder, smollm_engine):
     document, folder = exported(HANDBOOK)
     pieces: list[str] = []
     summary = summarize_document(document, folder, engine=smollm_engine, embedder=embedder,
-                                 options=SummaryOptions(max_tokens=320), on_text=pieces.append)
+                                 options=SummaryOptions(llm_mode="full", max_tokens=320), on_text=pieces.append)
     assert summary.long_document is None
     generation = summary.generations[-1]
     assert generation["prompt_tokens"] > 500 and generation["completion_tokens"] > 50
@@ -222,7 +222,7 @@ def test_smollm_long_document_notes(exported, embedder, smollm):
     engine = LlamaEngine(LlamaConfig(model=smollm, n_ctx=1024, n_threads=THREADS))
     try:
         summary = summarize_document(document, folder, engine=engine, embedder=embedder,
-                                     options=SummaryOptions(max_tokens=160, note_words=25))
+                                     options=SummaryOptions(llm_mode="full", max_tokens=160, note_words=25))
     finally:
         engine.close()
     assert summary.long_document and summary.long_document["parts"] >= 2
@@ -243,7 +243,7 @@ def test_smollm_cancel_mid_generation_keeps_partial(embedder, smollm_engine, tmp
 
     with pytest.raises(SummaryCancelled) as caught:
         summarize_document(_tiny_document(False), tmp_path, engine=smollm_engine, embedder=embedder, control=control,
-                           options=SummaryOptions(max_tokens=300), on_text=on_text)
+                           options=SummaryOptions(llm_mode="full", max_tokens=300), on_text=on_text)
     partial = caught.value.partial
     assert partial["stage"] == "summary" and partial["text"] == "".join(seen)
 
@@ -261,7 +261,7 @@ def test_vision_pipeline_passes_figures_as_images(exported, embedder, tiny_vlm_f
         text_tokens = sum(engine.count_tokens(m.text) for m in messages)
         assert sum(len(m.images) for m in messages) == 2
         summary = summarize_document(document, folder, engine=engine, embedder=embedder,
-                                     options=SummaryOptions(max_tokens=40))
+                                     options=SummaryOptions(llm_mode="full", max_tokens=40))
     finally:
         engine.close()
     assert summary.engine["vision"] is True and summary.long_document is None
