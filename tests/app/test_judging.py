@@ -17,7 +17,7 @@ def test_judge_scores_a_summary_with_the_configured_model(smollm, extractive_ses
     with Session(llama_settings(smollm)) as session:
         result = judge(session, document, summary, base_dir=folder)
     assert result["aspects"] and set(result["aspects"]) <= set(result["aspect_titles"])
-    assert result["judge"] and result["calls"] >= len(result["aspects"])
+    assert result["judge"].startswith("llama") and result["calls"] >= 1 and result["prompt_tokens"] > 0
     for aspect in result["aspects"].values():  # a small model may fail an aspect: it says so
         assert aspect["score"] is not None or aspect["status"] != "ok"
 

@@ -27,7 +27,8 @@ def test_place_puts_each_figure_at_most_once_after_the_paragraph_about_it(extrac
     assert len(chosen) == len(set(chosen))
     assert run.placements[1].candidate == 0 and run.placements[2].candidate == 1
     assert run.placements[3].candidate is None
-    assert run.models == ["text embeddings"]  # OCR off in the placement settings; no CLIP set
+    assert "text embeddings" in run.models
+    assert "OCR" not in run.models and "CLIP" not in run.models  # OCR off in the placement settings; no CLIP
 
 
 def test_an_empty_pool_says_what_to_do(tmp_path):
