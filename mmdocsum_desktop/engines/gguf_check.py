@@ -223,8 +223,10 @@ def _not_gguf_message(path: Path, magic: bytes) -> str:
         kind = "an HTML page (a failed download?)"
     elif path.suffix == ".safetensors":
         kind = "a safetensors checkpoint (convert it with llama.cpp's convert_hf_to_gguf.py)"
-    else:
-        kind = f"not a GGUF file (it starts with {magic!r})"
+    elif magic and all(32 <= byte < 127 or byte in (9, 10, 13) for byte in magic):
+        kind = "a text file, not a model"
+    else:  # said in words: a Python byte string (b'\x00...') means nothing to a user
+        kind = "not a GGUF model file (a GGUF file begins with the letters GGUF)"
     return f"{path.name} is {kind}; llama.cpp needs a .gguf model file"
 
 
