@@ -226,3 +226,21 @@ def test_drop_a_file_on_the_window_opens_it(qtbot, make_window):
         window.dropEvent(event)
     assert window.workspace.document.source.endswith("docling_picture_classification.pdf")
     assert window.prefs.recent_files[0].endswith("docling_picture_classification.pdf")
+
+
+def test_regenerating_a_paragraph_keeps_the_other_three(qtbot, make_window):
+    window = make_window()
+    open_document(qtbot, window, PAPER)
+    first = summarize(qtbot, window)
+    extracted = first.paragraphs[2].text
+    window.edit_paragraph(0, "Words the user wrote about the background.")
+    window.edit_paragraph(2, "A results paragraph the user wants written again.")
+    before = [p.model_dump() for p in window.workspace.project.summary.paragraphs]
+    with qtbot.waitSignal(window.summaryReady, timeout=SUMMARY_TIMEOUT):
+        window.regenerate_paragraph(2)
+    after = window.workspace.project.summary.paragraphs
+    assert after[2].text == extracted  # the extractive engine's paragraph for the role, again
+    shown_before = before[2]["figure"]["id"] if before[2]["figure"] else None
+    assert after[2].figure_id == shown_before  # its figure stays
+    for i in (0, 1, 3):
+        assert after[i].model_dump() == before[i]
