@@ -1,6 +1,10 @@
 """Errors the user can act on. The CLI prints them as one line; the GUI shows them in a dialog."""
 
 
+class MmdocsumWarning(UserWarning):
+    """Something the user should know that does not stop the work (see :mod:`mmdocsum_desktop.messages`)."""
+
+
 class MmdocsumError(Exception):
     """Base for every error caused by the user's input or environment rather than by a bug."""
 

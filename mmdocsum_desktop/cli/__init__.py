@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from mmdocsum_desktop import __version__
 from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
+from mmdocsum_desktop.messages import Notice, listening
 
 # Each module exposes register(subparsers); adding a command means adding a module here.
 _COMMAND_MODULES = ["extract", "models", "summarize", "place", "ask", "bench", "doctor"]
@@ -41,7 +42,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.handler(args) or 0)
+        # Notices from the core (a model falling back to the CPU, a damaged cache recreated) are one line
+        # each on stderr, like errors, while the command runs.
+        with listening(_print_notice):
+            return int(args.handler(args) or 0)
     except JobCancelled:
         print("mmdocsum: cancelled", file=sys.stderr)
         return JobCancelled.exit_code
@@ -59,3 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 70
+
+
+def _print_notice(notice: Notice) -> None:
+    print(f"mmdocsum: {notice.level}: {notice.text}", file=sys.stderr)

@@ -20,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.models.doctor import run_doctor
+    from mmdocsum_desktop.app.doctor import run_doctor
 
     def step(name: str) -> None:
         if args.format == "text" and sys.stderr.isatty():

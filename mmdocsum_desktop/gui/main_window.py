@@ -35,6 +35,7 @@ from mmdocsum_desktop import project as proj
 from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.errors import EncryptedDocumentError, MmdocsumError
 from mmdocsum_desktop.gui import core, icons
+from mmdocsum_desktop.gui.message_bridge import MessageBridge
 from mmdocsum_desktop.gui.authoring_view import AuthoringView
 from mmdocsum_desktop.gui.bench_view import BenchView
 from mmdocsum_desktop.gui.document_view import DocumentView
@@ -242,6 +243,9 @@ class MainWindow(QMainWindow):
         self.status_label = QLabel("")
         self.statusBar().addWidget(self.status_label, 1)
         self.statusBar().addPermanentWidget(self.job_bar)
+        # What the core says while jobs run (a model fell back to the CPU, a cache was recreated).
+        self.messages = MessageBridge(self)
+        self.messages.notice.connect(lambda level, text: self.show_error(text, "warning" if level == "warning" else "info"))
 
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setSingleShot(True)
@@ -1051,6 +1055,7 @@ class MainWindow(QMainWindow):
                 event.ignore()
                 return
         self._closing = True
+        self.messages.close()
         self.runner.cancel_all()
         self.runner.wait(10_000)
         self.document_view.close_document()

@@ -12,10 +12,11 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
+from mmdocsum_desktop.errors import MmdocsumWarning
+from mmdocsum_desktop.messages import notify
 from mmdocsum_desktop.models.hashing import sha256_bytes, sha256_text
 from mmdocsum_desktop.models.paths import cache_dir
 
@@ -32,7 +33,7 @@ CREATE TABLE IF NOT EXISTS entries (
 """
 
 
-class CacheWarning(UserWarning):
+class CacheWarning(MmdocsumWarning):
     """The cache file was damaged or unusable; the app went on without the cached values."""
 
 
@@ -181,9 +182,9 @@ class ContentCache:
         assert self.path is not None
         self.close()
         backup = self.path.with_name(self.path.name + ".corrupt")
-        warnings.warn(
+        notify(
             f"the cache {self.path} is damaged ({error}); it was moved to {backup.name} and recreated",
-            CacheWarning,
+            category=CacheWarning,
             stacklevel=4,
         )
         try:
@@ -195,9 +196,9 @@ class ContentCache:
             self._fall_back_to_memory(again)
 
     def _fall_back_to_memory(self, error: BaseException) -> None:
-        warnings.warn(
+        notify(
             f"the cache {self.path} cannot be used ({error}); results are cached in memory only",
-            CacheWarning,
+            category=CacheWarning,
             stacklevel=4,
         )
         self.path = None
@@ -217,7 +218,7 @@ class ContentCache:
                         self._recreate(error)
                         continue
                     # busy past the timeout, disk full, read-only file...: skip this cache operation
-                    warnings.warn(f"cache {what} skipped: {error}", CacheWarning, stacklevel=4)
+                    notify(f"cache {what} skipped: {error}", category=CacheWarning, stacklevel=4)
                     return
 
 

@@ -14,14 +14,14 @@ import os
 import re
 import shutil
 import subprocess
-import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from mmdocsum_desktop.errors import MissingDependencyError, ModelError
+from mmdocsum_desktop.errors import MissingDependencyError, MmdocsumWarning, ModelError
+from mmdocsum_desktop.messages import notify
 
 CUDA = "CUDAExecutionProvider"
 CPU = "CPUExecutionProvider"
@@ -33,7 +33,7 @@ GIB = 1024**3
 MIB = 1024**2
 
 
-class DeviceFallbackWarning(UserWarning):
+class DeviceFallbackWarning(MmdocsumWarning):
     """A model was meant for the GPU and runs on the CPU instead (said once per message)."""
 
 
@@ -45,7 +45,7 @@ def say_once(message: str) -> None:
     if message in _said:
         return
     _said.append(message)
-    warnings.warn(message, DeviceFallbackWarning, stacklevel=2)
+    notify(message, category=DeviceFallbackWarning, stacklevel=2)
 
 
 def fallback_messages() -> list[str]:

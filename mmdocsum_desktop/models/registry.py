@@ -22,7 +22,6 @@ import shutil
 import threading
 import time
 import tomllib
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any
 from mmdocsum_desktop.errors import (
     JobCancelled,
     MissingDependencyError,
+    MmdocsumWarning,
     ModelChecksumError,
     ModelDownloadError,
     ModelError,
@@ -38,6 +38,7 @@ from mmdocsum_desktop.errors import (
 )
 from mmdocsum_desktop.fileio import write_json_atomic
 from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.messages import notify
 from mmdocsum_desktop.models.hashing import sha256_file
 from mmdocsum_desktop.models.paths import data_dir
 
@@ -60,7 +61,7 @@ _SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 _index_lock = threading.Lock()
 
 
-class RegistryWarning(UserWarning):
+class RegistryWarning(MmdocsumWarning):
     """Something in the user's model index needed repair; the app went on."""
 
 
@@ -270,10 +271,10 @@ def _read_index() -> list[dict[str, Any]]:
             os.replace(path, backup)
         except OSError:
             backup = path
-        warnings.warn(
+        notify(
             f"the model index {path} was unreadable ({error}); it was moved to {backup} and a new "
             "empty index is used; register your models again with `mmdocsum models add`",
-            RegistryWarning,
+            category=RegistryWarning,
             stacklevel=3,
         )
         return []

@@ -11,8 +11,8 @@ import onnxruntime
 import pytest
 
 from mmdocsum_desktop import __version__
+from mmdocsum_desktop.app.doctor import DoctorReport, gpu_hardware_hint, run_doctor
 from mmdocsum_desktop.models import devices
-from mmdocsum_desktop.models.doctor import DoctorReport, gpu_hardware_hint, run_doctor
 
 
 @pytest.fixture(scope="module")

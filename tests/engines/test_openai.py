@@ -26,7 +26,7 @@ QUESTION = [Message("user", "Name two rivers.")]
 @pytest.fixture(scope="module")
 def server(smollm, tmp_path_factory):
     require_llama()
-    pytest.importorskip("uvicorn", reason="llama-cpp-python[server] is not installed")
+    import uvicorn  # noqa: F401  (llama-cpp-python[server], a test dependency: a missing one must fail)
     log = tmp_path_factory.mktemp("server") / "server.log"
     with llama_server(smollm, api_key=API_KEY, log=log, threads=THREADS) as url:
         yield url
@@ -35,7 +35,7 @@ def server(smollm, tmp_path_factory):
 @pytest.fixture
 def memory_keyring():
     """A real keyring backend that keeps secrets in memory (the test machine has no Secret Service)."""
-    keyring = pytest.importorskip("keyring")
+    import keyring
     from keyring.backend import KeyringBackend
 
     class MemoryKeyring(KeyringBackend):
@@ -114,7 +114,7 @@ def test_key_missing_from_keyring(server, memory_keyring):
 
 
 def test_keyring_without_backend(server):
-    keyring = pytest.importorskip("keyring")
+    import keyring
     from keyring.backends import fail
 
     previous = keyring.get_keyring()

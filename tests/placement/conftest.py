@@ -61,7 +61,7 @@ def png_header_only(width: int, height: int) -> bytes:
 def build_tiny_clip(folder: Path, *, with_tokenizer: bool = True, text_dim: int = 8, seed: int = 0) -> Path:
     """A CLIP-shaped ONNX pair with random weights: image N×3×32×32 → pooled → 8-d; token ids → mean of
     embeddings → ``text_dim``-d. Real onnxruntime graphs, as the app would get from an export."""
-    onnx = pytest.importorskip("onnx", reason="building the tiny CLIP pair needs the onnx package")
+    import onnx
     from onnx import TensorProto, helper, numpy_helper
 
     rng = np.random.default_rng(seed)

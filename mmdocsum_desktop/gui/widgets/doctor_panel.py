@@ -13,7 +13,7 @@ _STEPS = ("app", "devices", "llama.cpp", "onnxruntime", "memory", "models", "key
 
 
 class DoctorPanel(QWidget):
-    """Shows :func:`mmdocsum_desktop.models.doctor.run_doctor`'s report; checks the first time it is
+    """Shows :func:`mmdocsum_desktop.app.doctor.run_doctor`'s report; checks the first time it is
     shown (probing llama.cpp and the GPUs takes a moment) and again on "Check again"."""
 
     def __init__(self, runner: JobRunner, parent: QWidget | None = None) -> None:
@@ -52,7 +52,7 @@ class DoctorPanel(QWidget):
             return self.job
 
         def run(control, stream):
-            from mmdocsum_desktop.models.doctor import run_doctor
+            from mmdocsum_desktop.app.doctor import run_doctor
 
             def step(name: str) -> None:
                 control.check()
