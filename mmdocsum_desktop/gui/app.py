@@ -26,6 +26,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def display_problem(environ: dict[str, str] | None = None, find_library=None) -> str:
+    """Why Qt would abort before showing a window ('' when nothing is known to be wrong): on Linux the
+    X11 platform plugin needs the system library libxcb-cursor0, and Qt only prints "Aborted"."""
+    import ctypes.util
+
+    environ = dict(os.environ) if environ is None else environ
+    find_library = find_library or ctypes.util.find_library
+    platform = environ.get("QT_QPA_PLATFORM", "")
+    if not sys.platform.startswith("linux") or platform not in ("", "xcb"):
+        return ""
+    if environ.get("WAYLAND_DISPLAY") and platform == "":
+        return ""
+    if not environ.get("DISPLAY"):
+        return ("no display to open a window on (DISPLAY is not set); run it in a desktop session, "
+                "or use the command line: mmdocsum --help")
+    if find_library("xcb-cursor") is None:
+        return ("the window needs the system library libxcb-cursor0, which is not installed. "
+                "Debian/Ubuntu: sudo apt install libxcb-cursor0; Fedora: sudo dnf install xcb-util-cursor; "
+                "Arch: sudo pacman -S xcb-util-cursor")
+    return ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.version:
@@ -38,6 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.screenshot is not None and not os.environ.get("QT_QPA_PLATFORM"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    problem = display_problem()
+    if problem:
+        print(f"mmdocsum-desktop: error: {problem}", file=sys.stderr)
+        return 2
     try:
         from PySide6.QtWidgets import QApplication
     except ImportError:

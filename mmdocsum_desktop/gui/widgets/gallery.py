@@ -6,15 +6,35 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QSize, Qt, Signal
-from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from mmdocsum_desktop.document.model import Document, Figure
 from mmdocsum_desktop.gui import core
 from mmdocsum_desktop.gui.workers import Job, JobRunner
+from mmdocsum_desktop.summarize.render import caption_text
 
 FIGURE_MIME = "application/x-mmdocsum-figure"
 _THUMB = 150
+
+
+def item_label(visual: Figure) -> str:
+    """"Figure 3", or "Table on p. 4"; an article's unlabelled figure is just "Figure" (no "p. ?")."""
+    if visual.label:
+        return visual.label
+    kind = "Table" if visual.kind == "table" else "Figure"
+    return f"{kind} on p. {visual.page}" if visual.page else kind
+
+
+def placeholder(why: str) -> QPixmap:
+    """A tile that says why there is no picture, instead of an empty box."""
+    pixmap = QPixmap(_THUMB, int(_THUMB * 0.7))
+    pixmap.fill(QColor("#eef1f5"))
+    painter = QPainter(pixmap)
+    painter.setPen(QColor("#667"))
+    painter.drawText(pixmap.rect().adjusted(8, 8, -8, -8), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, why)
+    painter.end()
+    return pixmap
 
 
 class _FigureList(QListWidget):
@@ -61,22 +81,31 @@ class FigureGallery(QWidget):
         layout.addWidget(self.list, 1)
         layout.addWidget(self.caption)
         self.figures: list[Figure] = []
+        self.setVisible(False)  # shown with a document's figures: never an empty, unlabelled box
 
     def set_figures(self, document: Document | None, root: Path | None) -> None:
         self.list.clear()
         self.caption.setText("")
+        self.setVisible(document is not None)  # no empty, unlabelled box before a document is open
         self.figures = list(document.visuals) if document is not None else []
         if self.thumbnail_job is not None:
             self.thumbnail_job.cancel()
         thumbnails: list[tuple[str, Path]] = []
         for visual in self.figures:
-            label = visual.label or ("Table" if visual.kind == "table" else "Figure") + f" (p. {visual.page or '?'})"
+            label = item_label(visual)
             item = QListWidgetItem(label)
             item.setData(Qt.ItemDataRole.UserRole, visual.id)
-            item.setToolTip(f"<b>{label}</b><br>{visual.caption[:400]}")
             path = (root / visual.image) if (root is not None and visual.image) else None
+            why = ""
             if path is not None and path.is_file():
                 thumbnails.append((visual.id, path))
+            elif document is not None and document.kind != "pdf":
+                why = "The article's image file is not here (only its caption)"
+            else:
+                why = "No picture: its region on the page was not found"
+            if why:
+                item.setIcon(placeholder(why))
+            item.setToolTip(f"<b>{label}</b><br>{visual.caption[:400]}" + (f"<br><i>{why}</i>" if why else ""))
             self.list.addItem(item)
         if thumbnails:
             job = Job("thumbnails", core.make_thumbnails(thumbnails, _THUMB), kind="thumbnails")
@@ -106,8 +135,7 @@ class FigureGallery(QWidget):
         figure_id = item.data(Qt.ItemDataRole.UserRole)
         visual = next((v for v in self.figures if v.id == figure_id), None)
         if visual is not None:
-            self.caption.setText(f"{visual.label or visual.id}: {visual.caption}" if visual.caption
-                                 else (visual.label or visual.id))
+            self.caption.setText(caption_text(item_label(visual), visual.caption))
 
     def select(self, figure_id: str) -> None:
         for row in range(self.list.count()):
