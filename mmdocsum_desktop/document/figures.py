@@ -98,6 +98,7 @@ def find_regions(
         for i, caption in enumerate(captions)
         if not assigned.get(i) and caption.lines[0].horizontal
     }
+    _settle_shared_zones(captions, zones, blocks, rules, geometry, taken)
     for i, caption in enumerate(captions):
         parts = assigned.get(i)
         if not caption.lines[0].horizontal:
@@ -288,6 +289,63 @@ def _text_zone(
     if not proposals:
         return []
     return max(proposals, key=lambda p: (p[0], p[1]))[2]
+
+
+def _preferred_side(caption: TextBlock, rect: Rect) -> bool:
+    """Is ``rect`` on the side where this caption's content is printed (tables and listings below their
+    caption, figures above it)?"""
+    kind = caption.caption.kind if caption.caption else "figure"
+    below = kind == "table" or (caption.caption is not None and caption.caption.label.startswith("Example"))
+    return rect[1] >= caption.bbox[3] - 2 if below else rect[3] <= caption.bbox[1] + 2
+
+
+def _settle_shared_zones(
+    captions: list[TextBlock],
+    zones: dict[int, list],
+    blocks: list[TextBlock],
+    rules: list[Rect],
+    geometry: PageGeometry,
+    taken: list[Rect],
+) -> None:
+    """Two captions must not share text: Table 2's caption under Table 1's cells would otherwise take them
+    as its own zone "above". Each shared piece goes to the caption it follows in reading (below a table
+    caption, above a figure caption), the nearest if both; a caption left with nothing looks on its other
+    side, stopping at what the others hold."""
+    claims: dict[int, list[int]] = {}
+    items: dict[int, object] = {}
+    for i, members in zones.items():
+        for member in members:
+            claims.setdefault(id(member), []).append(i)
+            items[id(member)] = member
+    shared = {key: owners for key, owners in claims.items() if len(owners) > 1}
+    if not shared:
+        return
+    losers: set[int] = set()
+    for key, owners in shared.items():
+        member = items[key]
+        rect = member.bbox if isinstance(member, TextBlock) else member
+
+        def rank(i: int, rect: Rect = rect) -> tuple[int, float]:
+            return (0 if _preferred_side(captions[i], rect) else 1, gap(captions[i].bbox, rect))
+
+        winner = min(owners, key=rank)
+        for i in owners:
+            if i != winner:
+                zones[i] = [m for m in zones[i] if id(m) != key]
+                losers.add(i)
+    held = [(m.bbox if isinstance(m, TextBlock) else m) for i, members in zones.items() for m in members]
+    for i in losers:
+        if any(isinstance(m, TextBlock) for m in zones[i]):
+            continue
+        caption = captions[i]
+        span = geometry.column_span(caption.bbox)
+        for direction in ("below", "above"):
+            members = _collect_zone(caption, blocks, rules, span, direction, [*taken, *held])
+            if members:
+                zones[i] = members
+                break
+        else:
+            zones[i] = []
 
 
 def _text_region(

@@ -256,7 +256,8 @@ def _classify(block: TextBlock, style: DocumentStyle, bands: tuple[float, float]
     top, bottom = block.bbox[1], block.bbox[3]
     in_margin = top < bands[0] or bottom > bands[1]
     text = block.text.strip()
-    if in_margin and (
+    # a caption at the top of a page ("Table 2" on several pages) repeats like a running header but is not one
+    if in_margin and block.caption is None and (
         _furniture_key(text) in style.furniture or _PAGE_NUMBER.match(_furniture_key(text)) or len(text) <= 2
     ):
         block.role = "furniture"

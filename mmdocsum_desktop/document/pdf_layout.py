@@ -200,9 +200,18 @@ def _spans_text(spans: list[dict]) -> str:
     return re.sub(r"[ \t]+", " ", "".join(parts)).strip()
 
 
+_BOLD_SUFFIX = re.compile(r"[a-z](?:B|Bd|BD|Bold)$")  # "TimesB", "HelveticaBd": weight in the name's tail
+
+
 def _is_bold(span: dict) -> bool:
-    font = span["font"].lower()
-    return bool(span["flags"] & 16) or "bold" in font or font.endswith(("-b", ".b", "-bd", "bx"))
+    font = span["font"]
+    lowered = font.lower()
+    return (
+        bool(span["flags"] & 16)
+        or any(weight in lowered for weight in ("bold", "black", "heavy", "semibold", "demibold"))
+        or lowered.endswith(("-b", ".b", "-bd", "bx"))
+        or _BOLD_SUFFIX.search(font) is not None
+    )
 
 
 def group_blocks(lines: list[Line]) -> list[TextBlock]:

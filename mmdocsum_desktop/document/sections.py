@@ -46,10 +46,22 @@ _RUN_IN_BACK = re.compile(
     r"^\s*(?:acknowledge?ments?|funding|conflicts? of interests?|competing interests?|declaration of (?:competing )?interests?|"
     r"disclosures?|authors?['’]?s?['’]? contributions?|author contributions|abbreviations|data availability(?: statement)?|"
     r"availability of data(?: and materials?)?|ethics approval(?: and consent to participate)?|consent for publication|"
-    r"informed consent statement|institutional review board statement|supplementary materials?|"
+    r"informed consent statement|institutional review board statement|supplementary materials?|ethics(?= ?[.:])|"
     r"publisher['’]?s note|author details|financial support|sources? of funding)\b\s*[:.—–-]?\s+\S",
     re.IGNORECASE,
 )
+# Declarations written without a heading: "The authors declare no conflict of interest.", "This work was
+# supported by ...", "All relevant data are within the paper."
+_DECLARATION = re.compile(
+    r"^\s*(?:the authors? (?:declared?|declares|report(?:s|ed)?|have|has|state[sd]?|disclosed?)\b.{0,80}"
+    r"(?:conflicts?|competing|interests?|disclose)|no (?:potential )?(?:conflicts?|competing)|none declared|"
+    r"data sharing (?:is )?not applicable|all (?:relevant )?data (?:are|is) (?:within|available|included)|"
+    r"this (?:work|study|research|project|article) (?:was|is|has been) (?:\w+ )?(?:supported|funded|financed)|"
+    r"funding for this)",
+    re.IGNORECASE,
+)
+# "Competing interests: ..." with its colon is back matter wherever it is printed (PLOS puts it on page 1)
+_RUN_IN_COLON = re.compile(r"^\s*(?:competing interests?|conflicts? of interests?|funding|data availability|author contributions?)\s*:", re.IGNORECASE)
 _RUN_IN_REFERENCES = re.compile(rf"^\s*(?:{_REFERENCE_WORDS})\s+(?:\[?1\]?[.\s]|[A-Z][a-z]+,?\s+[A-Z])")
 _BODY_HEADING = re.compile(
     r"^\s*(?:(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s+)?(?:introduction|background|materials? and methods|methods?|methodology|"
@@ -74,9 +86,15 @@ _FURNITURE = re.compile(
 )
 _FURNITURE_ANYWHERE = re.compile(
     r"creative commons attribution|this is an open[- ]access article|distributed under the terms of the|"
-    r"licensee (?:mdpi|biomed central|springer)|all rights reserved",
+    r"licensee (?:mdpi|biomed central|springer)|all rights reserved|\breceived\b.{0,40}\baccepted\b|"
+    r"specialty section|this article was submitted to|a section of the journal",
     re.IGNORECASE,
 )
+# a short line carrying a DOI or an e-mail address: a journal line, a correspondence line
+_SHORT_DOI = re.compile(r"\bdoi\b|doi\.org|\b10\.\d{4,}/\S", re.IGNORECASE)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+_CONTRIBUTED_EQUALLY = re.compile(r"contributed equally|equal contributors?|these authors (?:have )?contributed", re.IGNORECASE)
+_NAME = re.compile(r"^(?:[A-Z][\w'’.\-]*|[a-z]{1,3}|de|van|von|da|di|la|le)(?:\s+(?:[A-Z][\w'’.\-]*|de|van|von|da|di|del|la|le|dos)){1,4}$")
 _URL_ONLY = re.compile(r"^\s*(?:https?://|www\.)\S+\s*$|^\s*(?:doi:?\s*)?10\.\d{4,}/\S+\s*$", re.IGNORECASE)
 _FRONT = re.compile(
     r"^\s*(?:\*\s*)?(?:correspondence\b|corresponding author|e-?mail:|tel(?:ephone)?[.:]|fax[.:]|"
@@ -138,13 +156,31 @@ def furniture_kind(block: Block, *, first_page: bool) -> str | None:
         return "furniture"
     if len(text) < 600 and _FURNITURE_ANYWHERE.search(text):
         return "furniture"
-    if _FRONT.match(text):
+    if len(text) < 160 and _SHORT_DOI.search(text) and not _REF_START.match(text):
+        return "furniture"
+    if _FRONT.match(text) or _CONTRIBUTED_EQUALLY.search(text) and len(text) < 300:
+        return "front"
+    if len(text) < 250 and _EMAIL.search(text):
+        return "front"
+    if first_page and _looks_like_authors(text):
         return "front"
     if first_page and len(text) < 400 and len(_AFFILIATION.findall(text)) >= 2 and not text.endswith(("?", "!")):
         # affiliations: "1Department of ..., Faculty of ..., University of ..."
         if re.match(r"^\s*(?:\d{1,2}|[a-z*†‡§])?\s*[A-Z]", text) and len(_YEAR.findall(text)) == 0:
             return "front"
     return None
+
+
+def _looks_like_authors(text: str) -> bool:
+    """"Roberto Postacchini,1 Stefano Carbone,2 and Marco Mastantuono3": names with affiliation marks."""
+    if len(text) > 400 or text.rstrip().endswith((".", ":", "?")) and not re.search(r"[A-Z]\.$", text.rstrip()):
+        return False
+    cleaned = re.sub(r"[\d*†‡§¶#]+|\(\s*\)", " ", text)
+    parts = [p.strip() for p in re.split(r",|;|\band\b|&", cleaned) if p.strip()]
+    if len(parts) < 2:
+        return False
+    names = sum(bool(_NAME.match(" ".join(p.split()))) for p in parts)
+    return names >= 0.7 * len(parts)
 
 
 def mark_section_kinds(document: Document) -> None:
@@ -186,10 +222,13 @@ def mark_section_kinds(document: Document) -> None:
             state, back_is_early = "references", False
             block.section_kind = "references"
             continue
-        if _RUN_IN_BACK.match(text) and share_before >= EARLIEST_BACK:
+        if _RUN_IN_BACK.match(text) and (share_before >= EARLIEST_BACK or _RUN_IN_COLON.match(text)):
             block.section_kind = "back"
-            if state == "body":
+            if state == "body" and share_before >= EARLIEST_BACK:
                 state, back_is_early = "back", False
+            continue
+        if len(text) < 500 and _DECLARATION.match(text) and (share_before >= EARLIEST_BACK or block.page == 1):
+            block.section_kind = "back"
             continue
         if state == "body" and reference_run[position]:
             state = "references"
