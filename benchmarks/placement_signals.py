@@ -69,6 +69,42 @@ def rank_stats(scores: np.ndarray, gold: int) -> dict[str, float]:
             "recall5": float(rank < 5), "mrr": 1.0 / (rank + 1)}
 
 
+def report(done, papers, stats, seconds, ce_seconds, pairs_scored, args) -> dict:
+    """The table so far, written to the results file (rewritten after every paper: a run cut short by
+    time still leaves its numbers, with how many papers they cover)."""
+    seconds = dict(seconds)
+    # rescoring a head costs the embedder plus the cross-encoder's measured time per pair for its pairs
+    per_pair = ce_seconds / max(1, pairs_scored)
+    head_pairs = sum(min(TOP_RESCORE, len(p)) * len(f) for _, p, f in done)
+    seconds["minilm_top10+ce"] = seconds["minilm"] + per_pair * head_pairs
+    seconds["bge_top10+ce"] = seconds["bge_small"] + per_pair * head_pairs
+    seconds["union_top10+ce"] = seconds["minilm"] + seconds["bge_small"] + ce_seconds
+    table = {
+        signal: {
+            "top1": round(statistics.mean(x["top1"] for x in rows), 4),
+            "within1": round(statistics.mean(x["within1"] for x in rows), 4),
+            "recall5": round(statistics.mean(x["recall5"] for x in rows), 4),
+            "mrr": round(statistics.mean(x["mrr"] for x in rows), 4),
+            "seconds": round(seconds[signal], 2),
+        }
+        for signal, rows in stats.items()
+    }
+    payload = {
+        "benchmark": "placement text signals: caption vs JATS paragraphs (citations removed); gold = first citing paragraph",
+        "split": args.split, "papers": len(done), "papers_planned": len(papers),
+        "figures": sum(len(f) for _, _, f in done),
+        "paragraphs_median": statistics.median(len(p) for _, p, _ in done),
+        "cross_encoder_pairs": pairs_scored, "cross_encoder_max_length": args.ce_max_length,
+        "cross_encoder_seconds_per_pair": round(per_pair, 4),
+        "rescored_head": TOP_RESCORE, "signals": table,
+        "note": "seconds: wall time in all, on this machine (2 cores shared with other agents' work, so "
+                "inflated); *_top10+ce = the embedder's time plus the cross-encoder's measured time per pair "
+                "for 10 pairs per figure",
+    }
+    write_result("placement_signals", payload)
+    return payload
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--split", choices=("dev",), default="dev", help="dev only: signals are chosen on it")
@@ -121,39 +157,12 @@ def main() -> None:
                 combined = -1e6 + base_of[signal].astype(np.float64)
                 combined[head] = [logits[int(i)] for i in head]
                 stats[signal].append(rank_stats(combined, gold))
+        report(papers[:number], papers, stats, seconds, ce_seconds, pairs_scored, args)
         print(f"{number}/{len(papers)} {name}: top-1 so far " + ", ".join(
             f"{s} {statistics.mean(x['top1'] for x in stats[s]):.3f}" for s in signals), file=sys.stderr)
 
-    # rescoring a head costs the embedder plus the cross-encoder's measured time per pair for its pairs
-    per_pair = ce_seconds / max(1, pairs_scored)
-    head_pairs = sum(min(TOP_RESCORE, len(p)) * len(f) for _, p, f in papers)
-    seconds["minilm_top10+ce"] = seconds["minilm"] + per_pair * head_pairs
-    seconds["bge_top10+ce"] = seconds["bge_small"] + per_pair * head_pairs
-    seconds["union_top10+ce"] = seconds["minilm"] + seconds["bge_small"] + ce_seconds
-    table = {
-        signal: {
-            "top1": round(statistics.mean(x["top1"] for x in rows), 4),
-            "within1": round(statistics.mean(x["within1"] for x in rows), 4),
-            "recall5": round(statistics.mean(x["recall5"] for x in rows), 4),
-            "mrr": round(statistics.mean(x["mrr"] for x in rows), 4),
-            "seconds": round(seconds[signal], 2),
-        }
-        for signal, rows in stats.items()
-    }
-    payload = {
-        "benchmark": "placement text signals: caption vs JATS paragraphs (citations removed); gold = first citing paragraph",
-        "split": args.split, "papers": len(papers), "figures": n_figures,
-        "paragraphs_median": statistics.median(len(p) for _, p, _ in papers),
-        "cross_encoder_pairs": pairs_scored, "cross_encoder_max_length": args.ce_max_length,
-        "cross_encoder_seconds_per_pair": round(per_pair, 4),
-        "rescored_head": TOP_RESCORE, "signals": table,
-        "note": "seconds: wall time in all, on this machine (2 cores shared with other agents' work, so "
-                "inflated); *_top10+ce = the embedder's time plus the cross-encoder's measured time per pair "
-                "for 10 pairs per figure",
-    }
-    target = write_result("placement_signals", payload)
+    payload = report(papers, papers, stats, seconds, ce_seconds, pairs_scored, args)
     print(json.dumps(payload, indent=2))
-    print(f"written {target}", file=sys.stderr)
 
 
 if __name__ == "__main__":
