@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import sys
@@ -143,6 +144,44 @@ def source_scores(gold: set[str], predicted: set[str]) -> dict[str, float]:
             "source_precision": precision, "source_recall": recall}
 
 
+def result_name(args) -> str:
+    engine = args.engine if args.engine == "extractive" else f"{args.engine}-{Path(args.model or 'default').stem}"
+    return f"ask_claims_{engine}_{args.split}{args.tag}"
+
+
+def summarise(rows, variants, items, index_seconds, options, search, args) -> dict:
+
+    def median(values):
+        values = [v for v in values if v is not None]
+        return round(statistics.median(values), 3) if values else None
+
+    results = {}
+    for variant in variants:
+        data = rows[variant]
+        results[variant] = {
+            "n": len(data),
+            "source_f1": round(statistics.mean(r["source_f1"] for r in data), 4) if data else None,
+            "source_em": round(statistics.mean(r["source_em"] for r in data), 4) if data else None,
+            "source_precision": round(statistics.mean(r["source_precision"] for r in data), 4) if data else None,
+            "source_recall": round(statistics.mean(r["source_recall"] for r in data), 4) if data else None,
+            "not_in_document": sum(r["not_in_document"] for r in data),
+            "median_retrieval_s": median([r["timings"].get("retrieval_s") for r in data]),
+            "median_first_token_s": median([r["timings"].get("first_token_s") for r in data]),
+            "median_total_s": median([r["timings"].get("total_s") for r in data]),
+            "repairs": {k: sum(k in r["repairs"] for r in data) for k in sorted({k for r in data for k in r["repairs"]})},
+        }
+    engine = result_name(args).split("_")[2]
+    payload = {
+        "benchmark": "ask the paper, pairs-derived MCiteBench-style claims (gold = the figure first cited)",
+        "split": args.split, "engine": engine, "reranker": search.uses_reranker, "options": options.__dict__,
+        "papers": len({p.name for p, _ in items}), "claims": len(items),
+        "median_index_build_s": median(index_seconds),
+        "load_average": [round(x, 1) for x in os.getloadavg()],  # the shared 2-core machine's, at writing
+        "results": results, "rows": rows,
+    }
+    return payload
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--split", choices=("dev", "test"), default="test")
@@ -201,40 +240,15 @@ def main() -> None:
                 "cited": sorted(cited), "answer": answer.text[:600], "not_in_document": answer.not_in_document,
                 "repairs": [r.kind for r in answer.repairs], "timings": answer.timings, **scores,
             })
+        if number % 5 == 0:
+            # the results so far, rewritten as the run goes: a run cut short by time keeps its numbers
+            write_result(result_name(args), summarise(rows, variants, items[:number], index_seconds, options, search, args))
         if number % 10 == 0 or number == len(items):
             summary = {v: round(statistics.mean(r["source_f1"] for r in rows[v]), 3) for v in variants}
             print(f"{number}/{len(items)} source F1 so far {summary}", file=sys.stderr)
     session.close()
-
-    def median(values):
-        values = [v for v in values if v is not None]
-        return round(statistics.median(values), 3) if values else None
-
-    results = {}
-    for variant in variants:
-        data = rows[variant]
-        results[variant] = {
-            "n": len(data),
-            "source_f1": round(statistics.mean(r["source_f1"] for r in data), 4) if data else None,
-            "source_em": round(statistics.mean(r["source_em"] for r in data), 4) if data else None,
-            "source_precision": round(statistics.mean(r["source_precision"] for r in data), 4) if data else None,
-            "source_recall": round(statistics.mean(r["source_recall"] for r in data), 4) if data else None,
-            "not_in_document": sum(r["not_in_document"] for r in data),
-            "median_retrieval_s": median([r["timings"].get("retrieval_s") for r in data]),
-            "median_first_token_s": median([r["timings"].get("first_token_s") for r in data]),
-            "median_total_s": median([r["timings"].get("total_s") for r in data]),
-            "repairs": {k: sum(k in r["repairs"] for r in data) for k in sorted({k for r in data for k in r["repairs"]})},
-        }
-    engine = args.engine if args.engine == "extractive" else f"{args.engine}-{Path(args.model or 'default').stem}"
-    payload = {
-        "benchmark": "ask the paper, pairs-derived MCiteBench-style claims (gold = the figure first cited)",
-        "split": args.split, "engine": engine, "reranker": search.uses_reranker, "options": options.__dict__,
-        "papers": len({p.name for p, _ in items}), "claims": len(items),
-        "median_index_build_s": median(index_seconds),
-        "results": results, "rows": rows,
-    }
-    name = f"ask_claims_{engine}_{args.split}{args.tag}"
-    target = write_result(name, payload)
+    payload = summarise(rows, variants, items, index_seconds, options, search, args)
+    target = write_result(result_name(args), payload)
     print(json.dumps({k: v for k, v in payload.items() if k != "rows"}, indent=2))
     print(f"written {target}", file=sys.stderr)
 
