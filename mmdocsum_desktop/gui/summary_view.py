@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -371,8 +372,17 @@ class SummaryView(QWidget):
         self.live.clear()
         self.live.setVisible(True)
         self.status.setText(title)
+        self._stream_title = title
+        self._stream_started = time.monotonic()
+        self._stream_chars = 0
 
     def append_stream(self, text: str) -> None:
+        # what is being written, and how fast: a long LLM run shows it moves (about 4 characters a token)
+        self._stream_chars = getattr(self, "_stream_chars", 0) + len(text)
+        elapsed = time.monotonic() - getattr(self, "_stream_started", time.monotonic())
+        tokens = self._stream_chars / 4
+        pace = f", about {tokens / elapsed:.0f} tokens/s" if elapsed > 1 else ""
+        self.status.setText(f"{getattr(self, '_stream_title', '')} About {tokens:.0f} tokens written{pace}.")
         cursor = self.live.textCursor()
         cursor.movePosition(cursor.MoveOperation.End)
         cursor.insertText(text)
