@@ -4,6 +4,7 @@ the right; one job bar (progress + Cancel) in the status bar; an error banner th
 from __future__ import annotations
 
 import logging
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -35,10 +36,10 @@ from mmdocsum_desktop import project as proj
 from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.errors import EncryptedDocumentError, MmdocsumError
 from mmdocsum_desktop.gui import core, icons
-from mmdocsum_desktop.gui.message_bridge import MessageBridge
 from mmdocsum_desktop.gui.authoring_view import AuthoringView
 from mmdocsum_desktop.gui.bench_view import BenchView
 from mmdocsum_desktop.gui.document_view import DocumentView
+from mmdocsum_desktop.gui.message_bridge import MessageBridge
 from mmdocsum_desktop.gui.prefs import GuiPrefs, load_prefs, save_prefs, write_prefs_text
 from mmdocsum_desktop.gui.summary_view import SummaryView
 from mmdocsum_desktop.gui.widgets.gallery import FigureGallery
@@ -90,6 +91,24 @@ def shortcuts_html(actions: list[QAction]) -> str:
               ("Ctrl+1 / Ctrl+2", "fit width / fit page")]
     rows += [f"<tr><td><b>{keys}</b></td><td>{what}</td></tr>" for keys, what in reader]
     return "<h3>Keyboard shortcuts</h3><table cellpadding='3'>" + "".join(rows) + "</table>"
+
+
+# The core's messages name command-line flags; in the window they name the setting to change instead.
+_FLAG_WORDS = (
+    (re.compile(r"(?:give )?--model PATH"), "choose a model in Settings ▸ Local model"),
+    (re.compile(r"--base-url(?: URL)?"), "the server address (Settings ▸ Server)"),
+    (re.compile(r"--api-key-name(?: NAME)?"), "the API key (Settings ▸ Server)"),
+    (re.compile(r"--api-model(?: NAME)?"), "the server's model (Settings ▸ Server)"),
+    (re.compile(r"--mmproj(?: PATH)?"), "a vision projector (Settings ▸ Local model)"),
+    (re.compile(r"--model(?: PATH)?"), "a model (Settings ▸ Local model)"),
+)
+
+
+def window_words(message: str) -> str:
+    """A core message as the window says it: settings, not command-line flags."""
+    for pattern, words in _FLAG_WORDS:
+        message = pattern.sub(words, message)
+    return message
 
 
 class SnapshotCommand(QUndoCommand):
@@ -398,6 +417,7 @@ class MainWindow(QMainWindow):
     # ============================================================================ messages
     def show_error(self, message: str, kind: str = "error") -> None:
         """Tell the user in one line; the window stays usable and nothing typed is touched."""
+        message = window_words(message)
         self.banner.show_message(message, kind)
         self.status_label.setText(message.splitlines()[0][:200] if message else "")
 
