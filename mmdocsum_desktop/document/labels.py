@@ -67,7 +67,8 @@ def parse_caption_start(text: str) -> CaptionStart | None:
     # "Figure 3.2" in "Figure 3.2 shows" is a number; "Fig. 3. The ..." is a delimiter.
     number = normalise_number(match.group("number"))
     strong = bool(_STRONG_DELIMITER.match(after)) or after.strip() == ""
-    if after[:1] and after[:1] in ",;)" or (after.lstrip()[:1] in {"(", ","} and not strong):
+    # "Table 1 [27,28] compares ..." and "Figure 2 (right) shows": prose citing a figure, not its caption
+    if after[:1] and after[:1] in ",;)" or (after.lstrip()[:1] in {"(", ",", "["} and not strong):
         return None
     continued = bool(_CONTINUED.match(after))
     return CaptionStart(kind, f"{canonical} {number}", number, strong, continued, after.lstrip(" :.|—–-\t\n"))

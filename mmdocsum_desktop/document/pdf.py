@@ -222,6 +222,7 @@ def _read_page(
     bands = _edge_bands(lines, height)
     for block in blocks:
         _classify(block, style, bands)
+    blocks = _complete_bare_captions(blocks)
     clusters, rules, scissors = drawing_rects(page, page_rect)
     graphics = [g for g in image_rects(page, page_rect, scissors) + clusters if not _in_margin_band(g, page_rect)]
     geometry = _geometry(page_rect, blocks)
@@ -231,6 +232,35 @@ def _read_page(
     kept = [b for b in kept if b.lines[0].horizontal or b.role == "caption"]
     cuts = [region for _, region in regions.captioned if region is not None] + regions.uncaptioned
     return order_blocks(kept, geometry, cuts), regions, sum(len(line.text) for line in lines)
+
+
+def _complete_bare_captions(blocks: list[TextBlock]) -> list[TextBlock]:
+    """A label set on a line of its own ("Table 2", title in another font on the next line) is a caption
+    without its text: the short block right below it, in the same column, is that text."""
+    absorbed: set[int] = set()
+    for block in blocks:
+        start = block.caption
+        if block.role != "caption" or start is None or re.sub(r"[\W_]", "", start.rest):
+            continue
+        below = [
+            other
+            for other in blocks
+            if other is not block
+            and id(other) not in absorbed
+            and other.role in {"text", "body"}
+            and other.caption is None
+            and other.lines[0].horizontal
+            and 0 <= other.bbox[1] - block.bbox[3] <= 1.6 * block.size
+            and abs(other.bbox[0] - block.bbox[0]) <= 3 * block.size
+            and len(other.lines) <= 4
+        ]
+        if not below:
+            continue
+        title = min(below, key=lambda other: other.bbox[1])
+        block.lines = block.lines + title.lines
+        block.refresh()
+        absorbed.add(id(title))
+    return [b for b in blocks if id(b) not in absorbed] if absorbed else blocks
 
 
 def _in_margin_band(rect: Rect, page_rect: Rect) -> bool:
