@@ -166,6 +166,12 @@ class PairsRun:
         document, read_s = self._read(pair.pdf, control)
         first_pages = " ".join([document.title or "", *(b.text for b in document.blocks if (b.page or 1) <= 2)])
         if not m.title_matches(gold.title, first_pages):
+            letters = [c for c in first_pages if c.isalpha()]
+            if letters and sum(c.isascii() for c in letters) < 0.5 * len(letters) and gold.title.isascii():
+                raise PairSkipped(
+                    f"{pair.pdf.name}: its text layer does not decode to readable text (fonts with their own "
+                    f"encoding and no Unicode map); the title {gold.title[:50]!r} cannot be found"
+                )
             raise PairSkipped(
                 f"{pair.pdf.name} is not the article of {pair.xml.name} (title {gold.title[:60]!r} not on its first pages)"
             )
