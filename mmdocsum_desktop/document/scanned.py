@@ -17,6 +17,7 @@ rendered once, one page at a time (a 300-page book never holds more than one pag
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -260,6 +261,7 @@ def _group(lines: list[Line]) -> list[TextBlock]:
     blocks: list[TextBlock] = []
     for line in lines:
         height = line.bbox[3] - line.bbox[1]
+        line.text = _recase_label(line.text)
         start = parse_caption_start(line.text)
         target = None
         if start is None:
@@ -283,6 +285,30 @@ def _group(lines: list[Line]) -> list[TextBlock]:
             target.lines.append(line)
             target.refresh()
     return _join_hanging_labels(blocks)
+
+
+# OCR mixes the case of small capitals ("FIGuRE 4:") and reads a 1 as l or I ("Figure l."): a line that
+# starts like a label is given the label's usual spelling before the caption patterns look at it.
+_OCR_LABEL = re.compile(
+    r"^(\s*)(figure|fig\.?|table|scheme|chart|plate)(\s*)([0-9lIO]{1,3})(?=[\s:.|—–-]|$)", re.IGNORECASE
+)
+_LABEL_WORDS = {"figure": "Figure", "fig": "Fig", "fig.": "Fig.", "table": "Table", "scheme": "Scheme",
+                "chart": "Chart", "plate": "Plate"}
+
+
+def _recase_label(text: str) -> str:
+    match = _OCR_LABEL.match(text)
+    if match is None:
+        return text
+    word, printed = match.group(2), match.group(4)
+    if word.isupper() or word in _LABEL_WORDS.values():
+        if printed.isdigit() or word.isupper():
+            return text  # as printed: "FIGURE 4", "Table 2", "TABLE I" (a Roman numeral)
+    number = printed.replace("l", "1").replace("I", "1").replace("O", "0")
+    if not number.isdigit():
+        return text
+    fixed = _LABEL_WORDS.get(word.lower(), word)
+    return f"{match.group(1)}{fixed}{match.group(3)}{number}{text[match.end():]}"
 
 
 def _join_hanging_labels(blocks: list[TextBlock]) -> list[TextBlock]:
