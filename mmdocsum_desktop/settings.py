@@ -27,6 +27,9 @@ SETTINGS_FORMAT = 1
 
 EngineName = Literal["auto", "extractive", "llama", "openai"]
 FigureMode = Literal["hybrid", "model", "placement"]
+# How a language model writes a summary: "grounded" (evidence per paragraph, every sentence checked) or
+# "full" (the whole document in one prompt, for models with a long context)
+LlmMode = Literal["grounded", "full"]
 JudgeName = Literal["auto", "llama", "openai"]
 ENGINES: tuple[str, ...] = get_args(EngineName)
 JUDGE_ENGINES: tuple[str, ...] = get_args(JudgeName)[1:]  # the language models: "auto" picks one of them
@@ -82,6 +85,9 @@ class OpenAISettings(BaseModel):
 class EngineSettings(BaseModel):
     engine: EngineName = "auto"
     figure_mode: FigureMode = "hybrid"
+    llm_mode: LlmMode = Field(
+        default="grounded", description="language models: grounded (from checked evidence) or full (whole document)"
+    )
     max_tokens: int = Field(default=1024, ge=64)
     temperature: float = Field(default=0.2, ge=0.0, le=2.0)
     seed: int = 0

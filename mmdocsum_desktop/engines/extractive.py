@@ -51,7 +51,8 @@ ROLE_TARGETS = {"background": 60, "method": 50, "results": 70, "conclusion": 55}
 
 # How a sentence's relevance to its paragraph is made up (tuned on the dev half of pmc/ for ROUGE against
 # the abstract with the abstract left out).
-RELEVANCE_WEIGHTS = {"fit": 0.45, "centrality": 0.25, "title": 0.2, "quality": 0.15, "contribution": 0.15,
+# Closeness to the whole paper and to its title matter more than how typical of its role a sentence is.
+RELEVANCE_WEIGHTS = {"fit": 0.2, "centrality": 0.45, "title": 0.3, "quality": 0.15, "contribution": 0.3,
                      "numbers": 0.1}
 
 _SECTION_ROLES: tuple[tuple[str, re.Pattern[str]], ...] = (

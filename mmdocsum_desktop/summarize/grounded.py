@@ -162,7 +162,8 @@ class GroundedWriter:
         words = min(MAX_WORDS, ROLE_TARGETS.get(evidence.role, 80) + 20)
         messages = prompts.grounded_messages(evidence, title=document.title, words=words)
         generation_options = GenerationOptions(
-            max_tokens=min(self.paragraph_tokens, options.max_tokens), temperature=options.temperature, seed=seed,
+            # greedy: what a paragraph of evidence needs is fidelity, not variety
+            max_tokens=min(self.paragraph_tokens, options.max_tokens), temperature=0.0, seed=seed,
             repeat_penalty=options.repeat_penalty, time_limit_s=remaining,
         )
         stream = self.engine.stream(messages, generation_options, control=control)
