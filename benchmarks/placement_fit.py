@@ -53,7 +53,7 @@ from mmdocsum_desktop.placement.sequence import NEIGHBOUR_FEATURES, monotone_ass
 PMC = CORPUS / "pmc"
 ELIFE = CORPUS / "elife"
 CAPTION_PROFILE = ("caption", "caption_lex", "caption_sent")
-TOP_K = 6
+TOP_K = 4
 ACC_NI_FLOOR = 0.97
 THRESHOLDS = (0.02, 0.04, 0.06, 0.08, 0.1, 0.13, 0.16, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7)
 OUT_OF_ORDER = (3.0, 5.0, 8.0, None)
@@ -92,9 +92,10 @@ def _document(name: str, pdf: Path | None, folders: list[Path], read_missing: bo
         return None
 
 
-def load_items(split: str, folders: list[Path], elife_limit: int, read_missing: bool) -> list[Item]:
+def load_items(split: str, folders: list[Path], elife_limit: int, read_missing: bool,
+               limit: int | None = None) -> list[Item]:
     items: list[Item] = []
-    for pair in pairs_in(PMC, split):
+    for pair in pairs_in(PMC, split)[: limit or None]:
         gold = read_gold(pair.xml)
         first = gold.first_citations(("figure",))
         label_of = {v.id: (v.label or v.id).lower() for v in gold.visuals}
@@ -186,6 +187,7 @@ def reset(problem, profile) -> None:
     problem.profile = profile
     problem._base = problem._logits = problem._probabilities = problem._sequence_z = None
     problem.sequence_model = None
+    problem.ce = None  # rescored again (from the pair cache) by configurations with the cross-encoder
 
 
 def fit_base(problems, golds) -> cal.Profile:
@@ -280,21 +282,23 @@ def main() -> None:
                         help="OUT/documents of a pairs run: the app's reading of each PDF, reused")
     parser.add_argument("--read-missing", action="store_true", help="read PDFs not in --documents (slow)")
     parser.add_argument("--elife", type=int, default=120, help="dev eLife articles used for fitting")
-    parser.add_argument("--configs", default="all", help="comma-separated config names (default all)")
+    parser.add_argument("--configs", default="all", help="semicolon-separated config names (default all)")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/placement_fit_ce.pkl"))
     parser.add_argument("--write-weights", action="store_true")
+    parser.add_argument("--limit", type=int, default=None, help="pmc papers per half (a quick check)")
+    parser.add_argument("--no-write", action="store_true", help="do not write the results JSON")
     args = parser.parse_args()
 
     from mmdocsum_desktop.models.embed import TextEmbedder
 
     started = time.perf_counter()
-    dev = load_items("dev", args.documents, args.elife, args.read_missing)
-    test = load_items("test", args.documents, 0, args.read_missing)
+    dev = load_items("dev", args.documents, args.elife, args.read_missing, args.limit)
+    test = load_items("test", args.documents, 0, args.read_missing, args.limit)
     print(f"dev: {sum(i.source == 'pmc' for i in dev)} pmc + {sum(i.source == 'elife' for i in dev)} eLife; "
           f"test: {len(test)} pmc", file=sys.stderr)
     cross = CachedCrossEncoder(args.cache)
     embedders = {}
-    configs = CONFIGS if args.configs == "all" else {k: CONFIGS[k] for k in args.configs.split(",")}
+    configs = CONFIGS if args.configs == "all" else {k: CONFIGS[k] for k in args.configs.split(";")}
     results: dict = {}
     fitted: dict = {}
     prepared: dict = {}
@@ -307,11 +311,13 @@ def main() -> None:
         engine = PlacementEngine(embedder, None, None, cross_encoder=cross if use_ce else None, top_k=TOP_K if use_ce else 0)
         if embedder_name not in prepared:
             mark = time.perf_counter()
+            print("  preparing (embeddings)", file=sys.stderr)
+            # the app's own PDF paragraphs are scored with the shipped embedder only (time on 2 cores)
+            own = embedder_name == "minilm"
             prepared[embedder_name] = {
                 "dev": [prepare(engine, i, False) for i in dev],
                 "test": [prepare(engine, i, False) for i in test],
-                "test_own": [prepare(engine, i, True) for i in test],
-                "dev_own": [prepare(engine, i, True) for i in dev if i.source == "pmc"],
+                "test_own": [prepare(engine, i, True) for i in test] if own else [],
             }
             print(f"  prepared in {time.perf_counter() - mark:.0f} s", file=sys.stderr)
         sets = prepared[embedder_name]
@@ -337,25 +343,25 @@ def main() -> None:
                 for problem in problems:
                     problem.sequence_model = None
                     problem._sequence_z = None
+                    problem.ce = None
             entry.update(sequence_weights=weights, sequence_nowhere=nowhere)
         pmc_dev = [(i, p) for i, p in zip(dev, sets["dev"]) if i.source == "pmc"]
         threshold, margin, dev_result = tune(engine, [i for i, _ in pmc_dev], [p for _, p in pmc_dev], strategy)
         entry.update(threshold=threshold, out_of_order=margin, dev_jats=dev_result)
         test_choices = [decide(engine, p, strategy, threshold, margin) for p in sets["test"]]
         entry["test_jats"] = score(test, sets["test"], test_choices, own=False)
-        own_choices = [decide(engine, p, strategy, threshold, margin) for p in sets["test_own"]]
-        entry["test_own"] = score(test, sets["test_own"], own_choices, own=True)
-        dev_pmc_items = [i for i in dev if i.source == "pmc"]
-        own_dev = [decide(engine, p, strategy, threshold, margin) for p in sets["dev_own"]]
-        entry["dev_own"] = score(dev_pmc_items, sets["dev_own"], own_dev, own=True)
+        if sets["test_own"]:
+            own_choices = [decide(engine, p, strategy, threshold, margin) for p in sets["test_own"]]
+            entry["test_own"] = score(test, sets["test_own"], own_choices, own=True)
         results[name] = entry
         fitted[name] = (profile, entry)
         cross.save()
-        print(f"  dev {dev_result}\n  test jats {entry['test_jats']}\n  test own {entry['test_own']}", file=sys.stderr)
+        print(f"  dev {dev_result}\n  test jats {entry['test_jats']}\n  test own {entry.get('test_own')}", file=sys.stderr)
 
     table = {name: {"test_acc_i": e["test_jats"]["acc_i"], "test_acc_ni": e["test_jats"]["acc_ni"],
                     "test_acc_b": e["test_jats"]["acc_b"], "test_within_one": e["test_jats"]["within_one"],
-                    "test_own_acc_i": e["test_own"]["acc_i"], "test_own_acc_ni": e["test_own"]["acc_ni"],
+                    "test_own_acc_i": e.get("test_own", {}).get("acc_i"),
+                    "test_own_acc_ni": e.get("test_own", {}).get("acc_ni"),
                     "dev_acc_i": e["dev_jats"]["acc_i"], "dev_acc_ni": e["dev_jats"]["acc_ni"]}
              for name, e in results.items()}
     payload = {
@@ -370,9 +376,10 @@ def main() -> None:
         "configs": results,
         "seconds": round(time.perf_counter() - started, 1),
     }
-    target = write_result("placement_fit", payload)
     print(json.dumps(table, indent=2))
-    print(f"written {target}", file=sys.stderr)
+    if not args.no_write:
+        target = write_result("placement_fit", payload)
+        print(f"written {target}", file=sys.stderr)
     if args.write_weights and SHIPPED in fitted:
         write_weights(fitted[SHIPPED], fitted.get("minilm + sequence (no CE)"))
 

@@ -65,6 +65,8 @@ class PlacementSuggestion(BaseModel):
     label: str | None = None
     score: float = 0.0
     status: Literal["pending", "accepted", "rejected"] = "pending"
+    # placement.PlacementWhy as JSON: why this image was proposed (caption match, sentences, OCR words...)
+    why: dict[str, Any] | None = None
 
 
 class Project(BaseModel):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mmdocsum_desktop.app.session import Session
@@ -25,6 +25,7 @@ class PlacementRun:
     pool: list[ImageCandidate]
     models: list[str]  # what scored the images: "text embeddings", "OCR", "CLIP"
     warnings: list[str]
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per step: ocr_s, embed_s, rescore_s, assign_s
 
 
 def image_pool(*, document: Document | None = None, root: Path | None = None, folder: Path | None = None,
@@ -48,7 +49,7 @@ def place(
     pool: Sequence[ImageCandidate],
     *,
     placement: PlacementSettings | None = None,
-    strategy: str = "global",
+    strategy: str = "sequence",
     threshold: float | None = None,
     control: JobControl | None = None,
 ) -> PlacementRun:
@@ -57,4 +58,6 @@ def place(
     placements = list(engine.place(list(paragraphs), list(pool), strategy=strategy, control=control))
     models = [name for name, model in (("text embeddings", engine.embedder), ("OCR", engine.ocr),
                                        ("CLIP", engine.clip)) if model is not None]
-    return PlacementRun(placements, list(pool), models, list(engine.warnings))
+    if getattr(engine, "cross_encoder", None) is not None:
+        models.append("cross-encoder")
+    return PlacementRun(placements, list(pool), models, list(engine.warnings), dict(engine.timings))

@@ -276,7 +276,7 @@ PROFILES: dict[str, Profile] = {
 SEQUENCE: dict[str, SequenceModel] = {
     "ce": SequenceModel(
         weights={"z_base": 1.0, "prior_gap": 0.3, "later_gap": -0.3, "ce_raw": 0.5, "ce_col": 0.5},
-        nowhere=3.0, threshold=0.2, out_of_order=3.0, top_k=6, fitted_on="hand-set",
+        nowhere=3.0, threshold=0.2, out_of_order=3.0, top_k=4, fitted_on="hand-set",
     ),
     "no_ce": SequenceModel(
         weights={"z_base": 1.0, "prior_gap": 0.3, "later_gap": -0.3},

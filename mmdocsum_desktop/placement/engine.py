@@ -8,6 +8,7 @@ signals out, and a model that fails on some input is dropped for that input with
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,12 @@ from mmdocsum_desktop.placement import calibration as cal
 from mmdocsum_desktop.placement._weights import PROFILES, SEQUENCE
 from mmdocsum_desktop.placement.assign import global_assign, greedy_assign
 from mmdocsum_desktop.placement.candidates import ImageCandidate, Placement, PlacementError, PlacementWhy
-from mmdocsum_desktop.placement.rescore import rescore_features, rescore_heads, shared_cross_encoder
+from mmdocsum_desktop.placement.rescore import (
+    foreign_paragraphs,
+    rescore_features,
+    rescore_heads,
+    shared_cross_encoder,
+)
 from mmdocsum_desktop.placement.scorer import (
     SimilarityModel,
     candidate_texts,
@@ -115,7 +121,8 @@ class PlacementProblem:
     def sequence_features(self) -> dict[str, np.ndarray]:
         """The second stage's features: neighbours of the base logit, and the cross-encoder's when it ran."""
         valid = ~self._empty_rows()
-        features = neighbour_features(self.base_logits(), self.ranks, valid)
+        lengths = [len(p.split()) for p in self.paragraphs]
+        features = neighbour_features(self.base_logits(), self.ranks, valid, lengths)
         if self.ce is not None and np.isfinite(self.ce).any():
             features.update(rescore_features(self.ce))
         return features
@@ -226,6 +233,7 @@ class PlacementEngine:
         self.top_k = top_k  # paragraphs rescored per figure (None: the fitted model's)
         self.model_warnings: list[str] = []  # models missing or dropped: kept across calls
         self.warnings: list[str] = []  # those, and what the last call met
+        self.timings: dict[str, float] = {}  # seconds per step of the last call (OCR, embedding, ...)
 
     @classmethod
     def with_default_models(
@@ -320,7 +328,10 @@ class PlacementEngine:
 
     def _assign_sequence(self, problem: PlacementProblem, control: JobControl) -> list[Placement]:
         control.report(0, 2, "rescoring")
+        mark = time.perf_counter()
         self.rescore(problem, control)
+        self.timings["rescore_s"] = time.perf_counter() - mark
+        mark = time.perf_counter()
         control.report(1, 2, "placing")
         probs = problem.sequence_probabilities()
         threshold = self.threshold if self.threshold is not None else problem.sequence_model.threshold
@@ -339,6 +350,7 @@ class PlacementEngine:
                 shown = int(shown)
                 placement.why = self.explain(problem, i, shown, threshold, taken, choices[i] is not None and shown not in ordered)
             out.append(placement)
+        self.timings["assign_s"] = time.perf_counter() - mark
         return out
 
     @staticmethod
@@ -357,16 +369,21 @@ class PlacementEngine:
         top_k = self.top_k if self.top_k is not None else self.sequence_models["ce"].top_k
         if self.cross_encoder is not None and top_k > 0 and problem.candidates:
             captions = [" ".join(caption_body(c.caption).split()) for c in problem.candidates]
-            ce, notes = rescore_heads(
-                self.cross_encoder, problem.paragraphs, captions, problem.base_logits(), top_k, control=control
-            )
-            problem.warnings.extend(notes)
-            self.warnings.extend(notes)
-            if notes:
-                self.model_warnings.extend(notes)
-                self.cross_encoder = None  # do not try a broken model again
-            elif np.isfinite(ce).any():
-                problem.ce = ce
+            language = foreign_paragraphs(problem.paragraphs, captions)
+            if language:
+                problem.warnings.append(language)
+                self.warnings.append(language)
+            else:
+                ce, notes = rescore_heads(
+                    self.cross_encoder, problem.paragraphs, captions, problem.base_logits(), top_k, control=control
+                )
+                problem.warnings.extend(notes)
+                self.warnings.extend(notes)
+                if any("rescoring failed" in note for note in notes):
+                    self.model_warnings.extend(notes)
+                    self.cross_encoder = None  # do not try a broken model again
+                elif np.isfinite(ce).any():
+                    problem.ce = ce
         problem.sequence_model = self.sequence_models["ce" if problem.ce is not None else "no_ce"]
 
     def explain(
@@ -427,6 +444,7 @@ class PlacementEngine:
         """Read what is missing (OCR), embed, and compute every signal; no assignment yet."""
         control = ensure_control(control)
         self.warnings = list(self.model_warnings)
+        self.timings = {}
         texts = self._check_paragraphs(paragraphs)
         pool = list(candidates)
         for index, candidate in enumerate(pool):
@@ -436,12 +454,16 @@ class PlacementEngine:
             self.warnings.append("the image pool is empty: no paragraph gets an image")
         elif not any(t.strip() for t in texts):
             self.warnings.append("no paragraph has any text: no paragraph gets an image")
+        mark = time.perf_counter()
         if self.ocr is not None and self.use_ocr:
             self._read_images(pool, control)
+        self.timings["ocr_s"] = time.perf_counter() - mark
+        mark = time.perf_counter()
         views = candidate_texts(pool, use_caption=self.use_caption, use_ocr=self.use_ocr, use_context=self.use_context)
         similarity = SimilarityModel(
             texts, views, embedder=self.embedder, exclude_self_context=self.exclude_self_context, control=control
         )
+        self.timings["embed_s"] = time.perf_counter() - mark
         if similarity.warnings and similarity.embedder is None and self.embedder is not None:
             self.embedder = None  # do not try a broken model again
             self.model_warnings.extend(similarity.warnings)

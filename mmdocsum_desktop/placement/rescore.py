@@ -10,6 +10,7 @@ so "not even among the best k" reads as low, not as unknown.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 
@@ -22,6 +23,9 @@ RESCORE_FEATURES = ("ce_raw", "ce_col", "ce_top")
 # Per pair: [CLS] caption [SEP] paragraph [SEP]; a caption is rarely longer than 100 tokens, and the
 # paragraph's first 250 tokens hold what it is about. Shorter inputs keep the rescoring under a second.
 PAIR_MAX_LENGTH = 320
+# At most this many pairs per call (about a second on two cores): a pool of hundreds of images (a slide
+# deck) rescoring 6 paragraphs each would take minutes. The pairs kept are those with the best base score.
+MAX_PAIRS = 160
 
 
 def rescore_heads(
@@ -31,6 +35,7 @@ def rescore_heads(
     base: np.ndarray,
     top_k: int,
     *,
+    max_pairs: int = MAX_PAIRS,
     control: JobControl | None = None,
 ) -> tuple[np.ndarray, list[str]]:
     """Cross-encoder logits (n × m, NaN where not rescored) and warnings.
@@ -53,6 +58,15 @@ def rescore_heads(
         pairs.extend((i, j) for i in rows if paragraphs[i].strip())
     if not pairs:
         return out, []
+    notes: list[str] = []
+    if len(pairs) > max_pairs:
+        figures = len({j for _, j in pairs})
+        pairs = sorted(pairs, key=lambda ij: -base[ij])[:max_pairs]
+        kept = len({j for _, j in pairs})
+        notes.append(
+            f"the cross-encoder rescored the {max_pairs} most likely pairs only ({kept} of {figures} images); "
+            "the others are placed on the embeddings alone"
+        )
     try:
         logits = cross_encoder.score_pairs([(captions[j], paragraphs[i]) for i, j in pairs], control=control)
     except JobCancelled:
@@ -62,7 +76,36 @@ def rescore_heads(
         return out, [f"cross-encoder rescoring failed ({type(error).__name__}: {message[:160]}); placing without it"]
     for (i, j), value in zip(pairs, np.asarray(logits, dtype=np.float64)):
         out[i, j] = value
-    return out, []
+    return out, notes
+
+
+# Function words of English: the cross-encoder was trained on English (MS MARCO) only.
+_ENGLISH = frozenset(
+    "the of and to in is that for with as on are this by was we were from be at which an or these have not "
+    "has it its their our also than between".split()
+)
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+
+
+def english_share(texts: Sequence[str]) -> float | None:
+    """Share of the words of ``texts`` that are common English function words (None: no words)."""
+    words = [w.lower() for t in texts for w in _WORD.findall(t)]
+    if not words:
+        return None
+    return sum(w in _ENGLISH for w in words) / len(words)
+
+
+def foreign_paragraphs(paragraphs: Sequence[str], captions: Sequence[str]) -> str | None:
+    """A warning when the paragraphs are not English while the captions are: the English-only
+    cross-encoder is left out (it would score every pair as unrelated), the embeddings still match."""
+    prose = english_share(paragraphs)
+    labels = english_share(captions)
+    if prose is None or labels is None:
+        return None
+    if prose < 0.08 and labels >= 0.12:
+        return ("the paragraphs do not look English while the captions do: cross-encoder rescoring left out "
+                "(English only); placed on the embeddings and shared words alone")
+    return None
 
 
 def rescore_features(ce: np.ndarray) -> dict[str, np.ndarray]:

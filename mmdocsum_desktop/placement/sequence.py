@@ -22,7 +22,7 @@ import numpy as np
 
 # The gap features are clipped: one paragraph far above the rest says as much at 3 logits as at 10.
 GAP_CLIP = 3.0
-NEIGHBOUR_FEATURES = ("z_base", "prior_gap", "later_gap", "next_z", "prev_z", "pos_dev", "rel_pos")
+NEIGHBOUR_FEATURES = ("z_base", "prior_gap", "later_gap", "next_z", "prev_z", "pos_dev", "rel_pos", "length")
 
 _NUMBER = re.compile(r"(\d+)")
 
@@ -64,7 +64,12 @@ def figure_ranks(labels: Sequence[str | None], kinds: Sequence[str], orders: Seq
     return ranks
 
 
-def neighbour_features(z: np.ndarray, ranks: Sequence[int], valid: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def neighbour_features(
+    z: np.ndarray,
+    ranks: Sequence[int],
+    valid: np.ndarray | None = None,
+    lengths: Sequence[int] | None = None,
+) -> dict[str, np.ndarray]:
     """Per pair (paragraph i, candidate j), from the base logits ``z`` (n × m):
 
     * ``prior_gap`` — z[i, j] minus the best earlier paragraph's (clipped; the first paragraph gets the
@@ -72,7 +77,9 @@ def neighbour_features(z: np.ndarray, ranks: Sequence[int], valid: np.ndarray | 
     * ``later_gap`` — the best later paragraph's z minus this one (clipped): a later one matches better;
     * ``next_z`` / ``prev_z`` — the neighbours' z minus the column's median (discussion runs on);
     * ``pos_dev`` — |relative position of the paragraph − relative rank of the figure|;
-    * ``rel_pos`` — the paragraph's relative position (first figures are rarely cited in the last lines).
+    * ``rel_pos`` — the paragraph's relative position (first figures are rarely cited in the last lines);
+    * ``length`` — log of the paragraph's word count (``lengths``) minus the median's: a one-line
+      paragraph rarely introduces a figure.
 
     Rows not ``valid`` (empty paragraphs) are ignored as neighbours and get zeros.
     """
@@ -104,6 +111,9 @@ def neighbour_features(z: np.ndarray, ranks: Sequence[int], valid: np.ndarray | 
     rel_pos = (np.arange(k) / max(k - 1, 1))[:, None] * np.ones((1, m))
     rel_rank = (np.asarray(ranks, dtype=np.float64) + 0.5) / max(m, 1)
     pos_dev = np.abs(rel_pos - rel_rank[None, :])
+    if lengths is not None:
+        logs = np.log1p(np.asarray(lengths, dtype=np.float64)[rows])
+        out["length"][rows] = (logs - np.median(logs))[:, None] * np.ones((1, m))
     for name, values in (("prior_gap", prior_gap), ("later_gap", later_gap), ("next_z", next_z),
                          ("prev_z", prev_z), ("pos_dev", pos_dev), ("rel_pos", rel_pos)):
         out[name][rows] = values
