@@ -378,6 +378,7 @@ _WORK_DPI = 50  # the ink map is read at about this resolution: enough for figur
 _INK = 70  # grey levels darker than the paper that count as ink
 _CLOSE_PT = 9.0  # parts of one figure closer than this are joined (bars, dots and axes of a plot)
 _MIN_SIDE_PT = 12.0
+_MIN_GRAPHIC_SHARE = 0.008  # of the page area: a figure, or a panel of one, is larger
 
 
 def _ink_regions(gray: np.ndarray, text_boxes: list[Rect], scale: float) -> tuple[list[Rect], list[Rect]]:
@@ -395,6 +396,7 @@ def _ink_regions(gray: np.ndarray, text_boxes: list[Rect], scale: float) -> tupl
     paper = float(np.percentile(small, 90))
     ink = small < paper - _INK
     cell = factor * scale  # points per cell
+    page_area = gray.shape[0] * gray.shape[1] * scale * scale
     for box in text_boxes:
         pad = 0.2 * (box[3] - box[1])
         x0, y0 = int((box[0] - pad) / factor), int((box[1] - pad) / factor)
@@ -418,6 +420,8 @@ def _ink_regions(gray: np.ndarray, text_boxes: list[Rect], scale: float) -> tupl
         if min(w, h) <= 2.5 * cell and max(w, h) >= 30:
             rules.append(rect)
             continue
+        if w * h < _MIN_GRAPHIC_SHARE * page_area or min(w, h) < 2 * _MIN_SIDE_PT:
+            continue  # characters the OCR did not read (a symbol, a faint cell): not a picture to pair
         graphics.append(rect)
     return graphics, rules
 
