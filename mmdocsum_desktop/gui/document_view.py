@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from mmdocsum_desktop.document.model import Document, Figure
-from mmdocsum_desktop.gui import icons
+from mmdocsum_desktop.gui import icons, render_process
 from mmdocsum_desktop.gui.workers import Job, JobRunner
 
 ZOOMS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
@@ -56,6 +56,8 @@ class _PdfRenderer:
 
         self._matrix = pymupdf.Matrix
         self._lock = threading.Lock()
+        self.path, self.password = str(path), password
+        self.in_child = True  # pages are rasterised in the render process (see render_process)
         self.pdf = pymupdf.open(path)
         if self.pdf.needs_pass and password:
             self.pdf.authenticate(password)
@@ -63,6 +65,15 @@ class _PdfRenderer:
         self.sizes = [(page.rect.width, page.rect.height) for page in self.pdf]
 
     def render(self, page: int, zoom: float) -> QImage:
+        if self.in_child and not render_process.ready():
+            render_process.warm()  # meanwhile, this process renders (the first page must not wait seconds)
+        elif self.in_child:
+            try:
+                width, height, stride, data = render_process.render(self.path, self.password, page, zoom)
+            except Exception:  # noqa: BLE001 — no child process here (or it died): render in this one
+                self.in_child = False
+            else:
+                return QImage(data, width, height, stride, QImage.Format.Format_RGB888).copy()
         with self._lock:
             pix = self.pdf.load_page(page).get_pixmap(matrix=self._matrix(zoom, zoom), alpha=False)
             image = QImage(pix.samples, pix.width, pix.height, pix.stride, QImage.Format.Format_RGB888)
@@ -85,6 +96,7 @@ class _PdfRenderer:
         return hits
 
     def close(self) -> None:
+        render_process.forget(self.path)
         with self._lock:
             self.pdf.close()
 
@@ -143,6 +155,7 @@ class DocumentView(QWidget):
         self._highlight_item: QGraphicsRectItem | None = None
         self._moving = False  # a scroll made by show_page does not recompute the current page
         self._thumb_jobs: list[Job] = []
+        render_process.warm()  # pages are rasterised in a child process with its own GIL
 
         self.scene = QGraphicsScene(self)
         self.view = PageView()
