@@ -7,12 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop.app.session import Session
+from mmdocsum_desktop.bench.suites import SUITES
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.fileio import write_json_atomic
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.settings import EngineChoice, PlacementSettings
 
-SUITES = ("mdocsum", "mcite", "rouge", "ftii")
+# Suites that score with a judge model when one is given (their entry points take ``judge_spec``).
+_JUDGED = {"mdocsum", "mcite", "judge"}
 
 
 def run_benchmark(
@@ -26,37 +28,34 @@ def run_benchmark(
     control: JobControl | None = None,
     **suite_options: Any,
 ) -> dict[str, Any]:
-    """Run ``suite`` on ``split`` ("demo" or a path) into ``out`` and return its metrics.
+    """Run ``suite`` (a name in :data:`bench.suites.SUITES`) on ``split`` into ``out``; return its metrics.
 
+    ``split`` is what the suite reads: "demo" or a split folder; for ``pairs`` the folder of PDF + JATS
+    pairs (its dev/test half is the ``split`` suite option); for ``judge`` a list of documents.
     ``choice``: the summary engine on top of the saved settings (None: as configured); ``judge``: the
     judge's engine (None: no judge-based metrics). ``suite_options`` are the suite's own (e.g.
-    ``predictions``, ``concurrency``, ``restart``; for mdocsum ``options``)."""
+    ``predictions``, ``concurrency``, ``restart``; for mdocsum ``options``; for pairs ``stages``)."""
+    if suite not in SUITES:
+        raise MmdocsumError(f"unknown benchmark suite {suite!r} (expected one of {', '.join(SUITES)})")
     if suite == "ftii":
         return run_ftii(session, split, Path(out), control=control, **suite_options)
-    spec = choice or EngineChoice()
-    if suite == "mdocsum":
-        from mmdocsum_desktop.bench.suites.mdocsum import run_mdocsum
-
-        return run_mdocsum(split, out, engine_spec=_unless_scored(spec, suite_options), judge_spec=judge,
-                           control=control, **suite_options)
-    if suite == "mcite":
-        from mmdocsum_desktop.bench.suites.mcite import run_mcite
-
-        return run_mcite(split, out, engine_spec=_unless_scored(spec, suite_options), judge_spec=judge,
-                         control=control, **suite_options)
-    if suite == "rouge":
-        from mmdocsum_desktop.bench.suites.rouge import run_rouge
-
-        if judge is not None:
-            raise MmdocsumError("the rouge suite has no judge")
-        return run_rouge(split, out, engine_spec=_unless_scored(spec, suite_options), control=control,
-                         **suite_options)
-    raise MmdocsumError(f"unknown benchmark suite {suite!r} (expected one of {', '.join(SUITES)})")
+    if judge is not None and suite not in _JUDGED:
+        raise MmdocsumError(f"the {suite} suite has no judge")
+    if suite == "pairs":
+        # The pairs suite reads documents through the app's own pipeline; it builds no summary engine
+        # unless its summary stage runs, which uses the extractive writer the suite was tuned with.
+        return SUITES[suite].run(split, out, control=control, **suite_options)
+    kwargs: dict[str, Any] = {"engine_spec": _unless_scored(choice or EngineChoice(), suite_options)}
+    if suite in _JUDGED:
+        kwargs["judge_spec"] = judge
+    return SUITES[suite].run(split, out, control=control, **kwargs, **suite_options)
 
 
 def _unless_scored(spec: EngineChoice, suite_options: dict[str, Any]) -> EngineChoice | None:
-    """No engine when given predictions are scored instead of generated."""
-    return None if suite_options.get("predictions") is not None else spec
+    """No engine when given predictions (or, for the judge suite, given summaries) are scored instead of
+    generated."""
+    given = suite_options.get("predictions") is not None or suite_options.get("summaries") is not None
+    return None if given else spec
 
 
 def run_ftii(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mmdocsum_desktop.bench.suites.judge import run_judge_suite
+from mmdocsum_desktop.app import Session, run_benchmark
 from mmdocsum_desktop.bench.summary_judge import ASPECTS
 from mmdocsum_desktop.cli import bench_common as common
 from mmdocsum_desktop.cli.progress import tqdm_control
@@ -39,11 +39,10 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("mmdocsum: error: --self-consistency must be 1 or more")
     aspects = [a.strip() for a in args.aspects.split(",") if a.strip()] if args.aspects else None
     with tqdm_control("judge", enabled=not args.quiet) as control, common.cancel_on_sigint(control):
-        metrics = run_judge_suite(
-            args.docs,
-            args.output,
-            judge_spec=judge,
-            engine_spec=common.engine_spec(args) if args.summaries is None else None,
+        metrics = run_benchmark(
+            Session(), "judge", args.docs, args.output,
+            choice=common.engine_spec(args),
+            judge=judge,
             summaries=args.summaries,
             aspects=aspects,
             self_consistency=args.self_consistency,
