@@ -166,6 +166,7 @@ def score_paper(pair, document, summary, gold, adjacency, extracted: bool) -> di
         "figures": [p.figure.label if p.figure is not None else None for p in summary.paragraphs],
         "words": sum(p.words for p in summary.paragraphs),
         "seconds": round(summary.timings.get("total_s", 0.0), 3),
+        "cpu_seconds": round(summary.timings.get("cpu_s", 0.0), 3),
         "prompt_tokens": sum(g.get("prompt_tokens", 0) for g in generations),
         "completion_tokens": sum(g.get("completion_tokens", 0) for g in generations),
         "written": writer.get("written"),
@@ -221,6 +222,7 @@ def pooled(rows: list[dict]) -> dict:
         "figures_shown": len(shown),
         "paragraphs_with_figure": round(len(shown) / paragraphs, 4),
         "median_seconds": round(statistics.median(r["seconds"] for r in rows), 3) if rows else None,
+        "median_cpu_seconds": round(statistics.median(r["cpu_seconds"] for r in rows), 3) if rows else None,
         "median_prompt_tokens": statistics.median(r["prompt_tokens"] for r in rows) if rows else None,
         "median_completion_tokens": statistics.median(r["completion_tokens"] for r in rows) if rows else None,
         "median_words": statistics.median(r["words"] for r in rows) if rows else None,
@@ -262,19 +264,30 @@ def main(argv: list[str] | None = None) -> int:
             render_visuals(document, assets / "figures", dpi=72, password=None, limits=DEFAULT_LIMITS, control=JobControl())
             options = SummaryOptions(include_abstract=False, llm_mode="full" if args.engine == "full" else "grounded",
                                      time_limit_s=args.time_limit)
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             summary = summarize_document(document, assets, engine=engine, embedder=embedder, options=options)
             summary.timings["total_s"] = time.perf_counter() - started
+            summary.timings["cpu_s"] = time.process_time() - cpu
             row = score_paper(pair, document, summary, gold, adjacent_pairs(gold), extracted=args.engine == "extractive")
             row["summary"] = [{"text": p.text, "figure": p.figure.label if p.figure else None,
                                "caption": p.image_caption} for p in summary.paragraphs]
             row["repairs"] = summary.repairs
             rows.append(row)
+            write_result(args, rows)  # after every paper: a run stopped early still leaves its numbers
             print(f"{pair.name} {pair.split} R1={row.get('rouge_abstract', {}).get('rouge1')} "
                   f"junk={ {k: v for k, v in row['sentences'].items() if k != 'body'} } "
                   f"dangling={row['dangling']} figs={row['figures']} grounded={row['grounded']} "
                   f"{row['seconds']:.1f}s written={row['written']} supported={row['supported']}", flush=True)
     engine.close()
+    result, output = write_result(args, rows)
+    print(json.dumps(result["pooled"], indent=1))
+    print(f"written {output}")
+    return 0
+
+
+def write_result(args, rows: list[dict]) -> tuple[dict, Path]:
+    from mmdocsum_desktop.fileio import write_json_atomic
+
     result = {
         "benchmark": "summary_grounded",
         "engine": args.engine,
@@ -283,18 +296,15 @@ def main(argv: list[str] | None = None) -> int:
         "limit": args.limit,
         "threads": args.threads,
         "include_abstract": False,
+        "machine": "2-core development machine shared with other jobs (load average 10-18 during the runs)",
         "pooled": pooled(rows),
         "papers": rows,
     }
     name = args.engine if args.engine == "extractive" else f"{args.engine}_{Path(str(args.model)).stem.lower()}"
     output = args.output or RESULTS / f"summary_grounded_{name}_{args.split}{f'_{args.limit}' if args.limit else ''}.json"
     output.parent.mkdir(parents=True, exist_ok=True)
-    from mmdocsum_desktop.fileio import write_json_atomic
-
     write_json_atomic(output, result)
-    print(json.dumps(result["pooled"], indent=1))
-    print(f"written {output}")
-    return 0
+    return result, output
 
 
 if __name__ == "__main__":

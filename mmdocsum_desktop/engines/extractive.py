@@ -34,7 +34,7 @@ from typing import Protocol
 import numpy as np
 
 from mmdocsum_desktop.document.model import Block, Document
-from mmdocsum_desktop.document.normalize import has_unmapped_glyphs, normalize_text
+from mmdocsum_desktop.document.normalize import has_unmapped_glyphs, join_split_words, normalize_text, vocabulary
 from mmdocsum_desktop.engines.sentences import Sentence, document_sentences
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 
@@ -173,10 +173,12 @@ _LEGEND = re.compile(
     r"^(notes?|abbreviations?|legend|key|source|data are|values are|results are (presented|expressed|shown)|"
     r"error bars|scale bars?|bars? (represent|indicate|show)|\*+ ?p ?[<=]|[a-z]?\*|†|‡)\b|"
     r"(?:^|;\s*)[A-Za-z0-9α-ωΑ-Ω+/-]{1,12},\s+[a-z][^;,.]{2,60};.*;"
-    r"|\b(mean|median) ?± ?(sd|se|sem)\b|\bn \(%\)|\(iqr\)|\bor n \(%\)",
+    r"|\b(mean|median) ?± ?(sd|se|sem)\b|\bn \(%\)|\(iqr\)|\bor n \(%\)"
+    r"|\b(asterisks?|arrows?|arrowheads?|dashed|dotted|solid|open|filled) (lines? |circles? |symbols? |bars? )?"
+    r"(indicates?|shows?|denotes?|represents?|marks?)\b|[.;]\s\([a-h]\)\s",
     re.I,
 )
-_CAPTION_START = re.compile(r"^(supplementary )?(fig(ure)?s?\.?|table|scheme|chart|plate)\s*[S\d]+[a-z]?\s*[.:|]", re.I)
+_CAPTION_START = re.compile(r"^(supplementary )?(fig(ure)?s?\.?|table|scheme|chart|plate)[\s-]*[S\d]+[a-z]?\s*[.:|]", re.I)
 # a protocol's recipe: concentrations and volumes, not a finding
 _UNIT = re.compile(r"\b\d+(\.\d+)?\s?(mm|µm|μm|nm|mg|µg|μg|ng|ml|µl|μl|mmol|µmol|μmol|g/l|mg/ml|rpm|°c|x g|× g|h|min|s)\b", re.I)
 _FIGURE_MENTION = re.compile(r"\b(fig(ure)?s?\.?)\s*\d", re.I)
@@ -407,10 +409,12 @@ def candidates(document: Document, *, include_abstract: bool = True) -> list[Can
     allowed = body_blocks(document, include_abstract=include_abstract)
     sentences = document_sentences(document, include_abstract=include_abstract)
     cleaned: dict[int, Sentence] = {}
+    # "extracel- lular" joined by the paper's own vocabulary (what a reader of the PDF did not join)
+    known = vocabulary(b.text for b in document.blocks)
     for s in sentences:
         if s.block not in allowed:
             continue
-        text = clean_sentence(s.text)
+        text = join_split_words(clean_sentence(s.text), known)
         if text:
             cleaned[s.position] = dataclasses.replace(s, text=text)
     result: list[Candidate] = []

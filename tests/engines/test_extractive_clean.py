@@ -56,6 +56,8 @@ def test_reference_markers_go_with_their_brackets_and_spacing_is_repaired(raw, c
     "The intracellular Ca2\ufffd concentration rose sharply after stimulation of the cells.",
     "Figure 2. Survival of the patients in the two arms of the trial over five years.",
     "The study is registered under ClinicalTrials.gov ID: NCT04627350 since March 2020.",
+    "Figure-3: The expression of choline acetyltransferase on the kidney cells before treatment.",
+    "The green asterisk indicates the background signal from the Kapton film over the sample.",
 ])
 def test_what_is_not_body_prose_is_recognised(text):
     assert junk_reason(text) is not None
