@@ -43,8 +43,8 @@ from mmdocsum_desktop.bench.metrics.rouge import rouge  # noqa: E402
 from mmdocsum_desktop.bench.pairs_gold import read_gold  # noqa: E402
 from mmdocsum_desktop.bench.pairs_split import pairs_in  # noqa: E402
 from mmdocsum_desktop.document.model import Document  # noqa: E402
-from mmdocsum_desktop.jobs import JobControl  # noqa: E402
 from mmdocsum_desktop.engines.extractive import opener  # noqa: E402
+from mmdocsum_desktop.jobs import JobControl  # noqa: E402
 from mmdocsum_desktop.text.sentences import split_sentences  # noqa: E402
 
 PAIRS = ROOT.parent / "shared" / "corpus" / "pmc"

@@ -34,7 +34,12 @@ from typing import Protocol
 import numpy as np
 
 from mmdocsum_desktop.document.model import Block, Document
-from mmdocsum_desktop.document.normalize import has_unmapped_glyphs, join_split_words, normalize_text, vocabulary
+from mmdocsum_desktop.document.normalize import (
+    has_unmapped_glyphs,
+    join_split_words,
+    normalize_text,
+    vocabulary,
+)
 from mmdocsum_desktop.engines.sentences import Sentence, document_sentences
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 

@@ -197,6 +197,7 @@ class ConfiguredEngine:
     temperature: float
     seed: int
     warnings: list[str]
+    llm_mode: str = "grounded"  # language models: grounded writer or the full-document prompt
 
     @property
     def in_process(self) -> bool:
@@ -206,7 +207,7 @@ class ConfiguredEngine:
     def option_values(self) -> dict[str, Any]:
         """The keyword arguments of ``summarize.pipeline.SummaryOptions`` that come from the settings."""
         return {"figure_mode": self.figure_mode, "max_tokens": self.max_tokens, "temperature": self.temperature,
-                "seed": self.seed, "ocr": self.ocr is not None}
+                "seed": self.seed, "ocr": self.ocr is not None, "llm_mode": self.llm_mode}
 
     def close(self) -> None:
         close = getattr(self.engine, "close", None)
@@ -243,7 +244,7 @@ def configure_engine(settings: EngineSettings, choice: EngineChoice | None = Non
         figure_mode=choice.figure_mode or settings.figure_mode,
         max_tokens=choice.max_tokens or settings.max_tokens,
         temperature=choice.temperature if choice.temperature is not None else settings.temperature,
-        seed=settings.seed, warnings=warnings,
+        seed=settings.seed, warnings=warnings, llm_mode=settings.llm_mode,
     )
 
 

@@ -20,7 +20,6 @@ from mmdocsum_desktop.summarize.grounded import GroundedWriter
 from mmdocsum_desktop.summarize.pipeline import summarize_document
 from mmdocsum_desktop.summarize.render import to_markdown
 from mmdocsum_desktop.summarize.schema import FigureEntry, SummaryOptions
-
 from tests.engines.conftest import THREADS, require_llama
 
 PAPER = "pymupdf_test_3780.pdf"  # Sci. Rep., 5 pages, "Figure 1 | ..." captions
