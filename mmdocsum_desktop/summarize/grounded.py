@@ -82,13 +82,17 @@ class GroundedWriter:
     """``GroundedWriter(engine, embedder).write(document, evidence, options)`` → a WrittenSummary."""
 
     def __init__(self, engine: TextEngine, embedder: Embedder, *, reranker: Any = None,
-                 support_threshold: float | None = None, paragraph_tokens: int = PARAGRAPH_TOKENS) -> None:
+                 support_threshold: float | None = None, paragraph_tokens: int = PARAGRAPH_TOKENS,
+                 temperature: float | None = None) -> None:
         self.engine = engine
         self.embedder = embedder
         self.reranker = reranker
         self.support_threshold = support_threshold if support_threshold is not None else (
             RERANK_THRESHOLD if reranker is not None else SUPPORT_THRESHOLD)
         self.paragraph_tokens = paragraph_tokens
+        # greedy by default: what a paragraph of evidence needs is fidelity, not variety (a regenerated
+        # paragraph samples, so that each attempt differs)
+        self.temperature = 0.0 if temperature is None else temperature
 
     def write(self, document: Document, evidence: Sequence[ParagraphEvidence], options: SummaryOptions, *,
               control: JobControl | None = None, on_text: Callable[[str], None] | None = None) -> WrittenSummary:
@@ -162,8 +166,7 @@ class GroundedWriter:
         words = min(MAX_WORDS, ROLE_TARGETS.get(evidence.role, 80) + 20)
         messages = prompts.grounded_messages(evidence, title=document.title, words=words)
         generation_options = GenerationOptions(
-            # greedy: what a paragraph of evidence needs is fidelity, not variety
-            max_tokens=min(self.paragraph_tokens, options.max_tokens), temperature=0.0, seed=seed,
+            max_tokens=min(self.paragraph_tokens, options.max_tokens), temperature=self.temperature, seed=seed,
             repeat_penalty=options.repeat_penalty, time_limit_s=remaining,
         )
         stream = self.engine.stream(messages, generation_options, control=control)
