@@ -48,6 +48,25 @@ def corpus() -> Path:
     return CORPUS
 
 
+@pytest.fixture(scope="session")
+def exported(tmp_path_factory):
+    """``exported(name)`` → (Document, folder with document.json and figures/), once per paper."""
+    from mmdocsum_desktop.document.reader import export_document
+
+    done: dict[str, tuple] = {}
+
+    def get(name: str):
+        if name not in done:
+            document = read_paper(name).model_copy(deep=True)
+            folder = tmp_path_factory.mktemp(name.replace(".", "_"))
+            export_document(document, folder, dpi=72)
+            done[name] = (document, folder)
+        return done[name]
+
+    assert PAPERS.is_dir()
+    return get
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.errors import InputNotFoundError
+from mmdocsum_desktop.errors import InputNotFoundError, JobCancelled
 from mmdocsum_desktop.fileio import write_json_atomic, write_text_atomic
 
 ABSENT = "—"
@@ -612,6 +612,16 @@ def write_reports(out: str | Path, metrics: dict[str, Any]) -> list[Path]:
 def write_run(out: str | Path, metrics: dict[str, Any]) -> list[Path]:
     out = Path(out)
     return [write_json_atomic(out / "metrics.json", metrics), *write_reports(out, metrics)]
+
+
+def finish_run(out: str | Path, metrics: dict[str, Any], *, kept: str, hint: str = "") -> dict[str, Any]:
+    """Write a suite's run (metrics.json and the reports) and return its metrics; a cancelled run is
+    written too, then raises :class:`JobCancelled` saying which finished ``kept`` items stay in ``out``
+    (``hint`` is added to that message)."""
+    write_run(out, metrics)
+    if metrics["cancelled"]:
+        raise JobCancelled(f"cancelled; finished {kept} are kept in {out}{hint}")
+    return metrics
 
 
 def load_metrics(run: str | Path) -> dict[str, Any]:

@@ -108,6 +108,13 @@ class RunFolder:
         write_json_atomic(self.stage(stage) / f"{safe_name(item_id)}.json", payload)
 
 
+def close_engine(engine: Any) -> None:
+    """Close an engine the suite built itself; a judge may wrap one without ``close``."""
+    close = getattr(engine, "close", None)
+    if callable(close):
+        close()
+
+
 @dataclass
 class StageOutcome(Generic[T]):
     results: dict[str, dict[str, Any]] = field(default_factory=dict)  # item id → saved result

@@ -25,8 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from mmdocsum_desktop.errors import MissingDependencyError, ModelError
+from mmdocsum_desktop.errors import ModelError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.models.bert import load_tokenizer, padded_feeds
 from mmdocsum_desktop.models.devices import make_session, provider_device
 
 DEFAULT_MODEL = "ms-marco-minilm-l12-reranker"
@@ -62,18 +63,14 @@ class CrossEncoder:
         self.tokenizer_path = Path(tokenizer_path)
         self.max_length = int(max_length)
         self.session_runs = 0
-        try:
-            from tokenizers import Tokenizer
-        except ImportError as error:
-            raise MissingDependencyError("the cross-encoder needs the tokenizers package") from error
-        try:
-            self._tokenizer = Tokenizer.from_file(str(self.tokenizer_path))
-        except Exception as error:  # noqa: BLE001 — tokenizers raises plain Exception subclasses
-            raise ModelError(f"cannot load the cross-encoder's tokenizer {self.tokenizer_path}: {error}") from error
-        self._tokenizer.no_padding()
         # "longest_first" trims the longer of query and passage token by token: the query survives.
-        self._tokenizer.enable_truncation(max_length=self.max_length, strategy="longest_first")
-        self._pad_id = self._tokenizer.token_to_id("[PAD]") or 0
+        self._tokenizer, self._pad_id = load_tokenizer(
+            self.tokenizer_path,
+            self.max_length,
+            missing_message="the cross-encoder needs the tokenizers package",
+            what="the cross-encoder's tokenizer",
+            strategy="longest_first",
+        )
 
         self._session = make_session(self.model_path, intra_op_threads=intra_op_threads, prefer_gpu=prefer_gpu)
         inputs = {i.name for i in self._session.get_inputs()}
@@ -130,19 +127,8 @@ class CrossEncoder:
         return result
 
     def _run(self, encodings) -> np.ndarray:
-        width = max(len(e.ids) for e in encodings)
         count = len(encodings)
-        ids = np.full((count, width), self._pad_id, dtype=np.int64)
-        mask = np.zeros((count, width), dtype=np.int64)
-        types = np.zeros((count, width), dtype=np.int64)
-        for row, encoding in enumerate(encodings):
-            length = len(encoding.ids)
-            ids[row, :length] = encoding.ids
-            mask[row, :length] = 1
-            types[row, :length] = encoding.type_ids
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if self._uses_token_types:
-            feeds["token_type_ids"] = types
+        feeds = padded_feeds(encodings, self._pad_id, token_types=self._uses_token_types)
         logits = self._session.run(None, feeds)[0]
         self.session_runs += 1
         return np.asarray(logits, dtype=np.float32).reshape(count)

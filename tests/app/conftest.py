@@ -11,7 +11,7 @@ import pytest
 
 from mmdocsum_desktop.app import Session
 from mmdocsum_desktop.settings import Settings
-from tests.conftest import PAPERS, model_dirs_in, read_paper
+from tests.conftest import model_dirs_in
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -46,22 +46,3 @@ def llama_settings(model: Path, *, max_tokens: int = 64) -> Settings:
 def extractive_session() -> Session:
     with Session(Settings.model_validate({"engines": {"engine": "extractive"}})) as session:
         yield session
-
-
-@pytest.fixture(scope="session")
-def exported(tmp_path_factory):
-    """``exported(name)`` → (Document, folder with document.json and figures/), once per paper."""
-    from mmdocsum_desktop.document.reader import export_document
-
-    done: dict[str, tuple] = {}
-
-    def get(name: str):
-        if name not in done:
-            document = read_paper(name).model_copy(deep=True)
-            folder = tmp_path_factory.mktemp(name.replace(".", "_"))
-            export_document(document, folder, dpi=72)
-            done[name] = (document, folder)
-        return done[name]
-
-    assert PAPERS.is_dir()
-    return get

@@ -4,7 +4,6 @@ in this process (the same code, without paying the start-up each time). Real mod
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
@@ -14,27 +13,6 @@ from tests.conftest import PAPERS
 
 HYDROLOGY = PAPERS / "mineru_demo1.pdf"
 QUESTION = "Which figure shows the climate adjusted zero flow days?"
-
-
-@pytest.fixture(scope="module")
-def env(tmp_path_factory):
-    root = tmp_path_factory.mktemp("ask-dirs")
-    return {**os.environ, "MMDOCSUM_CACHE_DIR": str(root / "cache"), "MMDOCSUM_DATA_DIR": str(root / "data")}
-
-
-@pytest.fixture()
-def cli(env, monkeypatch, capsys):
-    from mmdocsum_desktop.cli import main
-
-    monkeypatch.setenv("MMDOCSUM_CACHE_DIR", env["MMDOCSUM_CACHE_DIR"])
-    monkeypatch.setenv("MMDOCSUM_DATA_DIR", env["MMDOCSUM_DATA_DIR"])
-
-    def run(*args: str) -> tuple[int, str, str]:
-        code = main([str(a) for a in args])
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return run
 
 
 def test_ask_as_a_user_runs_it(env):

@@ -4,7 +4,6 @@ other cases through ``main()`` in this process (the same code, without paying th
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -19,32 +18,10 @@ from tests.placement.ftii_split import build_paper_split
 CITING = ("b64", "b116", "b208")
 
 
-@pytest.fixture(scope="module")
-def env(tmp_path_factory):
-    root = tmp_path_factory.mktemp("cli-dirs")
-    return {**os.environ, "MMDOCSUM_CACHE_DIR": str(root / "cache"), "MMDOCSUM_DATA_DIR": str(root / "data")}
-
-
 def run_cli(env, *args: str, timeout: float = 180) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "mmdocsum_desktop", *args], capture_output=True, text=True, timeout=timeout, env=env
     )
-
-
-@pytest.fixture()
-def cli(env, monkeypatch, capsys):
-    """Run ``mmdocsum ARGS`` in this process: (exit code, stdout, stderr)."""
-    from mmdocsum_desktop.cli import main
-
-    monkeypatch.setenv("MMDOCSUM_CACHE_DIR", env["MMDOCSUM_CACHE_DIR"])
-    monkeypatch.setenv("MMDOCSUM_DATA_DIR", env["MMDOCSUM_DATA_DIR"])
-
-    def run(*args: str) -> tuple[int, str, str]:
-        code = main([str(a) for a in args])
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return run
 
 
 @pytest.fixture(scope="module")

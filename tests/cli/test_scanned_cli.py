@@ -5,7 +5,6 @@ says what it is called now. The scan is made here: two small pages of typed text
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
@@ -25,12 +24,6 @@ PAGES = [
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory):
-    root = tmp_path_factory.mktemp("scan-dirs")
-    return {**os.environ, "MMDOCSUM_CACHE_DIR": str(root / "cache"), "MMDOCSUM_DATA_DIR": str(root / "data")}
-
-
-@pytest.fixture(scope="module")
 def scan(tmp_path_factory):
     folder = tmp_path_factory.mktemp("scan")
     with pymupdf.open() as typed:
@@ -39,21 +32,6 @@ def scan(tmp_path_factory):
             page.insert_textbox(pymupdf.Rect(24, 24, 296, 276), text, fontsize=11)
         typed.save(folder / "typed.pdf")
     return scan_copy(folder / "typed.pdf", folder / "scan.pdf", dpi=150)
-
-
-@pytest.fixture()
-def cli(env, monkeypatch, capsys):
-    from mmdocsum_desktop.cli import main
-
-    monkeypatch.setenv("MMDOCSUM_CACHE_DIR", env["MMDOCSUM_CACHE_DIR"])
-    monkeypatch.setenv("MMDOCSUM_DATA_DIR", env["MMDOCSUM_DATA_DIR"])
-
-    def run(*args) -> tuple[int, str, str]:
-        code = main([str(a) for a in args])
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return run
 
 
 def test_summarize_reads_a_scan_says_so_and_cites_it_as_ocr(env, scan, tmp_path):

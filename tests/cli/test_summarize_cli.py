@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -15,12 +14,6 @@ import pytest
 
 from tests.conftest import PAPERS
 from tests.engines.conftest import smollm_path
-
-
-@pytest.fixture(scope="module")
-def env(tmp_path_factory):
-    root = tmp_path_factory.mktemp("cli-dirs")
-    return {**os.environ, "MMDOCSUM_DATA_DIR": str(root / "data"), "MMDOCSUM_CACHE_DIR": str(root / "cache")}
 
 
 def run_cli(env, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import PAPERS, model_dirs_in, read_paper
+from tests.conftest import model_dirs_in
 from tests.engines.conftest import smollm, tiny_vlm_files  # noqa: F401 — shared model fixtures
 
 
@@ -22,22 +22,3 @@ def embedder(isolated_model_dirs):
     model = TextEmbedder()
     yield model
     model.close()
-
-
-@pytest.fixture(scope="session")
-def exported(tmp_path_factory):
-    """``exported(name)`` → (Document, folder with document.json and figures/), once per paper."""
-    from mmdocsum_desktop.document.reader import export_document
-
-    done: dict[str, tuple] = {}
-
-    def get(name: str):
-        if name not in done:
-            document = read_paper(name).model_copy(deep=True)
-            folder = tmp_path_factory.mktemp(name.replace(".", "_"))
-            export_document(document, folder, dpi=72)
-            done[name] = (document, folder)
-        return done[name]
-
-    assert PAPERS.is_dir()
-    return get

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mmdocsum_desktop.bench.metrics.common import slot_accuracies
 from mmdocsum_desktop.bench.schema import BenchDataError, FtiiArticle, FtiiMetrics, SingleChoiceItem
 
 
@@ -50,9 +51,7 @@ def flow_metrics(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str
                 nones += 1
                 correct_nones += hit
     return FtiiMetrics(
-        acc_b=correct / total if total else None,
-        acc_i=correct_images / images if images else None,
-        acc_ni=correct_nones / nones if nones else None,
+        **slot_accuracies(correct, total, correct_images, images, correct_nones, nones),
         n_slots=total,
         n_image_slots=images,
         n_none_slots=nones,

@@ -24,7 +24,7 @@ from mmdocsum_desktop.bench.schema import METRIC_KEYS, BenchmarkResult
 from mmdocsum_desktop.bench.summary_judge import SummaryJudge, check_aspects, summary_paragraphs
 from mmdocsum_desktop.document.reader import export_document, read_document
 from mmdocsum_desktop.engines.extractive import ROLES
-from mmdocsum_desktop.errors import BenchError, JobCancelled
+from mmdocsum_desktop.errors import BenchError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.placement.candidates import candidates_from_document
 
@@ -193,16 +193,11 @@ def run_judge_suite(
                 "cancelled": bool(made.cancelled or judged.cancelled),
             },
         ).to_json()
-        report.write_run(out, metrics)
-        if metrics["cancelled"]:
-            raise JobCancelled(f"cancelled; finished documents are kept in {out}")
-        return metrics
+        return report.finish_run(out, metrics, kept="documents")
     finally:
         if engine is not None:
             engine.close()
-        close = getattr(judge.engine, "close", None)
-        if callable(close):
-            close()
+        runner.close_engine(judge.engine)
 
 
 def _notes(judge: SummaryJudge) -> list[str]:

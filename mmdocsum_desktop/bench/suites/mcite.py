@@ -22,7 +22,7 @@ from mmdocsum_desktop.bench.metrics.mcite import LABEL_MENTION, aggregate, score
 from mmdocsum_desktop.bench.schema import BenchmarkResult, MCiteRecord, Source
 from mmdocsum_desktop.engines.auto import build_engine, choose_engine_name
 from mmdocsum_desktop.engines.base import GenerationOptions, ImagePart, Message
-from mmdocsum_desktop.errors import BenchError, JobCancelled
+from mmdocsum_desktop.errors import BenchError
 from mmdocsum_desktop.jobs import ensure_control
 from mmdocsum_desktop.settings import load_settings
 from mmdocsum_desktop.text.sentences import split_sentences
@@ -295,17 +295,12 @@ def run_mcite(
                 "cancelled": bool(generation and generation.cancelled) or judge_cancelled,
             },
         ).to_json()
-        report.write_run(out, metrics)
-        if metrics["cancelled"]:
-            raise JobCancelled(f"cancelled; finished questions are kept in {out}")
-        return metrics
+        return report.finish_run(out, metrics, kept="questions")
     finally:
         if engine is not None:
             engine.close()
         if owns_judge and judge is not None:
-            close = getattr(judge.engine, "close", None)
-            if callable(close):
-                close()
+            runner.close_engine(judge.engine)
 
 
 def _responses_stage(

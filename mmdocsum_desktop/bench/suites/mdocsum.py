@@ -138,19 +138,12 @@ def run_mdocsum(
         if _ablation is None and mode == "generate" and not metrics["cancelled"]:
             _ablations_stage(run, split, out, metrics)
         metrics["timings"]["total_s"] = round(time.perf_counter() - started, 3)
-        report.write_run(out, metrics)
-        if metrics["cancelled"]:
-            raise JobCancelled(
-                f"cancelled; finished documents are kept in {out} (the same command continues)"
-            )
-        return metrics
+        return report.finish_run(out, metrics, kept="documents", hint=" (the same command continues)")
     finally:
         if owns_engine and engine is not None:
             engine.close()
         if owns_judge and judge is not None:
-            close = getattr(judge.engine, "close", None)
-            if callable(close):
-                close()
+            runner.close_engine(judge.engine)
 
 
 # ------------------------------------------------------------------------------------------ stages

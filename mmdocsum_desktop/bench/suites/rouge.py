@@ -14,7 +14,7 @@ from mmdocsum_desktop.bench import report, runner, splits
 from mmdocsum_desktop.bench.glue import BenchEngine
 from mmdocsum_desktop.bench.metrics.rouge import mean_rouge, rouge, summary_text
 from mmdocsum_desktop.bench.schema import BenchmarkResult, RougeItem
-from mmdocsum_desktop.errors import BenchError, JobCancelled
+from mmdocsum_desktop.errors import BenchError
 from mmdocsum_desktop.jobs import ensure_control
 
 SUITE = "rouge"
@@ -84,10 +84,7 @@ def run_rouge(
                 "cancelled": bool(outcome and outcome.cancelled),
             },
         ).to_json()
-        report.write_run(out, metrics)
-        if metrics["cancelled"]:
-            raise JobCancelled(f"cancelled; finished documents are kept in {out}")
-        return metrics
+        return report.finish_run(out, metrics, kept="documents")
     finally:
         if engine is not None:
             engine.close()
