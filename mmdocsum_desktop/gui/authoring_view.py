@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.workers import Job
-from mmdocsum_desktop.project import PlacementSuggestion, Workspace, split_paragraphs
+from mmdocsum_desktop.project import PlacementSuggestion, Workspace, adopt_image, split_paragraphs
 from mmdocsum_desktop.summarize.render import markdown_to_html
 
 if TYPE_CHECKING:
@@ -46,6 +46,8 @@ class AuthoringView(QWidget):
         self.folder: Path | None = None
         self._loading = False
         self._job: Job | None = None
+        self.changing_text = False  # an accept writes the text: recorded as that accept, not as typing
+        self._placed_paragraphs: list[str] | None = None  # the paragraphs the suggestions were made for
 
         self.editor = QPlainTextEdit()
         self.editor.setPlaceholderText(
@@ -74,10 +76,11 @@ class AuthoringView(QWidget):
         top.addWidget(self.source)
         top.addWidget(self.status, 1)
 
-        self.table = QTableWidget(0, 5)
-        self.table.setHorizontalHeaderLabels(["¶", "Paragraph", "Image", "Score", ""])
+        # the buttons come first: they must never be hidden off the right edge of a narrow pane
+        self.table = QTableWidget(0, 6)
+        self.table.setHorizontalHeaderLabels(["", "¶", "Image", "Why", "Score", "Paragraph"])
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setMaximumHeight(200)
         self.table.setVisible(False)
@@ -92,6 +95,8 @@ class AuthoringView(QWidget):
 
     # ---- content
     def set_workspace(self, workspace: Workspace | None) -> None:
+        if workspace is not self.workspace:
+            self._placed_paragraphs = None  # suggestions of another project: not compared with this text
         self.workspace = workspace
         self._loading = True
         text = workspace.project.authoring if workspace is not None else ""
@@ -116,6 +121,8 @@ class AuthoringView(QWidget):
 
     def refresh_preview(self) -> None:
         self.preview_timer.stop()
+        if self._placed_paragraphs is not None and self.table.isVisible():
+            self._show_suggestions()  # rows whose paragraph changed since are marked, not offered
         base = self.workspace.root if self.workspace is not None else Path.cwd()
         self.preview.document().setBaseUrl(QUrl.fromLocalFile(str(base) + "/"))
         self.preview.setHtml(markdown_to_html(self.editor.toPlainText()))
@@ -168,66 +175,138 @@ class AuthoringView(QWidget):
     def _placed(self, rows: list[dict]) -> None:
         if self.workspace is None:
             return
+        root = self.workspace.root
+        for row in rows:  # the project file names the workspace's own images relatively (it moves)
+            image = Path(row.get("image") or "")
+            if row.get("image") and image.is_absolute() and image.is_relative_to(root):
+                row["image"] = image.relative_to(root).as_posix()
         self.workspace.project.placements = [PlacementSuggestion(**row) for row in rows if row.get("image")]
         placed = len(self.workspace.project.placements)
-        self.status.setText(f"{placed} suggestion(s) for {len(rows)} paragraph(s).")
+        self._placed_paragraphs = split_paragraphs(self.editor.toPlainText())
+        self.status.setText(f"{placed} suggestion(s) for {len(rows)} paragraph(s). Nothing goes into your text "
+                            "until you press Accept.")
         self._show_suggestions()
         self.suggestionsChanged.emit()
+
+    def _stale(self, suggestion: PlacementSuggestion, paragraphs: list[str]) -> bool:
+        """The paragraph the suggestion was made for has changed (or gone) since."""
+        if self._placed_paragraphs is None:
+            return False
+        index = suggestion.paragraph
+        was = self._placed_paragraphs[index] if index < len(self._placed_paragraphs) else None
+        now = paragraphs[index] if index < len(paragraphs) else None
+        return was != now
 
     def _show_suggestions(self) -> None:
         suggestions = self.workspace.project.placements if self.workspace is not None else []
         paragraphs = split_paragraphs(self.editor.toPlainText())
         self.table.setRowCount(len(suggestions))
         self.table.setVisible(bool(suggestions))
+        stale_rows = 0
         for row, suggestion in enumerate(suggestions):
             text = paragraphs[suggestion.paragraph] if suggestion.paragraph < len(paragraphs) else ""
-            cells = [str(suggestion.paragraph + 1), text[:90], suggestion.label or Path(suggestion.image or "").name,
-                     f"{suggestion.score:.2f}"]
+            stale = suggestion.status == "pending" and self._stale(suggestion, paragraphs)
+            stale_rows += stale
+            cells = ["", str(suggestion.paragraph + 1), suggestion.label or Path(suggestion.image or "").name,
+                     _why_short(suggestion.why), f"{suggestion.score:.2f}", text[:90]]
             reason = _why_text(suggestion.why)
             for column, value in enumerate(cells):
                 item = QTableWidgetItem(value)
                 if reason:
                     item.setToolTip(reason)
+                if stale:
+                    item.setForeground(Qt.GlobalColor.gray)
                 self.table.setItem(row, column, item)
-            if suggestion.status == "pending":
-                host = QWidget()
-                box = QHBoxLayout(host)
-                box.setContentsMargins(0, 0, 0, 0)
+            host = QWidget()
+            box = QHBoxLayout(host)
+            box.setContentsMargins(0, 0, 0, 0)
+            if suggestion.status == "pending" and not stale:
                 accept = QPushButton("Accept")
+                accept.setToolTip("Put this image into your text after the paragraph (Ctrl+Z takes it back)")
                 reject = QPushButton("Reject")
                 accept.clicked.connect(lambda checked=False, r=row: self.accept(r))
                 reject.clicked.connect(lambda checked=False, r=row: self.reject(r))
                 box.addWidget(accept)
                 box.addWidget(reject)
-                self.table.setCellWidget(row, 4, host)
+            elif stale:
+                label = QLabel("paragraph changed")
+                label.setToolTip("Your paragraph changed since this suggestion: run Place images again.")
+                box.addWidget(label)
             else:
-                self.table.removeCellWidget(row, 4)
-                self.table.setItem(row, 4, QTableWidgetItem(suggestion.status))
+                take_back = QPushButton("Undo " + ("accept" if suggestion.status == "accepted" else "reject"))
+                take_back.clicked.connect(lambda checked=False, r=row: self.take_back(r))
+                box.addWidget(take_back)
+            self.table.setCellWidget(row, 0, host)
         self.table.resizeColumnsToContents()
+        if stale_rows:
+            self.status.setText(f"Your text changed: {stale_rows} suggestion(s) no longer fit it. Run Place images "
+                                "again for fresh ones.")
 
     def accept(self, row: int) -> None:
         suggestion = self.workspace.project.placements[row] if self.workspace else None
         if suggestion is None or suggestion.status != "pending" or not suggestion.image:
             return
-        if not self._insert_image(suggestion):
+        before = self.window_.authoring_state()
+        self.changing_text = True
+        try:
+            inserted = self._insert_image(suggestion)
+        finally:
+            self.changing_text = False
+        if not inserted:
             self.window_.show_error("That paragraph changed since the suggestion; run Place images again.", "warning")
             return
         suggestion.status = "accepted"
         self._show_suggestions()
         self.suggestionsChanged.emit()
+        self.window_.record_authoring_change(f"Accept {suggestion.label or 'image'}", before,
+                                             self.window_.authoring_state())
 
     def reject(self, row: int) -> None:
         suggestion = self.workspace.project.placements[row] if self.workspace else None
         if suggestion is None or suggestion.status != "pending":
             return
+        before = self.window_.authoring_state()
         suggestion.status = "rejected"
         self._show_suggestions()
         self.suggestionsChanged.emit()
+        self.window_.record_authoring_change(f"Reject {suggestion.label or 'image'}", before,
+                                             self.window_.authoring_state())
+
+    def take_back(self, row: int) -> None:
+        """An accepted row back to pending (its image line leaves the text), or a rejected one."""
+        suggestion = self.workspace.project.placements[row] if self.workspace else None
+        if suggestion is None or suggestion.status == "pending":
+            return
+        before = self.window_.authoring_state()
+        if suggestion.status == "accepted":
+            link = self._image_link(suggestion)
+            text = self.editor.toPlainText()
+            line = re.compile(r"\n*!\[[^\]]*\]\(<?" + re.escape(link) + r">?\)[ \t]*")
+            self.changing_text = True
+            try:
+                self.editor.setPlainText(line.sub("", text, count=1))
+            finally:
+                self.changing_text = False
+        suggestion.status = "pending"
+        self._show_suggestions()
+        self.suggestionsChanged.emit()
+        self.window_.record_authoring_change(f"Take back {suggestion.label or 'image'}", before,
+                                             self.window_.authoring_state())
+
+    def _image_link(self, suggestion: PlacementSuggestion) -> str:
+        """The image copied into the project (``images/figure-3.png``, named after its label) and the
+        relative link to it: the text never holds a workspace path."""
+        image = Path(suggestion.image or "")
+        if self.workspace is not None and not image.is_absolute():
+            image = self.workspace.root / image
+        if self.workspace is None or not image.is_file():
+            return image.as_posix()
+        return adopt_image(self.workspace, image, suggestion.label)
 
     def _insert_image(self, suggestion: PlacementSuggestion) -> bool:
         text = self.editor.toPlainText()
         paragraphs = split_paragraphs(text)
-        if suggestion.paragraph >= len(paragraphs):
+        if suggestion.paragraph >= len(paragraphs) or self._stale(suggestion, paragraphs):
             return False
         target = paragraphs[suggestion.paragraph]
         position = text.find(target)
@@ -235,12 +314,22 @@ class AuthoringView(QWidget):
             return False
         end = position + len(target)
         alt = re.sub(r"[\[\]]", "", suggestion.label or "image")
-        image = Path(suggestion.image)
-        if self.workspace is not None and not image.is_absolute():
-            image = self.workspace.root / image
-        insertion = f"\n\n![{alt}]({image.as_posix()})"
+        insertion = f"\n\n![{alt}]({self._image_link(suggestion)})"
         self.editor.setPlainText(text[:end] + insertion + text[end:])
         return True
+
+
+def _why_short(why: dict | None) -> str:
+    """One short reason for the table: the mention, else the caption or image-text match."""
+    if not why:
+        return ""
+    if why.get("mention"):
+        return f"cites {why['mention']}"
+    if why.get("ocr_words"):
+        return "words in the image: " + ", ".join(why["ocr_words"][:3])
+    if why.get("caption_match") is not None:
+        return f"caption match {why['caption_match']:.2f}"
+    return str(why.get("decision") or "")
 
 
 def _why_text(why: dict | None) -> str:

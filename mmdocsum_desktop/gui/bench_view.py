@@ -35,6 +35,52 @@ SUITES = [("mdocsum", "M-DocSum (summaries with figures)"), ("ftii", "FTII (imag
           ("mcite", "MCiteBench (citations)"), ("rouge", "ROUGE (abstract as reference)")]
 ENGINES = ["extractive", "auto", "llama", "openai"]
 
+# What each number is, for a person: (name, explanation). The keys are the benchmark files' own.
+METRICS: dict[str, tuple[str, str]] = {
+    "if": ("Instruction following (IF)", "Share of answers in the asked form: four paragraphs, each with a valid image "
+                                        "reference, no image twice"),
+    "if_strict": ("Instruction following, strict", "As IF, with the summary parser's own flag as well"),
+    "omatch": ("Image slot match (OMatch)", "Paragraphs whose image (or no image) is the gold one, over all paragraphs"),
+    "imgacc": ("Image accuracy (ImgAcc)", "Of the paragraphs whose gold has an image, those with the right image"),
+    "nonacc": ("No-image accuracy (NonAcc)", "Of the paragraphs whose gold has no image, those left without one"),
+    "jacsim": ("Image set overlap (JacSim)", "Jaccard overlap of the images used and the gold's, per document"),
+    "is": ("Image score (IS)", "(OMatch + JacSim) / 2"),
+    "com": ("Completeness (Com)", "Key points of the gold summary covered, scored by a judge model"),
+    "acc": ("Accuracy (Acc)", "Sentences consistent with the paper, scored by a judge model"),
+    "ts": ("Text score (TS)", "Harmonic mean of Com and Acc"),
+    "total": ("Total", "0.1·IF + 0.45·TS + 0.45·IS, M-DocEval's overall score"),
+    "rouge1": ("ROUGE-1", "Word overlap with the reference (F1)"),
+    "rouge2": ("ROUGE-2", "Two-word overlap with the reference (F1)"),
+    "rougeL": ("ROUGE-L", "Longest common word sequences with the reference (F1)"),
+    "n_docs": ("Documents", "Documents scored in this run"),
+    "n_records": ("Records", "Questions scored in this run"),
+    "n_slots": ("Places", "Places in the texts where an image could go"),
+    "source_f1": ("Source F1", "Cited sources against the gold sources (F1)"),
+    "source_em": ("Source exact match", "Answers citing exactly the gold sources"),
+    "citation_f1": ("Citation F1", "Citations placed at the right sentences (F1)"),
+    "answer_accuracy": ("Answer accuracy", "Answers that are right"),
+    "acc_b": ("Placement accuracy", "Places where the right image (or no image) was chosen"),
+    "acc_i": ("Placement accuracy, image places", "Of the places that take an image, those given the right one"),
+    "acc_ni": ("Placement accuracy, no-image places", "Of the places that take no image, those left empty"),
+    "overall": ("Overall (judge)", "The judge's overall score, 0 to 5"),
+}
+ABSENT_TIP = "Not measured in this run (Com, Acc, TS and Total need a judge model: Settings ▸ Engine ▸ Judge)"
+
+
+def metric_item(key: str) -> QTableWidgetItem:
+    """The metric's human name, with its explanation and its key in the tooltip."""
+    name, explanation = METRICS.get(key, (key.replace("_", " ").capitalize(), ""))
+    item = QTableWidgetItem(name)
+    item.setToolTip(f"{explanation} [{key}]" if explanation else key)
+    return item
+
+
+def value_item(value: Any, text: str | None = None) -> QTableWidgetItem:
+    item = QTableWidgetItem(_shown(value) if text is None else text)
+    if value is None:
+        item.setToolTip(ABSENT_TIP)
+    return item
+
 
 def runs_dir() -> Path:
     from mmdocsum_desktop.models.paths import data_dir
@@ -160,8 +206,8 @@ class BenchView(QWidget):
         self.table.setHorizontalHeaderLabels(["Metric", f"{run.name} ({loaded['suite']})"])
         self.table.setRowCount(len(rows))
         for row, (key, value) in enumerate(rows):
-            self.table.setItem(row, 0, QTableWidgetItem(key))
-            self.table.setItem(row, 1, QTableWidgetItem(_shown(value)))
+            self.table.setItem(row, 0, metric_item(key))
+            self.table.setItem(row, 1, value_item(value))
         while self.plots_layout.count() > 1:
             item = self.plots_layout.takeAt(0)
             if item.widget() is not None:
@@ -218,12 +264,12 @@ class BenchView(QWidget):
         self.table.setHorizontalHeaderLabels(["Metric", *[name for name, _ in rows]])
         self.table.setRowCount(len(keys) + 1)
         for row, key in enumerate(keys):
-            self.table.setItem(row, 0, QTableWidgetItem(key))
+            self.table.setItem(row, 0, metric_item(key))
             for column, (_, entry) in enumerate(rows, start=1):
                 value = entry.get("metrics", {}).get(key)
                 delta = (entry.get("delta") or {}).get(key)
                 text = _shown(value) + (f" ({delta:+.3f})" if column > 1 and isinstance(delta, float) else "")
-                self.table.setItem(row, column, QTableWidgetItem(text))
+                self.table.setItem(row, column, value_item(value, text))
         self.table.setItem(len(keys), 0, QTableWidgetItem("seconds"))
         for column, (_, entry) in enumerate(rows, start=1):
             self.table.setItem(len(keys), column, QTableWidgetItem(_shown(entry.get("seconds"))))
@@ -232,7 +278,7 @@ class BenchView(QWidget):
 
 def _shown(value: Any) -> str:
     if value is None:
-        return "absent"
+        return "—"
     if isinstance(value, float):
         return f"{value:.4f}"
     return str(value)

@@ -57,7 +57,29 @@ FIGURE_MODES = [("hybrid", "Hybrid: model proposes, placement decides"), ("model
                 ("placement", "Placement engine only")]
 
 
-def _file_row(edit: QLineEdit, caption: str, filters: str, parent: QWidget) -> QWidget:
+def gguf_refusal(path: str) -> str:
+    """Why a file chosen as a GGUF model cannot be one, in a sentence ('' when its header reads)."""
+    from mmdocsum_desktop.engines.gguf_check import read_gguf_info
+
+    try:
+        read_gguf_info(path)
+    except MmdocsumError as error:
+        return f"Not used: {error}."
+    return ""
+
+
+def fitness_text(model: str) -> str:
+    """What a language model is fit for, one line per use that warns ('' when it is fit for all)."""
+    from mmdocsum_desktop.models import fitness
+
+    if not model.strip():
+        return ""
+    lines = [verdict.sentence() for use in fitness.USES
+             if (verdict := fitness.for_model(model.strip(), use)).warns]
+    return "\n".join(lines)
+
+
+def _file_row(edit: QLineEdit, caption: str, filters: str, parent: QWidget, check=None) -> QWidget:
     host = QWidget()
     layout = QHBoxLayout(host)
     layout.setContentsMargins(0, 0, 0, 0)
@@ -66,12 +88,30 @@ def _file_row(edit: QLineEdit, caption: str, filters: str, parent: QWidget) -> Q
 
     def browse() -> None:
         path, _ = QFileDialog.getOpenFileName(parent, caption, edit.text() or "", filters)
+        refusal = check(path) if path and check is not None else ""
+        if refusal:  # refused when chosen, not when a summary fails minutes later
+            show = getattr(parent, "show_message", None)
+            if callable(show):
+                show(refusal)
+            return
         if path:
             edit.setText(path)
 
     button.clicked.connect(browse)
     layout.addWidget(button)
     return host
+
+
+def _fit_for(entry) -> tuple[str, str]:
+    """"writer: unfit · judge: unfit · answers: weak" and the reasons, for language models."""
+    if entry.role not in ("gguf-llm", "gguf-vision"):
+        return "", ""
+    from mmdocsum_desktop.models import fitness
+
+    verdicts = [fitness.for_entry(entry, use) for use in fitness.USES]
+    short = {"summary_writer": "writer", "judge": "judge", "answerer": "answers"}
+    return (" · ".join(f"{short[v.use]}: {v.verdict}" for v in verdicts),
+            "\n".join(v.sentence() for v in verdicts))
 
 
 class SettingsDialog(QDialog):
@@ -156,8 +196,15 @@ class SettingsDialog(QDialog):
         self.n_ctx = QSpinBox()
         self.n_ctx.setRange(512, 1_048_576)
         self.n_ctx.setSingleStep(1024)
-        form.addRow("GGUF model", _file_row(self.llama_model, "Choose a GGUF model", "GGUF (*.gguf)", self))
-        form.addRow("mmproj", _file_row(self.llama_mmproj, "Choose a vision projector", "GGUF (*.gguf)", self))
+        form.addRow("GGUF model", _file_row(self.llama_model, "Choose a GGUF model", "GGUF (*.gguf)", self,
+                                            check=gguf_refusal))
+        self.model_fitness = QLabel("")
+        self.model_fitness.setWordWrap(True)
+        self.model_fitness.setStyleSheet("color: #7a4b00;")
+        self.llama_model.textChanged.connect(lambda text: self.model_fitness.setText(fitness_text(text)))
+        form.addRow("", self.model_fitness)
+        form.addRow("mmproj", _file_row(self.llama_mmproj, "Choose a vision projector", "GGUF (*.gguf)", self,
+                                        check=gguf_refusal))
         form.addRow("CLIP model", self.clip_model)
         form.addRow("GPU layers", self.n_gpu_layers)
         form.addRow("", self.gpu_note)
@@ -227,12 +274,16 @@ class SettingsDialog(QDialog):
 
     def _models_tab(self) -> QWidget:
         tab = QWidget()
-        self.models_table = QTableWidget(0, 5)
-        self.models_table.setHorizontalHeaderLabels(["Name", "Role", "Size", "State", "Runs on"])
+        self.models_table = QTableWidget(0, 6)
+        self.models_table.setHorizontalHeaderLabels(["Name", "Role", "Size", "State", "Runs on", "Fit for"])
         self.models_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.models_table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.models_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         buttons = QHBoxLayout()
+        self.use_button = QPushButton("Use this model")
+        self.use_button.setToolTip("Summaries (and judging) with the selected language model, saved at once")
+        self.use_button.clicked.connect(self.use_selected_model)
+        buttons.addWidget(self.use_button)
         for text, slot in (("Add…", self.add_model), ("Verify", self.verify_models),
                            ("Download…", self.download_model), ("Refresh", self.refresh_models)):
             button = QPushButton(text)
@@ -397,9 +448,12 @@ class SettingsDialog(QDialog):
                 state = registry.presence(entry)
             except Exception as error:  # noqa: BLE001
                 state = f"? ({type(error).__name__})"
-            for column, value in enumerate((entry.name, entry.role, size, state, device_for_role(entry.role))):
+            fit, why = _fit_for(entry)
+            for column, value in enumerate((entry.name, entry.role, size, state, device_for_role(entry.role), fit)):
                 item = QTableWidgetItem(value)
                 item.setData(Qt.ItemDataRole.UserRole, entry.name)
+                if why:
+                    item.setToolTip(why)
                 self.models_table.setItem(row, column, item)
             if entry.role == "clip":
                 self.clip_model.addItem(entry.name, entry.name)
@@ -407,6 +461,31 @@ class SettingsDialog(QDialog):
             self.clip_model.setCurrentIndex(max(0, self.clip_model.findData(current_clip)))
         self.models_table.resizeColumnsToContents()
         self.models_note.setText(f"{len(models)} models known. Files are never fetched unless you choose Download.")
+
+    def use_selected_model(self) -> bool:
+        """One click: the selected language model becomes the one summaries use, saved now; what it is
+        fit for is said (the window shows it after the dialog closes)."""
+        from mmdocsum_desktop.models import registry
+
+        row = self.models_table.currentRow()
+        item = self.models_table.item(row, 0) if row >= 0 else None
+        if item is None:
+            self.show_message("Select a language model in the table first.")
+            return False
+        entry = registry.get_model(item.data(Qt.ItemDataRole.UserRole))
+        if entry.role not in ("gguf-llm", "gguf-vision"):
+            self.show_message(f"{entry.name} is a {entry.role} model, not a language model that writes summaries.")
+            return False
+        if registry.presence(entry) != "yes":
+            self.show_message(f"{entry.name} is not installed here: {entry.install or 'add its file first'}.")
+            return False
+        self.llama_model.setText(entry.name)
+        self.engine.setCurrentIndex(max(0, self.engine.findData("llama")))
+        warning = fitness_text(entry.name)
+        if not self.save():
+            return False
+        self.notice = f"Summaries now use {entry.name}." + (f" {warning.splitlines()[0]}" if warning else "")
+        return True
 
     def add_model(self) -> Job | None:
         path, _ = QFileDialog.getOpenFileName(self, "Add a model file", "", "Models (*.gguf *.onnx *.pt *.bin *.safetensors);;All files (*)")

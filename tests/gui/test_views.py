@@ -4,6 +4,7 @@ compare) and the worker pattern (progress, streamed text, cancel)."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -37,7 +38,10 @@ def test_place_images_with_accept_and_reject(qtbot, make_window):
     first = suggestions[0]
     view.accept(0)
     text = view.editor.toPlainText()
-    assert first.status == "accepted" and f"]({Path(first.image).as_posix()})" in text
+    link = re.search(r"!\[[^\]]*\]\(([^)]+)\)", text).group(1)
+    # copied into the project under the figure's label and linked relatively, never a workspace path
+    assert first.status == "accepted" and link.startswith("images/") and (window.workspace.root / link).is_file()
+    assert str(window.workspace.root) not in text
     paragraphs = text.split("\n\n")
     assert paragraphs[first.paragraph + 1].startswith("![")  # right after its paragraph
     if len(suggestions) > 1:
@@ -76,18 +80,28 @@ def _ftii_run(folder: Path, acc_i: float) -> Path:
     return folder
 
 
+def _key(view, row: int) -> str:
+    """The metric's key, from the end of its name's tooltip ("… [acc_i]")."""
+    tip = view.table.item(row, 0).toolTip()
+    found = re.search(r"\[(\w+)\]$", tip)
+    return found.group(1) if found else tip
+
+
 def test_benchmark_view_shows_and_compares_runs(qtbot, make_window, tmp_path):
     window = make_window()
     view = window.bench_view
     first = _ftii_run(tmp_path / "runs" / "a", 0.5)
     second = _ftii_run(tmp_path / "runs" / "b", 0.75)
     wait_job(qtbot, view.show_run(first))
-    values = {view.table.item(r, 0).text(): view.table.item(r, 1).text() for r in range(view.table.rowCount())}
+    values = {_key(view, r): view.table.item(r, 1).text() for r in range(view.table.rowCount())}
     assert values["acc_i"] == "0.5000" and values["n_slots"] == "40"
+    # the table reads as words, the key and its meaning in the tooltip
+    names = [view.table.item(r, 0).text() for r in range(view.table.rowCount())]
+    assert "Placement accuracy, image places" in names and "acc_i" not in names
     assert view.report_button.isEnabled() and view.report_path() == first / "report.html"
     wait_job(qtbot, view.compare([first, second]))
     assert view.table.columnCount() == 3
-    row = next(r for r in range(view.table.rowCount()) if view.table.item(r, 0).text() == "acc_i")
+    row = next(r for r in range(view.table.rowCount()) if _key(view, r) == "acc_i")
     assert view.table.item(row, 2).text() == "0.7500 (+0.250)"
 
 
@@ -103,8 +117,9 @@ def test_benchmark_run_on_a_small_split(qtbot, make_window, tmp_path, monkeypatc
     wait_job(qtbot, job, 120_000)
     assert job.state == "succeeded", job.error
     qtbot.waitUntil(lambda: view.table.rowCount() > 0 and view.report_button.isEnabled(), timeout=30_000)
-    values = {view.table.item(r, 0).text(): view.table.item(r, 1).text() for r in range(view.table.rowCount())}
-    assert values["n_docs"] == "1" and values["ts"] == "absent"  # no judge: TS is absent, never invented
+    values = {_key(view, r): view.table.item(r, 1) for r in range(view.table.rowCount())}
+    assert values["n_docs"].text() == "1" and values["ts"].text() == "—"  # no judge: TS is absent, never invented
+    assert "need a judge" in values["ts"].toolTip()
     assert view.plot_count >= 1
 
 
