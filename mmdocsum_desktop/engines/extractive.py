@@ -262,10 +262,20 @@ def section_role(heading: str | None) -> str | None:
     return None
 
 
+# A run-in heading the PDF reader glued to its paragraph: "Conclusion The results show…",
+# "Essential oil scavenging activity on DPPH radical The essential oil…"
+_RUN_IN_HEADING = re.compile(
+    r"^(?:\d+(?:\.\d+)*\.?\s+)?[A-Z][^.!?:;,]{2,90}?[a-z0-9)]\s+"
+    r"(?=(?:The|This|These|In|We|Our|To|For|Using|All|Each|After|Here|Although|Since)\s)")
+
+
 def clean_sentence(text: str) -> str:
-    """The sentence as a reader should see it: normalised characters, reference markers removed with
-    their brackets, spacing and punctuation around them repaired."""
+    """The sentence as a reader should see it: normalised characters, a run-in heading cut off, reference
+    markers removed with their brackets, spacing and punctuation around them repaired."""
     text = normalize_text(" ".join(text.split()))
+    heading = _RUN_IN_HEADING.match(text)
+    if heading and len(heading.group(0).split()) <= 12:
+        text = text[heading.end():]
     text = _NUMERIC_BRACKETS.sub("", text)
     text = _AUTHOR_YEAR.sub("", text)
     text = _NUMERIC_PARENS.sub("", text)

@@ -33,7 +33,7 @@ from typing import Any
 
 from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.engines.base import GenerationOptions, ImagePart, Message, TextEngine
-from mmdocsum_desktop.engines.extractive import ROLES, DraftParagraph, Embedder, ExtractiveEngine
+from mmdocsum_desktop.engines.extractive import ROLES, DraftParagraph, Embedder, ExtractiveEngine, clean_sentence
 from mmdocsum_desktop.engines.sentences import Sentence, split_sentences
 from mmdocsum_desktop.errors import EmptyDocumentError, EngineError, JobCancelled, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl, ensure_control
@@ -90,7 +90,8 @@ def read_figure_text(candidates: list[Any], ocr: Any, control: JobControl) -> li
 
 
 def _caption_sentence(candidate: Any) -> str:
-    caption = " ".join((getattr(candidate, "caption", "") or "").split())
+    # reference markers ("[12]") and ligatures have no place in a caption line either
+    caption = clean_sentence(getattr(candidate, "caption", "") or "")
     label = getattr(candidate, "label", None)
     if not caption:
         return label or ""

@@ -39,6 +39,9 @@ def embedder(tmp_path_factory):
     ("It is a leading cause of death.12 The burden grows.", "It is a leading cause of death. The burden grows."),
     ("ﬁbres of the hip\u00ad pocampal impacts..", "fibres of the hippocampal impacts."),
     ("The rate rose (n = 12) as expected (p < 0.05).", "The rate rose (n = 12) as expected (p < 0.05)."),
+    ("Conclusion The results show that oil scavenges radicals.", "The results show that oil scavenges radicals."),
+    ("Essential oil scavenging activity on DPPH radical The oil scavenged DPPH.", "The oil scavenged DPPH."),
+    ("Patients in the trial received the drug for ten weeks.", "Patients in the trial received the drug for ten weeks."),
 ])
 def test_reference_markers_go_with_their_brackets_and_spacing_is_repaired(raw, clean):
     assert clean_sentence(raw) == clean
