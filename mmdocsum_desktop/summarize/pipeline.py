@@ -33,7 +33,13 @@ from typing import Any
 
 from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.engines.base import GenerationOptions, ImagePart, Message, TextEngine
-from mmdocsum_desktop.engines.extractive import ROLES, DraftParagraph, Embedder, ExtractiveEngine, clean_sentence
+from mmdocsum_desktop.engines.extractive import (
+    ROLES,
+    DraftParagraph,
+    Embedder,
+    ExtractiveEngine,
+    clean_sentence,
+)
 from mmdocsum_desktop.engines.sentences import Sentence, split_sentences
 from mmdocsum_desktop.errors import EmptyDocumentError, EngineError, JobCancelled, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl, ensure_control
