@@ -208,7 +208,7 @@ def _starts_with_label(caption: str, label: str) -> bool:
     words = label.split()
     if len(words) < 2:
         return False
-    head = caption[: len(label) + 6].lower().replace(".", " ")
+    head = re.sub(r"[.:|—–-]", " ", caption[: len(label) + 6].lower())  # "Figure 5:", "Fig. 5.", "Figure 5 |"
     return words[0][:3].lower() in head[:6] and words[-1].lower() in head.split()[:3]
 
 

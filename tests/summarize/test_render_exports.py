@@ -20,6 +20,8 @@ def test_a_caption_that_starts_with_its_label_is_not_labelled_twice():
     assert caption_text("Figure 5", "Fig. 5. Site map.") == "Fig. 5. Site map."
     assert caption_text("Figure 3", "Site map of the catchments.") == "Figure 3: Site map of the catchments."
     assert caption_text("Figure 3", "") == "Figure 3"
+    assert caption_text("Figure 5", "Figure 5: A comparison of two methods.") == "Figure 5: A comparison of two methods."
+    assert caption_text("Figure 1", "Figure 1 | Ion crystal.") == "Figure 1 | Ion crystal."
 
 
 def _summary(tmp_path, *, engine=None, big=False) -> Summary:
