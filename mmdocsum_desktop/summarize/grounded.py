@@ -48,12 +48,13 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 # Names: a word with a capital after its first letter or a digit inside ("SARS-CoV-2", "IL-6", "pH"),
 # an acronym, or a capitalised word inside the sentence ("Australia", "Ross").
 _NAME = re.compile(r"\b(?:[A-Za-z]*[A-Z][a-z]*[A-Z0-9][\w-]*|[A-Z]{2,}[\w-]*|[a-z]+[0-9][\w-]*)\b")
-_CAPITALISED = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]{2,}\b")
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]{2,}\b")  # the sentence's first word is not counted
 _COMMON_CAPITALS = frozenset("""
 the this these those we our it its in on at for from by with however figure fig table study studies
 results result method methods conclusion conclusions background research paper overall finally first
 second third also moreover furthermore thus therefore here our they there such both each all
 """.split())
+_LIST_MARK = re.compile(r"^\s*(?:\d{1,2}[.)]|[-•*])\s+")  # "2) The oil…", "- The oil…": a list item's marker
 _REF_MARK = re.compile(r"\s*\[(\d+(?:\s*[,;–-]\s*\d+)*)\]")
 _HEADING = re.compile(
     r"^\s*(?:#+\s*|\*\*)?(?:paragraph\s*\d*|research background|background|method(?:s|ology)?|results?|"
@@ -205,6 +206,8 @@ class GroundedWriter:
             problem = None
             if len(sentence.split()) < 4:
                 problem = "a fragment, not a sentence"
+            elif not sentence.rstrip("\"'”’)]").endswith((".", "!", "?")):
+                problem = "unfinished: no full stop"
             elif any(_same(sentence, other) for other in seen):
                 problem = "repeats an earlier sentence"
             elif not checked and opener(sentence) == "pronoun":
@@ -258,6 +261,7 @@ class GroundedWriter:
 def _clean(sentence: str) -> str:
     """The model's sentence without evidence numbers ("[2]"), markdown emphasis or stray spaces."""
     sentence = _REF_MARK.sub("", sentence).replace("**", "").replace("__", "")
+    sentence = _LIST_MARK.sub("", sentence)
     sentence = re.sub(r"\s+([.,;:!?])", r"\1", sentence)
     return " ".join(sentence.split()).strip(" -•*")
 
@@ -268,7 +272,7 @@ def _same(a: str, b: str) -> bool:
 
 
 def _unknown_names(sentence: str, allowed_lower: str) -> list[str]:
-    names = set(_NAME.findall(sentence)) | set(_CAPITALISED.findall(sentence))
+    names = set(_NAME.findall(sentence)) | {m.group(0) for m in _CAPITALISED.finditer(sentence) if m.start() > 0}
     return sorted(n for n in names if n.lower() not in _COMMON_CAPITALS and n.lower() not in allowed_lower)
 
 

@@ -108,9 +108,13 @@ def test_the_checker_drops_numbers_names_and_off_topic_sentences(embedder, smoll
         "Researchers in Brazil found that low flows fell after planting pine trees. "
         "Bananas are yellow fruits that grow in warm tropical countries. "
         "High flows changed much less than low flows did in these ten catchments. "
+        "2) Low flows fell in ten catchments of the plantation family (Euphorbiaceae). "
         "High flows changed much less than",
         evidence, "Trees and rivers", cut_off=True)
     problems = [c.problem for c in checked]
+    assert checked[5].text.startswith("Low flows") and "Euphorbiaceae" in problems[5]
+    problems.pop(5)
+    checked.pop(5)
     assert problems[0] is None and checked[0].items[0][0].number == 1
     assert "numbers not in the evidence: 85" in problems[1]
     assert "names not in the evidence: Brazil" in problems[2]
