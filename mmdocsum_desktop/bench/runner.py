@@ -108,6 +108,12 @@ class RunFolder:
         write_json_atomic(self.stage(stage) / f"{safe_name(item_id)}.json", payload)
 
 
+def split_settings(suite: str, split: Path, mode: str, **extra: Any) -> dict[str, Any]:
+    """The settings that identify a suite's run over a split file (the file's sha256 included, so an
+    edited split never resumes an old run), then the suite's own ``extra`` ones, in that order."""
+    return {"suite": suite, "split": str(split), "split_sha256": file_sha256(split), "mode": mode, **extra}
+
+
 def close_engine(engine: Any) -> None:
     """Close an engine the suite built itself; a judge may wrap one without ``close``."""
     close = getattr(engine, "close", None)

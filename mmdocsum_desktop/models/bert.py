@@ -1,18 +1,36 @@
-"""What every BERT-style ONNX model here shares: its ``tokenizer.json`` loaded without padding and
-truncated, and a batch of encodings turned into the padded ``input_ids``/``attention_mask`` feeds.
+"""What every BERT-style ONNX model here shares: its files (given or from the registry), its
+``tokenizer.json`` loaded without padding and truncated, and a batch of encodings turned into the
+padded ``input_ids``/``attention_mask`` feeds.
 
 The text embedder (:mod:`.embed`) and the cross-encoder (:mod:`.rerank`) differ only in what they make
-of the model's output, so they load and feed their models through these two functions.
+of the model's output, so they find, load and feed their models through these functions.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from mmdocsum_desktop.errors import MissingDependencyError, ModelError
+
+
+def model_files(
+    name: str,
+    model_path: str | os.PathLike[str] | None,
+    tokenizer_path: str | os.PathLike[str] | None,
+) -> tuple[Path, Path]:
+    """The ONNX file and ``tokenizer.json`` to load: those given, the registered model ``name``'s for
+    any left out."""
+    if model_path is None or tokenizer_path is None:
+        from mmdocsum_desktop.models.registry import get_model
+
+        entry = get_model(name)
+        model_path = model_path or entry.path("model")
+        tokenizer_path = tokenizer_path or entry.path("tokenizer")
+    return Path(model_path), Path(tokenizer_path)
 
 
 def load_tokenizer(

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
 from mmdocsum_desktop.errors import ModelError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
-from mmdocsum_desktop.models.bert import load_tokenizer, padded_feeds
+from mmdocsum_desktop.models.bert import load_tokenizer, model_files, padded_feeds
 from mmdocsum_desktop.models.cache import ContentCache
 from mmdocsum_desktop.models.devices import make_session, provider_device
 from mmdocsum_desktop.models.hashing import sha256_file
@@ -58,14 +57,7 @@ class TextEmbedder:
             raise ValueError(f"pooling must be one of {', '.join(POOLINGS)}, not {pooling!r}")
         self.pooling = pooling
         self.model_name = model_name
-        if model_path is None or tokenizer_path is None:
-            from mmdocsum_desktop.models.registry import get_model
-
-            entry = get_model(model_name)
-            model_path = model_path or entry.path("model")
-            tokenizer_path = tokenizer_path or entry.path("tokenizer")
-        self.model_path = Path(model_path)
-        self.tokenizer_path = Path(tokenizer_path)
+        self.model_path, self.tokenizer_path = model_files(model_name, model_path, tokenizer_path)
         self.max_length = int(max_length)
         self.session_runs = 0
 

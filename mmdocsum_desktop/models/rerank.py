@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
 from mmdocsum_desktop.errors import ModelError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
-from mmdocsum_desktop.models.bert import load_tokenizer, padded_feeds
+from mmdocsum_desktop.models.bert import load_tokenizer, model_files, padded_feeds
 from mmdocsum_desktop.models.devices import make_session, provider_device
 
 DEFAULT_MODEL = "ms-marco-minilm-l12-reranker"
@@ -53,14 +52,7 @@ class CrossEncoder:
     ) -> None:
         if not 8 <= max_length <= MAX_LENGTH:
             raise ValueError(f"max_length must be between 8 and {MAX_LENGTH}")
-        if model_path is None or tokenizer_path is None:
-            from mmdocsum_desktop.models.registry import get_model
-
-            entry = get_model(DEFAULT_MODEL)
-            model_path = model_path or entry.path("model")
-            tokenizer_path = tokenizer_path or entry.path("tokenizer")
-        self.model_path = Path(model_path)
-        self.tokenizer_path = Path(tokenizer_path)
+        self.model_path, self.tokenizer_path = model_files(DEFAULT_MODEL, model_path, tokenizer_path)
         self.max_length = int(max_length)
         self.session_runs = 0
         # "longest_first" trims the longer of query and passage token by token: the query survives.

@@ -241,13 +241,7 @@ def run_mcite(
     if owns_judge:
         judge = build_judge(judge_spec)
     try:
-        settings: dict[str, Any] = {
-            "suite": SUITE,
-            "split": str(loaded.path),
-            "split_sha256": runner.file_sha256(loaded.path),
-            "mode": mode,
-            "shuffle_seed": splits.SHUFFLE_SEED,
-        }
+        settings = runner.split_settings(SUITE, loaded.path, mode, shuffle_seed=splits.SHUFFLE_SEED)
         if mode == "generate":
             engine_settings = load_settings().engines
             if choose_engine_name(engine_spec.request(), engine_settings) == "extractive":

@@ -161,14 +161,9 @@ def _open_run(
 ) -> _Run:
     """Load the split and open (or resume) the run folder; a folder of another run is refused."""
     loaded = splits.load_mdocsum(split)
-    settings: dict[str, Any] = {
-        "suite": SUITE,
-        "split": str(loaded.path),
-        "split_sha256": runner.file_sha256(loaded.path),
-        "mode": mode,
-        "no_abstract": options.no_abstract,
-        "shuffle_seed": options.shuffle_seed,
-    }
+    settings = runner.split_settings(
+        SUITE, loaded.path, mode, no_abstract=options.no_abstract, shuffle_seed=options.shuffle_seed
+    )
     if engine is not None and mode == "generate":
         settings["engine"] = engine.describe()
     else:

@@ -40,13 +40,7 @@ def run_rouge(
     mode = "predictions" if predictions is not None else "generate"
     engine = BenchEngine.build(engine_spec) if mode == "generate" else None
     try:
-        settings: dict[str, Any] = {
-            "suite": SUITE,
-            "split": str(loaded.path),
-            "split_sha256": runner.file_sha256(loaded.path),
-            "mode": mode,
-            "no_abstract": True,
-        }
+        settings = runner.split_settings(SUITE, loaded.path, mode, no_abstract=True)
         if engine is not None:
             settings["engine"] = engine.describe()
         else:
