@@ -36,6 +36,7 @@ from mmdocsum_desktop import project as proj
 from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.errors import EncryptedDocumentError, MmdocsumError
 from mmdocsum_desktop.gui import core, icons
+from mmdocsum_desktop.gui.ask_view import AskView
 from mmdocsum_desktop.gui.authoring_view import AuthoringView
 from mmdocsum_desktop.gui.bench_view import BenchView
 from mmdocsum_desktop.gui.document_view import DocumentView
@@ -236,6 +237,7 @@ class MainWindow(QMainWindow):
         self.authoring_view.textChanged.connect(self._authoring_changed)
         self.authoring_view.suggestionsChanged.connect(self._placements_changed)
         self.bench_view = BenchView(self)
+        self.ask_view = AskView(self)
 
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.document_view)
@@ -246,6 +248,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.summary_view, icons.icon("summarize"), "Summary")
         self.tabs.addTab(self.authoring_view, icons.icon("edit"), "Authoring")
+        self.tabs.addTab(self.ask_view, icons.icon("summarize"), "Ask")
         self.tabs.addTab(self.bench_view, icons.icon("benchmark"), "Benchmark")
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)

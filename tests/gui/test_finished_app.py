@@ -316,3 +316,23 @@ def test_the_model_manager_uses_a_model_with_one_click_and_refuses_a_non_gguf(qt
     assert gguf_refusal(str(registry.get_model("smollm2-135m").path())) == ""
     runner.cancel_all()
     runner.wait(5_000)
+
+
+def test_the_ask_pane_answers_with_citation_links_that_move_the_reader(qtbot, make_window):
+    from PySide6.QtCore import QUrl
+
+    window = make_window()
+    open_document(qtbot, window, PAPER)
+    view = window.ask_view
+    window.tabs.setCurrentWidget(view)
+    view.question.setText("How is temporal consistency between frames achieved?")
+    job = view.ask()
+    wait_job(qtbot, job, 180_000)
+    assert job.state == "succeeded", job.error
+    answer = view.answer
+    assert answer.sentences and all(s.text in view.browser.toPlainText() for s in answer.sentences)
+    page = next(p for s in answer.sentences for p in s.pages)
+    assert f"cite:page:{page}" in view.browser.toHtml()
+    window.document_view.show_page(1 if page != 1 else 2)
+    view.browser.anchorClicked.emit(QUrl(f"cite:page:{page}"))
+    assert window.document_view.current_page == page

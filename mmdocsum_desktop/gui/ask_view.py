@@ -1,0 +1,122 @@
+"""The Ask pane: a question about the open paper, answered in the background by the app's ask use case
+(`mmdocsum ask`: retrieved evidence, each sentence checked against it), shown with its citations as links
+that move the reader, as the summary's are."""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING, Any
+
+import shiboken6
+from PySide6.QtCore import QUrl
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+
+from mmdocsum_desktop.app.ask import ask as ask_the_paper
+from mmdocsum_desktop.document.model import Document
+from mmdocsum_desktop.gui import core
+from mmdocsum_desktop.gui.summary_view import cite_url, parse_cite_url
+from mmdocsum_desktop.gui.workers import Job
+from mmdocsum_desktop.models import fitness
+
+if TYPE_CHECKING:
+    from mmdocsum_desktop.gui.main_window import MainWindow
+
+
+def answer_html(answer: Any, document: Document | None) -> str:
+    """The answer's sentences, each followed by its sources as cite: links (pages, figures, passages)."""
+    visuals = {(v.label or "").lower(): v for v in document.visuals if v.label} if document is not None else {}
+    parts = []
+    for sentence in answer.sentences:
+        links: dict[str, str] = {}
+        for page in sentence.pages:
+            links.setdefault(f"p. {page}", cite_url("page", str(page)))
+        for label in (*sentence.figures, *sentence.tables):
+            visual = visuals.get(label.lower())
+            if visual is not None:
+                links.setdefault(label, cite_url("figure", visual.id))
+        for block in sentence.blocks[:2]:
+            links.setdefault(f"¶{len(links) + 1}", cite_url("block", block))
+        cites = " ".join(f'<a href="{html.escape(href)}">{html.escape(text)}</a>' for text, href in links.items())
+        parts.append(f"{html.escape(sentence.text)}" + (f' <span style="font-size:small">[{cites}]</span>' if cites else ""))
+    body = "<p>" + " ".join(parts) + "</p>" if parts else "<p><i>No answer.</i></p>"
+    if getattr(answer, "notes", None):
+        body += '<p style="color:#666; font-size:small">' + html.escape("; ".join(answer.notes)) + "</p>"
+    return body
+
+
+class AskView(QWidget):
+    """Ask the open paper a question; the answer cites where each sentence comes from."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window_ = window
+        self.job: Job | None = None
+        self.answer: Any = None
+        self.question = QLineEdit()
+        self.question.setPlaceholderText("Ask the paper a question (e.g. Which data were used?) and press Enter")
+        self.question.returnPressed.connect(self.ask)
+        self.ask_button = QPushButton("Ask")
+        self.ask_button.clicked.connect(self.ask)
+        self.status = QLabel("Open a document, then ask it a question.")
+        self.status.setWordWrap(True)
+        self.status.setStyleSheet("color: #555;")
+        self.browser = QTextBrowser()
+        self.browser.setOpenLinks(False)
+        self.browser.anchorClicked.connect(self._anchor)
+        row = QHBoxLayout()
+        row.addWidget(self.question, 1)
+        row.addWidget(self.ask_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.status)
+        layout.addWidget(self.browser, 1)
+
+    def ask(self) -> Job | None:
+        workspace = self.window_.workspace
+        text = self.question.text().strip()
+        if workspace is None or workspace.document is None:
+            self.status.setText("Open a document first.")
+            return None
+        if not text or self.job is not None:
+            return None
+        settings = self.window_.engine_settings()
+        answerer = fitness.for_settings(settings, "answerer")
+        warning = f" {answerer.sentence()}" if answerer is not None and answerer.warns else ""
+        document = workspace.document
+
+        def run(control, stream):
+            return ask_the_paper(core.session(settings), document, text, control=control, on_text=stream)
+
+        job = Job(f"Asking: {text[:40]}", run, kind="ask")
+        job.signals.succeeded.connect(lambda answer: self._answered(document, answer, warning))
+        job.signals.failed.connect(lambda message: self._ended(f"No answer: {message}"))
+        job.signals.cancelled.connect(lambda partial: self._ended("Question cancelled."))
+        job.signals.finished.connect(self._finished)
+        self.job = job
+        self.ask_button.setEnabled(False)
+        self.browser.clear()
+        self.status.setText("Looking for the answer in the paper…" + warning)
+        self.window_.start_job(job)
+        return job
+
+    def _answered(self, document: Document, answer: Any, warning: str) -> None:
+        if not shiboken6.isValid(self):
+            return
+        self.answer = answer
+        self.browser.setHtml(answer_html(answer, document))
+        said = "The paper does not say." if answer.not_in_document else f"{len(answer.sentences)} sentence(s)."
+        self.status.setText(f"{said} Click a source to see it in the paper.{warning}")
+
+    def _ended(self, message: str) -> None:
+        if shiboken6.isValid(self):
+            self.status.setText(message)
+
+    def _finished(self) -> None:
+        if shiboken6.isValid(self):
+            self.job = None
+            self.ask_button.setEnabled(True)
+
+    def _anchor(self, url: QUrl) -> None:
+        parsed = parse_cite_url(url.toString())
+        if parsed is not None:
+            self.window_.follow_citation(*parsed)
