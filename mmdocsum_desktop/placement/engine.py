@@ -37,6 +37,8 @@ from mmdocsum_desktop.placement.scorer import (
 from mmdocsum_desktop.placement.sequence import figure_ranks, monotone_assign, neighbour_features
 from mmdocsum_desktop.placement.text import caption_body, tokens
 
+# The base profile the sequence model was fitted on (benchmarks/placement_fit.py).
+SEQUENCE_PROFILE = "caption+caption_lex+caption_sent"
 Strategy = Literal["sequence", "global", "greedy"]
 # "sequence" (the default): monotone alignment of figures to paragraphs over rescored, neighbour-aware
 # scores; "global": one assignment of all pairs with a soft order penalty; "greedy": FTII's algorithm.
@@ -327,6 +329,13 @@ class PlacementEngine:
         return [self._placement(problem, i, choices[i], row_scores[i]) for i in range(n)]
 
     def _assign_sequence(self, problem: PlacementProblem, control: JobControl) -> list[Placement]:
+        if problem.profile is None or problem.profile.key != SEQUENCE_PROFILE:
+            # The second stage was fitted on the caption-embedding profile's logits only; other profiles
+            # (words only, OCR, citing sentences) have other scales: their own fitted global assignment.
+            note = "the sequence model fits caption embeddings only: placed with the global strategy"
+            self.warnings.append(note)
+            problem.warnings.append(note)
+            return self.assign(problem, "global", control=control)
         control.report(0, 2, "rescoring")
         mark = time.perf_counter()
         self.rescore(problem, control)
