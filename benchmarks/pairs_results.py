@@ -26,6 +26,8 @@ def main() -> None:
         runs.append({"folder": str(folder), "stages": metrics["stages"], "settings": metrics["settings"],
                      "timings": metrics["timings"], "skipped": metrics["skipped"]})
         for split, numbers in metrics["by_split"].items():
+            if split == "all" and metrics["settings"]["split"] != "all":
+                continue  # "all" of a one-half run is that half, not both
             target = merged.setdefault(split, {})
             for key, value in numbers.items():
                 # papers/pages/read_s come from every run; keep the run that read the most papers
