@@ -13,7 +13,13 @@ from mmdocsum_desktop.document.figures import PageGeometry, PageRegions, find_re
 from mmdocsum_desktop.document.language import guess_language
 from mmdocsum_desktop.document.limits import ReadLimits
 from mmdocsum_desktop.document.model import Block, Document, Figure
-from mmdocsum_desktop.document.normalize import SOFT_HYPHEN, join_across_break, normalize_blocks, normalize_text, vocabulary
+from mmdocsum_desktop.document.normalize import (
+    SOFT_HYPHEN,
+    join_across_break,
+    normalize_blocks,
+    normalize_text,
+    vocabulary,
+)
 from mmdocsum_desktop.document.pdf_layout import (
     Line,
     Rect,

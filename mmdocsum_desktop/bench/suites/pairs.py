@@ -587,7 +587,7 @@ def summarise(
 ) -> dict[str, Any]:
     rows = []
     skipped = {}
-    for stage, reasons in failed.items():
+    for reasons in failed.values():
         for name, reason in reasons.items():
             skipped.setdefault(name, reason)
     for item in items:
