@@ -39,7 +39,7 @@ def article():
 
 def test_sequence_places_figures_in_order_with_reasons(embedder, cross, article):
     paragraphs, pool, truth = article
-    engine = PlacementEngine(embedder, None, None, cross_encoder=cross)
+    engine = PlacementEngine(embedder, None, None, cross_encoder=cross, top_k=4)
     placements = engine.place(paragraphs, pool)
     assert len(placements) == len(paragraphs)
     placed = [(p.paragraph, p.candidate) for p in placements if p.candidate is not None]
@@ -73,12 +73,21 @@ def test_cross_encoder_reads_only_each_figures_best_paragraphs(embedder, cross, 
     assert problem.sequence_model is engine.sequence_models["ce"]
 
 
+def test_the_shipped_model_does_not_rescore(embedder, cross, article):
+    """The cross-encoder did not pay on the dev half (benchmarks/placement_fit.py): shipped with top_k 0."""
+    paragraphs, pool, _ = article
+    engine = PlacementEngine(embedder, None, None, cross_encoder=cross)
+    before = cross.session_runs
+    engine.place(paragraphs[:10], pool)
+    assert cross.session_runs == before
+
+
 def test_mentions_still_decide(embedder, cross, article):
     paragraphs, pool, _ = article
     target = pool[-1]
     texts = list(paragraphs[:12])
     texts[5] = texts[5] + f" See {target.label}."
-    placements = PlacementEngine(embedder, None, None, cross_encoder=cross).place(texts, pool)
+    placements = PlacementEngine(embedder, None, None, cross_encoder=cross, top_k=4).place(texts, pool)
     assert placements[5].figure == target.figure
     assert placements[5].why.mention == target.label
 
@@ -110,7 +119,7 @@ class _FailingAtRun:
 
 def test_a_cross_encoder_failing_at_run_time_is_dropped_with_a_warning(embedder, article):
     paragraphs, pool, _ = article
-    engine = PlacementEngine(embedder, None, None, cross_encoder=_FailingAtRun())
+    engine = PlacementEngine(embedder, None, None, cross_encoder=_FailingAtRun(), top_k=4)
     placements = engine.place(paragraphs[:20], pool)
     assert len(placements) == 20
     assert any("rescoring failed" in w for w in engine.warnings)
@@ -124,7 +133,7 @@ def test_paragraphs_in_another_language_skip_the_english_cross_encoder(embedder,
         "Les résultats montrent une forte augmentation de la fluorescence dans les neurones traités.",
         "Enfin, nous discutons les limites de cette étude et les perspectives pour la suite des travaux.",
     ]
-    engine = PlacementEngine(embedder, None, None, cross_encoder=cross)
+    engine = PlacementEngine(embedder, None, None, cross_encoder=cross, top_k=4)
     placements = engine.place(french, pool)
     assert len(placements) == 3
     assert any("do not look English" in w for w in engine.warnings)
@@ -134,7 +143,7 @@ def test_hundreds_of_images_rescore_within_a_budget(embedder, cross, article):
     paragraphs, pool, _ = article
     many = [ImageCandidate(image=f"slide{k:03d}.png", caption=pool[k % len(pool)].caption if k % 3 == 0 else
                            f"Slide {k}: agenda, thanks and contact details", order=k) for k in range(300)]
-    engine = PlacementEngine(embedder, None, None, cross_encoder=cross)
+    engine = PlacementEngine(embedder, None, None, cross_encoder=cross, top_k=4)
     before = cross.session_runs
     placements = engine.place(paragraphs[:15], many)
     assert len(placements) == 15
@@ -147,10 +156,10 @@ def test_hundreds_of_images_rescore_within_a_budget(embedder, cross, article):
 def test_unnumbered_figures_follow_document_order(embedder, cross, article):
     paragraphs, pool, _ = article
     unnumbered = [c.model_copy(update={"label": None, "figure": None}) for c in pool]
-    problem = PlacementEngine(embedder, None, None, cross_encoder=cross).prepare(paragraphs[:30], unnumbered)
+    problem = PlacementEngine(embedder, None, None, cross_encoder=cross, top_k=4).prepare(paragraphs[:30], unnumbered)
     assert problem.ranks == list(range(len(unnumbered)))
-    placements = PlacementEngine(embedder, None, None, cross_encoder=cross).place(paragraphs[:30], unnumbered)
-    assert len(placements) == 30
+    placements = PlacementEngine(embedder, None, None, cross_encoder=cross, top_k=4).place(paragraphs[:30], unnumbered)
+    assert len(placements) == len(paragraphs[:30])
 
 
 def test_rescore_heads_reports_a_failure_and_keeps_nothing():
@@ -163,6 +172,6 @@ def test_the_paper_pool_places_with_reasons(embedder, cross, paper_3780):
     document, folder = paper_3780
     pool = candidates_from_document(document, folder)
     paragraphs = [strip_mentions(b.text) for b in document.blocks if b.type == "paragraph" and len(b.text.split()) > 20]
-    placements = PlacementEngine(embedder, None, None, cross_encoder=cross).place(paragraphs, pool)
+    placements = PlacementEngine(embedder, None, None, cross_encoder=cross, top_k=4).place(paragraphs, pool)
     assert any(p.candidate is not None for p in placements)
     assert all(p.why.tooltip() for p in placements if p.why)
