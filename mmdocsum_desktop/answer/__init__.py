@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from mmdocsum_desktop.answer.ask import AskOptions, answer_question, prepare_question
+from mmdocsum_desktop.answer.ask import AskOptions, answer_from_evidence, answer_question, prepare_question
 from mmdocsum_desktop.answer.schema import NOT_IN_DOCUMENT, Answer, AnswerEvidence, AnswerSentence, Repair
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "AnswerSentence",
     "AskOptions",
     "Repair",
+    "answer_from_evidence",
     "answer_question",
     "prepare_question",
 ]

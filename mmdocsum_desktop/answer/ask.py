@@ -97,7 +97,7 @@ def answer_question(
     options = options or AskOptions()
     control = ensure_control(control)
     started = time.perf_counter()
-    question, repairs = prepare_question(question)
+    query, _ = prepare_question(question)
     index = retriever.index(document, figure_text, control=control)
     if not index.passages:
         raise EmptyDocumentError(
@@ -106,14 +106,44 @@ def answer_question(
     notes = list(retriever.notes)
     if not document.visuals:
         notes.append("the document has no figures or tables: answers cite pages and passages only")
-    evidence = retriever.search(index, question, k=options.evidence_k, keep=keep, control=control)
+    evidence = retriever.search(index, query, k=options.evidence_k, keep=keep, control=control)
+    return answer_from_evidence(
+        question, evidence, index, engine, retriever, control,
+        options=options, on_text=on_text, source=document.source, notes=notes, started=started,
+    )
+
+
+def answer_from_evidence(
+    question: str,
+    evidence: list[Evidence],
+    index: EvidenceIndex,
+    engine: Any | None,
+    retriever: Retriever,
+    control: JobControl | None = None,
+    *,
+    options: AskOptions | None = None,
+    on_text: Callable[[str], None] | None = None,
+    source: str = "",
+    notes: list[str] | None = None,
+    started: float | None = None,
+) -> Answer:
+    """The answer written from evidence already found, best first: what :func:`answer_question` does
+    after its search, and what a benchmark that gives the evidence itself (MCiteBench's sources) calls.
+
+    ``index`` is the one the evidence came from (its labels are the figures a model may cite);
+    ``retriever`` rescores a model's sentences against the evidence; ``started`` (``perf_counter``) is
+    when the caller began, so the timings count its search too."""
+    options = options or AskOptions()
+    control = ensure_control(control)
+    started = time.perf_counter() if started is None else started
+    question, repairs = prepare_question(question)
     retrieval_s = time.perf_counter() - started
     answer = Answer(
-        source=document.source,
+        source=source,
         question=question,
         evidence=[_shown(i + 1, e) for i, e in enumerate(evidence)],
         repairs=repairs,
-        notes=notes,
+        notes=list(notes if notes is not None else retriever.notes),
         engine={"engine": "extractive"} if engine is None else _describe(engine),
     )
     answer.engine["retrieval"] = {"reranker": retriever.uses_reranker, "passages": len(index.passages)}

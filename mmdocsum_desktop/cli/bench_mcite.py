@@ -15,7 +15,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--images-root", type=Path, default=None,
                         help="folder holding <pdf_id>/images/ (default: visual_resources[_example] beside the JSONL)")
     parser.add_argument("--predictions", type=Path, default=None, metavar="FILE_OR_DIR",
-                        help="MCiteBench output JSONL (question_id + response) or a folder of ID.json/ID.txt")
+                        help="MCiteBench output JSONL (question_id + response, and sentence_citation_list "
+                             "when already split) or a folder of ID.json/ID.txt")
     common.add_run_arguments(parser)
     common.add_engine_arguments(parser)
     common.add_judge_arguments(parser)

@@ -194,8 +194,31 @@ class Retriever:
         return built
 
     def _build(self, document: Document, figure_text, key: str, control: JobControl) -> EvidenceIndex:
+        labels = document_labels(document)
+        return self.index_passages(
+            build_passages(document, figure_text),
+            known_labels=frozenset(labels) | frozenset(mentioned_labels(document)),
+            label_pages={label: visual.page for label, visual in labels.items()},
+            figure_labels=labels,
+            key=key,
+            control=control,
+        )
+
+    def index_passages(
+        self,
+        passages: Sequence[Passage],
+        *,
+        known_labels: frozenset[str] = frozenset(),
+        label_pages: Mapping[str, int | None] | None = None,
+        figure_labels: Mapping[str, Any] | None = None,
+        key: str = "",
+        control: JobControl | None = None,
+    ) -> EvidenceIndex:
+        """An index of passages given by the caller instead of read from a document (MCiteBench gives
+        each question its own sources); not cached. ``known_labels``: the figures and tables that
+        exist, which a model's answer may cite."""
         started = time.perf_counter()
-        passages = build_passages(document, figure_text)
+        passages = list(passages)
         texts = [p.text for p in passages]
         bm25 = None
         if passages:
@@ -204,17 +227,16 @@ class Retriever:
             bm25 = bm25s.BM25()
             # every passage gets at least one token: bm25s refuses an empty document
             bm25.index([tokens(t) or ["\u2205"] for t in texts], show_progress=False)
-        vectors = self.embedder.embed(texts, control=control) if texts else np.zeros((0, 384), np.float32)
-        labels = document_labels(document)
-        pages = {label: visual.page for label, visual in labels.items()}
+        vectors = (self.embedder.embed(texts, control=ensure_control(control)) if texts
+                   else np.zeros((0, 384), np.float32))
         return EvidenceIndex(
             key=key,
             passages=passages,
             vectors=np.asarray(vectors, dtype=np.float32),
             bm25=bm25,
-            figure_labels=labels,
-            known_labels=frozenset(labels) | frozenset(mentioned_labels(document)),
-            label_pages=pages,
+            figure_labels=dict(figure_labels or {}),
+            known_labels=known_labels,
+            label_pages=dict(label_pages or {}),
             build_seconds=time.perf_counter() - started,
         )
 

@@ -18,7 +18,7 @@ from mmdocsum_desktop.bench.metrics.mcite import (
     source_scores,
 )
 from mmdocsum_desktop.bench.splits import record_from_json
-from mmdocsum_desktop.bench.suites.mcite import extractive_answer, judge_record
+from mmdocsum_desktop.bench.suites.mcite import judge_record
 from mmdocsum_desktop.text.sentences import split_answer_sentences
 
 SAMPLE = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "mcitebench_sample"
@@ -166,10 +166,16 @@ def test_aggregate_answer_accuracy_and_categories():
     assert result["by_category"]["explanation_single"]["answer_accuracy"] == 1.0
 
 
-def test_extractive_baseline_cites_what_it_quotes(sample):
-    text = extractive_answer(sample["67e2"])
-    assert "[2]" in text  # the passage that shares words with the question
-    assert score_record(sample["67e2"], text)["source_f1"] == 0.0  # but the gold is two tables
+def test_given_sentence_citation_pairs_are_scored_as_given(sample):
+    record = sample["67e2"]  # gold {Table 2, Table 6}
+    # the quoted sentence mentions Fig. 4, but MCiteBench's pairs say what it cites
+    pairs = [{"Sentence": "Results are shown in Fig. 4.", "Citation": ["Table 2"]},
+             {"Sentence": "A notice.", "Citation": []}]
+    row = score_record(record, "Results are shown in Fig. 4 (Table 2). A notice.", pairs)
+    assert row["cited"] == ["Table 2"] and row["source_f1"] == pytest.approx(2 / 3)
+    assert row["sentences"] == [{"sentence": "Results are shown in Fig. 4.", "citations": ["Table 2"]}]
+    # without the pairs the rules read the text and count the figure it mentions too
+    assert score_record(record, "Results are shown in Fig. 4 (Table 2).")["cited"] == ["Figure 4", "Table 2"]
 
 
 def test_bad_records_are_skipped_with_reasons(tmp_path):

@@ -165,6 +165,23 @@ def test_a_judge_that_answers_garbage_is_reported_per_document(tmp_path):
 def test_mcite_with_a_server_engine_and_judge(tmp_path):
     with _FakeServer(delay=0.0) as server:
         metrics = run_mcite("demo", tmp_path / "run", engine_spec=_spec(server.url), judge_spec=_spec(server.url))
-    # the fake answers a summary-like text without citations: nothing cited, Source F1 0
-    assert metrics["n_records"] == 2 and metrics["n_uncited"] == 2 and metrics["source_f1"] == 0.0
+    # The answers go through the app's answering path (as `mmdocsum ask`): the fake's summary-like text
+    # cites nothing and is not supported by the sources, so its sentences are dropped and the best
+    # evidence is quoted instead, citing the record's own source ids.
+    answers = {p.stem: json.loads(p.read_text()) for p in (tmp_path / "run" / "responses").glob("*.json")}
+    assert metrics["n_records"] == 2 and set(answers) == {"demo-q1", "demo-q2"}
+    for answer in answers.values():
+        repairs = [r["kind"] for r in answer["answer"]["repairs"]]
+        if answer["answer"]["not_in_document"]:
+            assert answer["sentence_citation_list"] == [] and answer["response"] == "The document does not say."
+            continue
+        assert "model-answer-replaced" in repairs and "unsupported-sentence-dropped" in repairs
+        assert answer["sentence_citation_list"] and all(pair["Citation"] for pair in answer["sentence_citation_list"])
+    cited = {r["id"]: r for r in metrics["records"]}
+    assert all(not row["unknown_citations"] for row in cited.values())
+    assert metrics["n_uncited"] == sum(a["answer"]["not_in_document"] for a in answers.values()) < 2
+    # MCiteBench's own output form is written beside the metrics
+    lines = [json.loads(line) for line in (tmp_path / "run" / "responses.jsonl").read_text().splitlines()]
+    assert {line["question_id"] for line in lines} == {"demo-q1", "demo-q2"}
+    assert all({"response", "sentence_citation_list"} <= set(line) for line in lines)
     assert metrics["answer_accuracy"] == 1.0  # the judge rated both answers 2 of 2

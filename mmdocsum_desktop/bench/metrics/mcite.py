@@ -83,9 +83,16 @@ def source_scores(gold: Sequence[str], predicted: Sequence[str]) -> dict[str, fl
     }
 
 
-def score_record(record: MCiteRecord, response: str) -> dict[str, Any]:
-    """Rule-based part of a record's score (no judge)."""
-    pairs = sentence_citations(response)
+def score_record(
+    record: MCiteRecord, response: str, sentence_citation_list: Sequence[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Rule-based part of a record's score (no judge). ``sentence_citation_list``: the answer already
+    split into MCiteBench's ``{"Sentence", "Citation"}`` pairs (the app's answers carry them; MCiteBench
+    asks GPT-4o for them); without it the response is split by rules."""
+    if sentence_citation_list is not None:
+        pairs = [(str(p["Sentence"]), [str(c) for c in p["Citation"]]) for p in sentence_citation_list if p["Citation"]]
+    else:
+        pairs = sentence_citations(response)
     predicted = [c for _, cited in pairs for c in cited]
     row: dict[str, Any] = {
         "id": record.id,

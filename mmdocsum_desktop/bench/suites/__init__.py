@@ -47,7 +47,8 @@ SUITES: dict[str, Suite] = {
         "mcite",
         "MCiteBench: answers with citations (Source F1/EM, Citation F1, answer accuracy)",
         "Answer each question from its shuffled evidence and distractors (or score --predictions) and write "
-        "OUT/metrics.json and reports. The extractive engine is a lexical baseline.",
+        "OUT/metrics.json, OUT/responses.jsonl (MCiteBench's output form) and reports. Answers come from "
+        "the same path as `mmdocsum ask`, the record's sources standing in for the document search.",
         mcite.run_mcite,
     ),
     "rouge": Suite(

@@ -1,29 +1,40 @@
 """``mmdocsum bench mcite``: MCiteBench — answer a question from shuffled evidence and distractors,
 citing the sources; scored by :mod:`mmdocsum_desktop.bench.metrics.mcite`.
 
-Stages of a resumable run: **responses** (the engine answers every question, or ``--predictions`` is
-read), rule-based scoring of the citations, **judge** (citation support and relevance, answer rating).
-Without a model the engine is a lexical baseline (:func:`extractive_answer`).
+Stages of a resumable run: **responses** (every question answered, or ``--predictions`` read),
+rule-based scoring of the citations, **judge** (citation support and relevance, answer rating).
+
+Answers come from the app's own answering path, the one ``mmdocsum ask`` uses
+(:func:`~mmdocsum_desktop.answer.ask.answer_from_evidence`): the record's sources stand in for the
+search over a document — text sources are split into sentences, a figure or table is the text OCR reads
+in its image (MCiteBench gives no captions) — ranked by the same retriever (BM25 + MiniLM, rescored by
+the cross-encoder), then answered extractively (no model) or by the language model, checked and cited.
+Each answer is written in MCiteBench's output form: ``response`` (sentences ending in their citations,
+``[1]`` for a text source, ``Figure N`` / ``Table N``) and ``sentence_citation_list``
+(``{"Sentence", "Citation"}`` pairs, what MCiteBench's scripts score), in ``OUT/responses.jsonl``.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import time
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop.answer.ask import AskOptions, answer_from_evidence
+from mmdocsum_desktop.answer.schema import Answer
 from mmdocsum_desktop.bench import report, runner, splits
-from mmdocsum_desktop.bench.glue import build_judge, engine_file_hashes
+from mmdocsum_desktop.bench.glue import build_judge, engine_file_hashes, shared_embedder
 from mmdocsum_desktop.bench.judge import Judge, SourceForJudge
 from mmdocsum_desktop.bench.metrics.common import harmonic
-from mmdocsum_desktop.bench.metrics.mcite import LABEL_MENTION, aggregate, score_record, sentence_citations
+from mmdocsum_desktop.bench.metrics.mcite import aggregate, score_record, sentence_citations
 from mmdocsum_desktop.bench.schema import BenchmarkResult, MCiteRecord, Source
 from mmdocsum_desktop.engines.auto import build_engine, choose_engine_name
-from mmdocsum_desktop.engines.base import GenerationOptions, ImagePart, Message
-from mmdocsum_desktop.errors import BenchError
+from mmdocsum_desktop.errors import BenchError, MmdocsumError
+from mmdocsum_desktop.fileio import write_text_atomic
 from mmdocsum_desktop.jobs import ensure_control
+from mmdocsum_desktop.retrieval import build_retriever
+from mmdocsum_desktop.retrieval.passages import MAX_OCR_CHARS, MIN_SENTENCE_CHARS, Passage
 from mmdocsum_desktop.settings import load_settings
 from mmdocsum_desktop.text.sentences import split_sentences
 
@@ -31,85 +42,118 @@ SUITE = "mcite"
 
 # ------------------------------------------------------------------------------------------ answering
 
-PROMPT = (
-    "Answer the question using only the numbered parts of a paper given below (text passages, figures "
-    "and tables; some are unrelated to the question). Every sentence of your answer must end with the "
-    'citations of the parts that support it: [n] for a text passage numbered n, and "Figure N" or '
-    '"Table N" for a figure or a table, for example: "The error falls with depth [2] (Figure 3)." '
-    "Cite at most three parts per sentence, and only parts that really support the sentence. "
-    "Write two to four sentences in a neutral tone."
-)
+
+class RecordAnswerer:
+    """Answers MCiteBench records through the app's answering path (see the module docstring).
+
+    ``engine``: a TextEngine or None (extractive). ``ocr``: an OcrEngine reading figure and table
+    images, or None (a figure is then known by its label only, and ``notes`` says so)."""
+
+    def __init__(self, engine: Any | None, retriever: Any, ocr: Any | None, notes: list[str] | None = None):
+        self.engine = engine
+        self.retriever = retriever
+        self.ocr = ocr
+        self.notes = list(notes or [])
+
+    def passages(self, record: MCiteRecord, control=None) -> list[Passage]:
+        """The record's sources as retrieval passages, in the order they are shown; a passage's block
+        is its source id, so what an answer rests on maps back to MCiteBench's ids."""
+        found: list[Passage] = []
+
+        def add(kind, text, source_id, labels) -> None:
+            found.append(Passage(len(found), kind, text, None, source_id, tuple(labels),
+                                 figure=None if not labels else source_id))
+
+        for source_id in record.order:
+            source = record.sources[source_id]
+            if source.kind == "text":
+                text = " ".join((source.text or "").split())
+                # A text source rests on itself: a figure its prose mentions is not one of the sources.
+                pieces = [p for p in split_sentences(text) if len(p) >= MIN_SENTENCE_CHARS] or ([text] if text else [])
+                for piece in pieces:
+                    add("sentence", piece, source_id, [])
+                continue
+            image_text = self._read_image(source, control)
+            if image_text:
+                add("ocr", f"Text in {source_id}: {image_text[:MAX_OCR_CHARS]}", source_id, [source_id])
+            else:
+                add("caption", source_id, source_id, [source_id])
+        return found
+
+    def _read_image(self, source: Source, control) -> str:
+        if self.ocr is None or source.image is None or not source.image.is_file():
+            return ""
+        try:
+            return " ".join(self.ocr.read_text(source.image, control=control).split())
+        except MmdocsumError as error:  # a damaged image is read as no text; the record goes on
+            note = f"{source.image.name}: not read ({error})"
+            if note not in self.notes:
+                self.notes.append(note)
+            return ""
+
+    def answer(self, record: MCiteRecord, control=None) -> Answer:
+        passages = self.passages(record, control)
+        labels = frozenset(s for s, source in record.sources.items() if source.kind != "text")
+        index = self.retriever.index_passages(passages, known_labels=labels, key=record.id, control=control)
+        started = time.perf_counter()
+        evidence = self.retriever.search(index, record.question, k=max(1, len(passages)), control=control)
+        return answer_from_evidence(
+            record.question, evidence, index, self.engine, self.retriever, control,
+            options=AskOptions(evidence_k=max(1, len(passages))), source=record.pdf_id,
+            notes=[*self.retriever.notes, *self.notes], started=started,
+        )
 
 
-def build_messages(record: MCiteRecord, *, vision: bool = True) -> list[Any]:
-    """Messages for a TextEngine: sources in the shuffled order, then the question. A model that
-    cannot see images is told which figures and tables exist (MCiteBench gives no captions)."""
-    content: list[Any] = []
-    for source_id in record.order:
-        source = record.sources[source_id]
-        if source.kind == "text":
-            content.append(f"[{source_id}] {(source.text or '').strip()}\n\n")
-        elif source.image is not None and source.image.is_file() and not vision:
-            content.append(
-                f"{source_id}: (an image of this {source.kind}; it cannot be shown to this model)\n\n"
-            )
-        elif source.image is not None and source.image.is_file():
-            content.append(f"{source_id}:\n")
-            content.append(ImagePart(source.image, label=source_id))
-            content.append("\n\n")
-        else:
-            content.append(f"{source_id}: (image not available)\n\n")
-    content.append(f"Question: {record.question}")
-    return [Message("system", PROMPT), Message("user", content)]
+def sentence_citation_list(record: MCiteRecord, answer: Answer) -> list[dict[str, Any]]:
+    """MCiteBench's ``sentence_citation_list``: each answer sentence with the source ids it cites (text
+    ids from the passages it rests on, then its figures and tables); a notice cites nothing."""
+    pairs = []
+    for sentence in answer.sentences:
+        cited = [b for b in sentence.blocks if b in record.sources and record.sources[b].kind == "text"]
+        cited += [label for label in sentence.labels if label in record.sources]
+        cited = list(dict.fromkeys(cited))
+        if cited:
+            pairs.append({"Sentence": sentence.text, "Citation": cited})
+    return pairs
 
 
-_WORDS = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
-    "a an the of to in on for and or is are was were be been by with as at from that this these those it its "
-    "what which how why does do did can could we our they their than then there about into over under".split()
-)
-
-
-def extractive_answer(record: MCiteRecord) -> str:
-    """A lexical baseline (no model): the text passage sharing most content words with the question,
-    its best sentence cited, and any figure/table the question names. Faithful by construction."""
-
-    def words(text: str) -> set[str]:
-        return {w for w in _WORDS.findall(text.lower()) if w not in _STOP and len(w) > 2}
-
-    question = words(record.question)
-    best: tuple[float, str, str] | None = None
-    for source_id in record.order:
-        source = record.sources[source_id]
-        if source.kind != "text" or not source.text:
-            continue
-        for sentence in split_sentences(source.text):
-            overlap = len(question & words(sentence)) / (1 + len(question))
-            if best is None or overlap > best[0]:
-                best = (overlap, sentence, source_id)
+def response_text(answer: Answer, pairs: list[dict[str, Any]]) -> str:
+    """The answer as MCiteBench's ``response``: every cited sentence ends with its citations."""
+    by_sentence = {pair["Sentence"]: pair["Citation"] for pair in pairs}
     parts = []
-    if best is not None and best[0] > 0:
-        sentence = best[1].rstrip(" .")
-        parts.append(f"{sentence} [{best[2]}].")
-    for word, number in LABEL_MENTION.findall(record.question):
-        label = f"{'Table' if word.lower().startswith('tab') else 'Figure'} {int(number)}"
-        if label in record.sources:
-            parts.append(f"This is shown in {label}.")
-    if not parts:
-        parts.append("The provided parts do not answer this question.")
+    for sentence in answer.sentences:
+        cited = by_sentence.get(sentence.text)
+        if not cited:
+            parts.append(sentence.text)
+            continue
+        marks = " ".join(f"[{c}]" if c.isdigit() else f"({c})" for c in cited)
+        parts.append(f"{sentence.text.rstrip().rstrip('.')} {marks}.")
     return " ".join(parts)
 
 
 # ------------------------------------------------------------------------------------------ judging
 
 
-def judge_record(record: MCiteRecord, response: str, judge: Judge, *, control=None) -> dict[str, Any]:
-    """Citation recall/precision/F1 and the answer rating from the judge; failures are recorded."""
+def judge_record(
+    record: MCiteRecord,
+    response: str,
+    judge: Judge,
+    *,
+    control=None,
+    sentence_citation_list: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Citation recall/precision/F1 and the answer rating from the judge; failures are recorded.
+    The sentences and their citations come from ``sentence_citation_list`` when given (else by rules)."""
     failures: list[str] = []
     supports: list[float] = []
     precisions: list[float] = []
     complete = True
-    for sentence, cited in sentence_citations(response):
+    pairs = (
+        [(p["Sentence"], list(p["Citation"])) for p in sentence_citation_list if p["Citation"]]
+        if sentence_citation_list is not None
+        else sentence_citations(response)
+    )
+    for sentence, cited in pairs:
         found = [c for c in cited if c in record.sources]
         if not found:
             supports.append(0.0)
@@ -166,10 +210,11 @@ def _for_judge(source: Source) -> SourceForJudge:
 # ------------------------------------------------------------------------------------------ running
 
 
-def _read_predictions(path: Path) -> tuple[dict[str, str], list[dict[str, Any]]]:
-    """question id → response text, from MCiteBench's own output JSONL (records with ``response``)
-    or a folder of ``ID.json`` / ``ID.txt`` files; plus problems found (one per bad line or file)."""
-    responses: dict[str, str] = {}
+def _read_predictions(path: Path) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
+    """question id → {"response", and "sentence_citation_list" when given}, from MCiteBench's own output
+    JSONL (records with ``response``, optionally already split into sentence-citation pairs) or a folder
+    of ``ID.json`` / ``ID.txt`` files; plus problems found (one per bad line or file)."""
+    responses: dict[str, dict[str, Any]] = {}
     problems: list[dict[str, Any]] = []
     if path.is_dir():
         for file in sorted(path.iterdir()):
@@ -180,12 +225,13 @@ def _read_predictions(path: Path) -> tuple[dict[str, str], list[dict[str, Any]]]
                 value = json.loads(text) if file.suffix == ".json" else text
             except json.JSONDecodeError:
                 value = text
+            pairs = value.get("sentence_citation_list") if isinstance(value, dict) else None
             if isinstance(value, dict):
                 value = value.get("response", value.get("answer"))
             if not isinstance(value, str):
                 problems.append({"line": None, "id": file.stem, "reason": f"{file.name}: no response text"})
                 continue
-            responses[file.stem] = value
+            responses[file.stem] = _given(value, pairs)
         return responses, problems
     with path.open(encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, start=1):
@@ -211,8 +257,19 @@ def _read_predictions(path: Path) -> tuple[dict[str, str], list[dict[str, Any]]]
                     }
                 )
                 continue
-            responses[str(data["question_id"])] = data["response"]
+            responses[str(data["question_id"])] = _given(data["response"], data.get("sentence_citation_list"))
     return responses, problems
+
+
+def _given(response: str, pairs: Any) -> dict[str, Any]:
+    """A given prediction; its sentence-citation pairs are kept when they have MCiteBench's shape."""
+    given: dict[str, Any] = {"response": response}
+    if isinstance(pairs, list) and all(
+        isinstance(p, dict) and isinstance(p.get("Sentence"), str) and isinstance(p.get("Citation"), list)
+        for p in pairs
+    ):
+        given["sentence_citation_list"] = pairs
+    return given
 
 
 def run_mcite(
@@ -245,15 +302,19 @@ def run_mcite(
         if mode == "generate":
             engine_settings = load_settings().engines
             if choose_engine_name(engine_spec.request(), engine_settings) == "extractive":
-                settings["engine"] = {"engine": "extractive", "model": "lexical baseline (no model)"}
+                settings["engine"] = {"engine": "extractive", "model": "the app's extractive answer (no model)"}
             else:
                 engine = build_engine(engine_spec.request(), engine_settings, embedder=None)
                 settings["engine"] = engine.describe()
+            answerer = _answerer(engine)
+            settings["answer"] = {"path": "answer.answer_from_evidence", "reranker": answerer.retriever.uses_reranker,
+                                  "figure_text": "ocr" if answerer.ocr is not None else "label only"}
         else:
             settings["predictions"] = str(Path(predictions).resolve())
         folder = runner.RunFolder(out, settings, restart=restart)
         if mode == "generate":
-            responses, generation = _responses_stage(folder, records, engine, concurrency, control, skipped)
+            responses, generation = _responses_stage(folder, records, answerer, concurrency, control, skipped)
+            _write_responses(out, records, responses)
         else:
             responses, generation = _given_responses(Path(predictions), records, skipped), None
         rows = _score_stage(records, responses)
@@ -261,12 +322,11 @@ def run_mcite(
         notes = (
             [] if judge is not None else ["no judge configured: Citation F1 and answer accuracy are absent"]
         )
-        if (
-            any(r.sources[s].kind != "text" for r in records for s in r.gold)
-            and engine is not None
-            and not getattr(engine, "supports_images", False)
-        ):
-            notes.append("the engine cannot see images: figures and tables were shown to it by label only")
+        if mode == "generate":
+            notes += answerer.notes
+            notes.append("answers read figures and tables as the text OCR finds in them (the answering path shows "
+                         "a model no images)" if answerer.ocr is not None else
+                         "figures and tables were known by their labels only (no OCR)")
         overall = aggregate(rows)
         by_category = overall.pop("by_category")
         metrics = BenchmarkResult(
@@ -297,31 +357,41 @@ def run_mcite(
             runner.close_engine(judge.engine)
 
 
+def _answerer(engine: Any | None) -> RecordAnswerer:
+    """The retriever ``mmdocsum ask`` uses (MiniLM, the cross-encoder when present) and OCR for images."""
+    notes: list[str] = []
+    ocr = None
+    try:
+        from mmdocsum_desktop.models.ocr import shared_engine
+
+        ocr = shared_engine()
+    except MmdocsumError as error:
+        notes.append(f"no OCR ({error}): figures and tables are known by their labels only")
+    return RecordAnswerer(engine, build_retriever(embedder=shared_embedder()), ocr, notes)
+
+
 def _responses_stage(
     folder: runner.RunFolder,
     records: list[MCiteRecord],
-    engine: Any,
+    answerer: RecordAnswerer,
     concurrency: int,
     control: Any,
     skipped: list[dict[str, Any]],
 ) -> tuple[dict[str, dict[str, Any]], runner.StageOutcome]:
-    """The engine (or, without one, the lexical baseline) answers every question; resumable."""
+    """Every question answered through the app's answering path; resumable."""
 
     def answer(record: MCiteRecord, ctl) -> dict[str, Any]:
         t = time.perf_counter()
-        if engine is None:
-            return {"response": extractive_answer(record), "seconds": round(time.perf_counter() - t, 4)}
-        generation = engine.generate(
-            build_messages(record, vision=bool(getattr(engine, "supports_images", False))),
-            GenerationOptions(max_tokens=400, temperature=0.0, seed=0),
-            control=ctl,
-        )
+        result = answerer.answer(record, ctl)
+        pairs = sentence_citation_list(record, result)
         return {
-            "response": generation.text,
+            "response": response_text(result, pairs),
+            "sentence_citation_list": pairs,
             "seconds": round(time.perf_counter() - t, 3),
-            "generation": generation.to_json(),
+            "answer": json.loads(result.to_json()),
         }
 
+    engine = answerer.engine
     server = (
         engine is not None and getattr(engine, "name", "") == "openai"
     )  # only a server answers in parallel
@@ -340,6 +410,25 @@ def _responses_stage(
     return outcome.results, outcome
 
 
+def _write_responses(out: Path, records: list[MCiteRecord], responses: dict[str, dict[str, Any]]) -> None:
+    """OUT/responses.jsonl in MCiteBench's output form (what its evaluation scripts read)."""
+    lines = []
+    for record in records:
+        if record.id not in responses:
+            continue
+        given = responses[record.id]
+        lines.append(json.dumps({
+            "question_id": record.id,
+            "pdf_id": record.pdf_id,
+            "question_type": record.question_type,
+            "evidence_count": record.evidence_count,
+            "question": record.question,
+            "response": given.get("response") or "",
+            "sentence_citation_list": given.get("sentence_citation_list") or [],
+        }, ensure_ascii=False))
+    write_text_atomic(out / "responses.jsonl", "".join(line + "\n" for line in lines))
+
+
 def _given_responses(
     path: Path, records: list[MCiteRecord], skipped: list[dict[str, Any]]
 ) -> dict[str, dict[str, Any]]:
@@ -356,7 +445,7 @@ def _given_responses(
     responses: dict[str, dict[str, Any]] = {}
     for record in records:
         if record.id in given:
-            responses[record.id] = {"response": given[record.id]}
+            responses[record.id] = given[record.id]
         else:
             responses[record.id] = {"response": "", "missing": True}
             skipped.append(
@@ -371,7 +460,8 @@ def _score_stage(records: list[MCiteRecord], responses: dict[str, dict[str, Any]
     for record in records:
         if record.id not in responses:
             continue
-        row = score_record(record, responses[record.id].get("response") or "")
+        given = responses[record.id]
+        row = score_record(record, given.get("response") or "", given.get("sentence_citation_list"))
         row["response"] = responses[record.id].get("response")
         row["seconds"] = responses[record.id].get("seconds")
         rows.append(row)
@@ -404,7 +494,8 @@ def _judge_stage(
         lambda r, ctl: {
             "judge": fingerprint,
             "response": response_of(r.id),
-            **judge_record(r, response_of(r.id), judge, control=ctl),
+            **judge_record(r, response_of(r.id), judge, control=ctl,
+                           sentence_citation_list=responses.get(r.id, {}).get("sentence_citation_list")),
         },
         control=control,
         label="judging",
