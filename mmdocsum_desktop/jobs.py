@@ -40,3 +40,41 @@ class JobControl:
 
 def ensure_control(control: JobControl | None) -> JobControl:
     return control if control is not None else JobControl()
+
+
+# Sub-controls report in thousandths of their parent's step, so a bar driven by integers (tqdm,
+# QProgressBar) still moves smoothly while one step (a model call) runs.
+_STEP_RESOLUTION = 1000
+
+
+def nested_control(
+    parent: JobControl, step: int, steps: int, label: str = "", *, phases: tuple[float, ...] = (1.0,)
+) -> JobControl:
+    """A JobControl whose whole progress fills step ``step`` (of ``steps``) of ``parent``'s.
+
+    Inner work that counts in several phases, each from zero (a model call: the prompt read, then the
+    tokens generated), passes their ``phases`` shares of the step; a new phase starts when the inner
+    total changes or the count goes back. So the parent's bar only moves forward. It shares the
+    parent's cancel flag; what the inner work says is shown after ``label``.
+    """
+    steps = max(1, steps)
+    shares = [max(0.0, share) for share in phases] or [1.0]
+    scale = sum(shares) or 1.0
+    state = {"phase": 0, "total": None, "done": 0}
+
+    def forward(done: int, total: int, what: str) -> None:
+        if state["total"] is not None and (total != state["total"] or done < state["done"]):
+            state["phase"] = min(state["phase"] + 1, len(shares) - 1)
+        state["total"], state["done"] = total, done
+        phase = state["phase"]
+        fraction = min(1.0, max(0.0, done / total)) if total > 0 else 0.0
+        within = (sum(shares[:phase]) + fraction * shares[phase]) / scale
+        if parent.on_progress is None:
+            return
+        overall = int(round((step + within) * _STEP_RESOLUTION))
+        text = f"{label}: {what}" if label and what else (what or label)
+        parent.on_progress(overall, steps * _STEP_RESOLUTION, text)
+
+    child = JobControl(on_progress=forward)
+    child._cancel = parent._cancel  # one cancel flag for the whole job
+    return child

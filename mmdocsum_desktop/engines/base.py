@@ -247,3 +247,37 @@ class EngineInfo:
     engine: str
     model: str
     details: dict[str, Any] = field(default_factory=dict)
+
+
+# A model call reports two phases, the prompt read then the tokens generated, each counted from zero.
+# Where one call fills a step of a larger job's bar (``jobs.nested_control(..., phases=...)``), the
+# prompt gets the smaller share: llama.cpp reads it in batches, many tokens per pass.
+MODEL_CALL_PHASES = (0.25, 0.75)
+
+
+class TokenProgress:
+    """Progress of one model call in tokens: the prompt read (of its length), then tokens generated (of max).
+
+    It only reports and never raises: cancellation stays with the engine (llama.cpp's abort callback)
+    and with :class:`GenerationStream`, which raise ``SummaryCancelled`` with the partial text.
+    """
+
+    def __init__(self, control: JobControl | None, max_tokens: int) -> None:
+        self._control = control
+        self.max_tokens = max(1, int(max_tokens))
+        self.prompt_total = 0
+        self.prompt_read = 0
+        self.generated = 0
+
+    def _send(self, done: int, total: int, what: str) -> None:
+        if self._control is not None and self._control.on_progress is not None:
+            self._control.on_progress(done, total, what)
+
+    def prompt(self, read: int, total: int) -> None:
+        self.prompt_total = max(total, 1)
+        self.prompt_read = max(self.prompt_read, min(read, self.prompt_total))  # never backwards
+        self._send(self.prompt_read, self.prompt_total, f"reading the prompt ({self.prompt_read}/{total} tokens)")
+
+    def tokens(self, generated: int) -> None:
+        self.generated = max(self.generated, min(generated, self.max_tokens))
+        self._send(self.generated, self.max_tokens, f"generating ({self.generated}/{self.max_tokens} tokens)")

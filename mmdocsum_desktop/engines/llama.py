@@ -26,9 +26,9 @@ from mmdocsum_desktop.engines.base import (
     GenerationOptions,
     GenerationStream,
     Message,
+    TokenProgress,
     run_stream,
 )
-from mmdocsum_desktop.engines.messages import openai_chat_messages
 from mmdocsum_desktop.engines.gguf_check import (
     VISION_TEXT_ARCHES,
     GgufInfo,
@@ -36,6 +36,7 @@ from mmdocsum_desktop.engines.gguf_check import (
     check_projector,
     read_gguf_info,
 )
+from mmdocsum_desktop.engines.messages import openai_chat_messages
 from mmdocsum_desktop.errors import EngineError, MissingDependencyError, ModelFormatError, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl
 
@@ -279,6 +280,7 @@ class LlamaEngine:
             kwargs["response_format"] = {"type": "json_object", "schema": options.json_schema}
 
         deadline = None if options.time_limit_s is None else time.monotonic() + options.time_limit_s
+        progress = TokenProgress(control, options.max_tokens)
 
         def cancelled() -> bool:
             return control is not None and control.cancelled
@@ -292,6 +294,7 @@ class LlamaEngine:
                     self.llm.reset()  # counts and timings of separate calls stay comparable
                 llama_cpp.llama_perf_context_reset(self.llm.ctx)
                 self._abort_when = lambda: cancelled() or out_of_time()
+                self.llm.eval = _counting_eval(self.llm.eval, self.llm.n_batch, progress)
                 try:
                     chunks = self.llm.create_chat_completion(**kwargs)
                     for chunk in chunks:
@@ -312,8 +315,14 @@ class LlamaEngine:
                     raise EngineError(_generation_error(error, self.context_length)) from error
                 finally:
                     self._abort_when = None
+                    del self.llm.eval  # the class's own eval again
                     perf = llama_cpp.llama_perf_context(self.llm.ctx)
                     state["perf"] = (perf.n_p_eval, perf.n_eval, perf.t_p_eval_ms, perf.t_eval_ms)
+                    if state["finish"] == "length":
+                        progress.tokens(progress.max_tokens)
+                    elif not cancelled():
+                        # the last sampled token (end of text, or the last word) is never evaluated
+                        progress.tokens(progress.generated + 1)
 
         def finish(text: str, prompt_s: float, gen_s: float, cancelled: bool) -> Generation:
             n_p, n_e, t_p, t_e = state.get("perf", (0, 0, 0.0, 0.0))
@@ -347,6 +356,28 @@ class LlamaEngine:
             with contextlib.suppress(Exception):
                 llm.close()
             self.llm = None
+
+
+def _counting_eval(evaluate: Callable[[Any], None], n_batch: int, progress: TokenProgress) -> Callable[[Any], None]:
+    """``Llama.eval`` that reports progress: the first call of a completion is the prompt, read here in
+    the same batches of ``n_batch`` that ``Llama.eval`` itself uses (so the result is identical), and
+    each later call is one sampled token fed back."""
+    prompt_done = False
+
+    def counted(tokens: Any) -> None:
+        nonlocal prompt_done
+        if prompt_done:
+            evaluate(tokens)
+            progress.tokens(progress.generated + len(tokens))
+            return
+        total = len(tokens)
+        progress.prompt(0, total)
+        for start in range(0, total, max(1, n_batch)):
+            evaluate(tokens[start:start + n_batch])
+            progress.prompt(min(total, start + n_batch), total)
+        prompt_done = True
+
+    return counted
 
 
 def _generation_error(error: Exception, n_ctx: int) -> str:

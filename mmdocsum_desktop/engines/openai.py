@@ -26,6 +26,7 @@ from mmdocsum_desktop.engines.base import (
     GenerationOptions,
     GenerationStream,
     Message,
+    TokenProgress,
     estimate_tokens,
     run_stream,
 )
@@ -199,8 +200,12 @@ class OpenAIEngine:
         state: dict[str, Any] = {"finish": "stop", "usage": None}
         url = f"{self.base_url}/chat/completions"
         prompt_estimate = sum(estimate_tokens(m.text) for m in messages)
+        # A server says nothing while it reads the prompt: the bar shows the prompt's (estimated) size
+        # before the request and full once the first token arrives; each streamed delta is one token.
+        progress = TokenProgress(control, options.max_tokens)
 
         def pieces() -> Iterator[str]:
+            progress.prompt(0, prompt_estimate)
             connection, response = self._open("POST", "/chat/completions", payload, control)
             try:
                 content_type = response.getheader("Content-Type", "")
@@ -209,6 +214,8 @@ class OpenAIEngine:
                     data = _decode_json(response.read(), url)
                     text, finish, usage = _parse_full_response(data, url)
                     state["finish"], state["usage"] = finish, usage
+                    progress.prompt(prompt_estimate, prompt_estimate)
+                    progress.tokens(int((usage or {}).get("completion_tokens") or estimate_tokens(text)))
                     if text:
                         yield text
                     return
@@ -230,6 +237,9 @@ class OpenAIEngine:
                         state["finish"] = choice["finish_reason"]
                     delta = (choice.get("delta") or {}).get("content")
                     if delta:
+                        if progress.generated == 0:
+                            progress.prompt(prompt_estimate, prompt_estimate)
+                        progress.tokens(progress.generated + 1)
                         yield delta
             except EndpointError as error:  # what the server said is quoted: never the key with it
                 self._hide_key_in(error)

@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 
 from mmdocsum_desktop.document.model import Document
-from mmdocsum_desktop.engines.base import GenerationOptions, TextEngine
+from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions, TextEngine
 from mmdocsum_desktop.engines.extractive import MAX_WORDS, ROLE_TARGETS, ROLE_TITLES, Embedder, opener
 from mmdocsum_desktop.errors import EngineError, SummaryCancelled
-from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
 from mmdocsum_desktop.summarize import prompt as prompts
 from mmdocsum_desktop.summarize.evidence import EvidenceItem, ParagraphEvidence
 from mmdocsum_desktop.summarize.schema import Evidence, SentenceCitation, SummaryOptions, SummaryParagraph
@@ -103,7 +103,8 @@ class GroundedWriter:
         counts = {"written": 0, "supported": 0, "dropped": 0}
         for k, paragraph_evidence in enumerate(evidence):
             role = paragraph_evidence.role
-            control.report(k, len(evidence), f"writing the {ROLE_TITLES.get(role, role).lower()} paragraph")
+            stage = f"writing the {ROLE_TITLES.get(role, role).lower()} paragraph"
+            control.report(k, len(evidence), stage)
             if not paragraph_evidence.items:
                 result.paragraphs.append(SummaryParagraph(role=role, text="", source="model"))
                 result.used.append([])
@@ -116,8 +117,10 @@ class GroundedWriter:
                 failure = "the time for the summary was used up before this paragraph"
             else:
                 try:
-                    text, generation = self._generate(document, paragraph_evidence, options, remaining, control,
-                                                      on_text, seed=options.seed + k)
+                    # the model's token progress fills this paragraph's share of the bar
+                    paragraph_control = nested_control(control, k, len(evidence), stage, phases=MODEL_CALL_PHASES)
+                    text, generation = self._generate(document, paragraph_evidence, options, remaining,
+                                                      paragraph_control, on_text, seed=options.seed + k)
                 except SummaryCancelled:
                     raise
                 except EngineError as error:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop.document.model import Document
-from mmdocsum_desktop.engines.base import GenerationOptions, ImagePart, Message, TextEngine
+from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions, ImagePart, Message, TextEngine
 from mmdocsum_desktop.engines.extractive import (
     ROLES,
     DraftParagraph,
@@ -42,7 +42,7 @@ from mmdocsum_desktop.engines.extractive import (
 )
 from mmdocsum_desktop.engines.sentences import Sentence, split_sentences
 from mmdocsum_desktop.errors import EmptyDocumentError, EngineError, JobCancelled, SummaryCancelled
-from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
 from mmdocsum_desktop.summarize import prompt as prompts
 from mmdocsum_desktop.summarize.citations import Citer
 from mmdocsum_desktop.summarize.evidence import choose_evidence_figures, evidence_from_drafts, select_evidence
@@ -231,13 +231,17 @@ class _Run:
         if self.options.time_limit_s is not None:
             self.deadline = time.perf_counter() + self.options.time_limit_s
 
-    def generate(self, messages: list[Message], stage: str, max_tokens: int, schema: dict | None = None) -> str:
+    def generate(self, messages: list[Message], stage: str, max_tokens: int, schema: dict | None = None,
+                 *, step: tuple[int, int] | None = None) -> str:
+        """``step`` (index, count): the model's token progress fills that step of the job's bar."""
         remaining = None if self.deadline is None else max(self.deadline - time.perf_counter(), 0.0)
         options = GenerationOptions(
             max_tokens=max_tokens, temperature=self.options.temperature, seed=self.options.seed, json_schema=schema,
             repeat_penalty=self.options.repeat_penalty, time_limit_s=remaining,
         )
-        stream = self.engine.stream(messages, options, control=self.control)
+        control = (self.control if step is None
+                   else nested_control(self.control, *step, label=stage, phases=MODEL_CALL_PHASES))
+        stream = self.engine.stream(messages, options, control=control)
         try:
             for piece in stream:
                 if self.on_text is not None:
@@ -320,7 +324,7 @@ def llm_answer(
     needed = _message_tokens(engine, messages)
     if needed <= available:
         control.report(0, 1, "writing the summary")
-        text = run.generate(messages, "summary", options.max_tokens, schema)
+        text = run.generate(messages, "summary", options.max_tokens, schema, step=(0, 1))
         control.report(1, 1, "summary written")
         return text, run, None, warnings
 
@@ -360,7 +364,7 @@ def llm_answer(
         control.report(k - 1, len(chunks) + 1, f"reading part {k} of {len(chunks)}")
         note = run.generate(
             prompts.notes_messages([chunk], part=k, parts=len(chunks), title=document.title, note_words=options.note_words),
-            f"notes {k}/{len(chunks)}", note_tokens,
+            f"notes {k}/{len(chunks)}", note_tokens, step=(k - 1, len(chunks) + 1),
         ).strip()
         notes.append(note)
         run.notes = list(notes)
@@ -380,7 +384,8 @@ def llm_answer(
         for g, group in enumerate(groups, start=1):
             control.report(g - 1, len(groups), f"merging notes ({g} of {len(groups)}, level {level})")
             merged.append(run.generate(prompts.merge_messages(_join_notes(group), title=document.title, note_words=options.note_words),
-                                       f"merge {g}/{len(groups)} (level {level})", note_tokens).strip())
+                                       f"merge {g}/{len(groups)} (level {level})", note_tokens,
+                                       step=(g - 1, len(groups))).strip())
         if len(merged) == 1 and engine.count_tokens(merged[0]) > notes_budget:
             merged = [_split_to_fit(merged[0], engine, notes_budget)[0]]
             warnings.append("the merged notes were still too long; their first part was kept")
@@ -394,7 +399,7 @@ def llm_answer(
              "with their tags.")
     messages = prompts.summary_messages([joined, "\n\nImages of the document:\n", *final_images], title=document.title,
                                         image_count=len(slots), with_ocr=with_ocr, intro=intro)
-    text = run.generate(messages, "summary", options.max_tokens, schema)
+    text = run.generate(messages, "summary", options.max_tokens, schema, step=(len(chunks), len(chunks) + 1))
     control.report(len(chunks) + 1, len(chunks) + 1, "summary written")
     return text, run, record, warnings
 
