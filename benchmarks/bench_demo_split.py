@@ -7,7 +7,7 @@ Runs, each into a fresh folder, through the same functions as `mmdocsum bench`:
   ``importlib.util.find_spec`` without importing the package), when llama-cpp-python is installed
   (``--no-llama`` skips it: on 2 cores it takes minutes);
 - ``mcite`` on the MCiteBench sample (``../shared/corpus/mcitebench_sample``) and on the demo records,
-  with the extractive engine (a lexical baseline) and, when available, SmolLM2;
+  with the extractive engine (the answer `mmdocsum ask` gives without a model) and, when available, SmolLM2;
 - ``rouge`` on the demo split (abstracts removed, scored against them) with the extractive engine.
 
 Wall-clock seconds; the first run loads the models (cold), later runs in the same process are
