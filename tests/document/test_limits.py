@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from mmdocsum_desktop.document.limits import DEFAULT_LIMITS, ReadLimits, configure_pillow
-from mmdocsum_desktop.document.pdf import OCR_MAX_PIXELS, _dpi_within_limit, _rendered_pixels
+from mmdocsum_desktop.document.pdf import _dpi_within_limit, _rendered_pixels
 from mmdocsum_desktop.document.reader import export_document, read_document
+from mmdocsum_desktop.document.scanned import OCR_MAX_PIXELS
 from mmdocsum_desktop.errors import DocumentTooLargeError, ImageTooLargeError
 from tests.conftest import PAPERS, REPO_ROOT
 from tests.fuzzing import ARTICLES
