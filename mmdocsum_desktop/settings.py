@@ -34,6 +34,7 @@ JudgeName = Literal["auto", "llama", "openai"]
 ENGINES: tuple[str, ...] = get_args(EngineName)
 JUDGE_ENGINES: tuple[str, ...] = get_args(JudgeName)[1:]  # the language models: "auto" picks one of them
 FIGURE_MODES: tuple[str, ...] = get_args(FigureMode)
+LLM_MODES: tuple[str, ...] = get_args(LlmMode)
 
 
 class SettingsError(MmdocsumError):
@@ -131,6 +132,9 @@ class EngineChoice(BaseModel):
     api_model: str | None = Field(default=None, description="openai: the model name (default: the first the server lists)")
     key_name: str | None = Field(default=None, description="openai: name of the API key in the system keyring")
     figure_mode: FigureMode | None = Field(default=None, description="LLM engines: how figures are chosen (default hybrid)")
+    llm_mode: LlmMode | None = Field(
+        default=None, description="LLM engines: grounded (write from checked evidence, default) or full (whole-document prompt)"
+    )
     max_tokens: int | None = Field(default=None, ge=1, description="tokens for the answer (default 1024)")
     temperature: float | None = Field(default=None, ge=0.0, le=2.0, description="sampling temperature")
     ocr: bool | None = Field(default=None, description="read text in figures")

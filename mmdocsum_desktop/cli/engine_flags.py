@@ -15,7 +15,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from mmdocsum_desktop.settings import ENGINES, FIGURE_MODES, JUDGE_ENGINES, EngineChoice, PlacementSettings
+from mmdocsum_desktop.settings import (
+    ENGINES,
+    FIGURE_MODES,
+    JUDGE_ENGINES,
+    LLM_MODES,
+    EngineChoice,
+    PlacementSettings,
+)
 
 # field of EngineChoice → its flag (the names the commands have always had)
 ENGINE_FLAGS: dict[str, str] = {
@@ -29,6 +36,7 @@ ENGINE_FLAGS: dict[str, str] = {
     "api_model": "--api-model",
     "key_name": "--api-key-name",
     "figure_mode": "--figure-mode",
+    "llm_mode": "--llm-mode",
     "max_tokens": "--max-tokens",
     "temperature": "--temperature",
     "ocr": "--figure-text",  # and --no-figure-text; --ocr is its old, deprecated spelling
@@ -38,7 +46,7 @@ ENGINE_FLAGS: dict[str, str] = {
 JUDGE_FIELDS = ("engine", "model", "base_url", "api_model", "key_name", "n_ctx")
 PLACEMENT_FLAGS: dict[str, str] = {"ocr": "--no-figure-text", "clip": "--clip"}
 
-_CHOICES: dict[str, tuple[str, ...]] = {"engine": ENGINES, "figure_mode": FIGURE_MODES}
+_CHOICES: dict[str, tuple[str, ...]] = {"engine": ENGINES, "figure_mode": FIGURE_MODES, "llm_mode": LLM_MODES}
 
 
 def _value_type(field: str, model: type = EngineChoice) -> type:

@@ -244,7 +244,7 @@ def configure_engine(settings: EngineSettings, choice: EngineChoice | None = Non
         figure_mode=choice.figure_mode or settings.figure_mode,
         max_tokens=choice.max_tokens or settings.max_tokens,
         temperature=choice.temperature if choice.temperature is not None else settings.temperature,
-        seed=settings.seed, warnings=warnings, llm_mode=settings.llm_mode,
+        seed=settings.seed, warnings=warnings, llm_mode=choice.llm_mode or settings.llm_mode,
     )
 
 

@@ -127,7 +127,8 @@ class _FakeServer:
 
 
 def _spec(url: str) -> EngineSpec:
-    return EngineSpec(engine="openai", base_url=url, api_model="fake-model", ocr=False)
+    # The full-document prompt: the model's own M-DocSum answer is what these tests score.
+    return EngineSpec(engine="openai", base_url=url, api_model="fake-model", ocr=False, llm_mode="full")
 
 
 def test_server_engine_with_concurrency_and_a_judge(tmp_path):
