@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from mmdocsum_desktop.errors import JobCancelled
 
@@ -60,7 +61,7 @@ def nested_control(
     steps = max(1, steps)
     shares = [max(0.0, share) for share in phases] or [1.0]
     scale = sum(shares) or 1.0
-    state = {"phase": 0, "total": None, "done": 0}
+    state: dict[str, Any] = {"phase": 0, "total": None, "done": 0, "within": 0.0}
 
     def forward(done: int, total: int, what: str) -> None:
         if state["total"] is not None and (total != state["total"] or done < state["done"]):
@@ -68,7 +69,9 @@ def nested_control(
         state["total"], state["done"] = total, done
         phase = state["phase"]
         fraction = min(1.0, max(0.0, done / total)) if total > 0 else 0.0
-        within = (sum(shares[:phase]) + fraction * shares[phase]) / scale
+        # a second round of phases (a retried model call) waits at the furthest point reached
+        within = max(state["within"], (sum(shares[:phase]) + fraction * shares[phase]) / scale)
+        state["within"] = within
         if parent.on_progress is None:
             return
         overall = int(round((step + within) * _STEP_RESOLUTION))

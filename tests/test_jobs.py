@@ -24,9 +24,9 @@ def test_a_nested_control_never_leaves_its_step_and_shares_the_cancel():
     seen: list[float] = []
     parent = JobControl(on_progress=lambda d, t, w: seen.append(d / t))
     child = nested_control(parent, 2, 3)
-    child.report(150, 100)  # an over-report stays inside the step
     child.report(5, 0)  # no total yet: the start of the step
-    assert seen == [pytest.approx(1.0), pytest.approx(2 / 3)]
+    child.report(150, 100)  # an over-report stays inside the step
+    assert seen == [pytest.approx(2 / 3), pytest.approx(1.0)]
     parent.cancel()
     assert child.cancelled
     with pytest.raises(JobCancelled):
@@ -43,3 +43,12 @@ def test_phases_of_the_inner_work_share_the_step_and_keep_the_bar_moving_forward
         child.report(generated, 20)
     assert seen == sorted(seen)
     assert seen[2] == pytest.approx(0.25) and seen[-1] == pytest.approx(1.0)
+
+
+def test_a_repeated_round_of_phases_waits_instead_of_going_back():
+    seen: list[float] = []
+    parent = JobControl(on_progress=lambda d, t, w: seen.append(d / t))
+    child = nested_control(parent, 0, 1, phases=(0.25, 0.75))
+    for done, total in [(64, 64), (10, 20), (0, 64), (64, 64), (20, 20)]:  # a retried model call
+        child.report(done, total)
+    assert seen == sorted(seen) and seen[-1] == pytest.approx(1.0)

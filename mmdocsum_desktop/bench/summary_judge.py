@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop.bench.judge import _json_candidates, engine_label
-from mmdocsum_desktop.engines.base import GenerationOptions, ImagePart, Message
+from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions, ImagePart, Message
 from mmdocsum_desktop.engines.sentences import document_sentences
 from mmdocsum_desktop.errors import BenchError, JobCancelled, MmdocsumError
-from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
 from mmdocsum_desktop.summarize.prompt import prompt_dir
 from mmdocsum_desktop.text.sentences import split_sentences
 
@@ -429,7 +429,9 @@ class SummaryJudge:
                 )
             else:
                 parts = prompt_parts(aspect, excerpt, record, figures, sees_images=self.sees_images, base_dir=base)
-                result.aspects[name] = self._score(name, parts, result, control)
+                # each model call's token progress fills this aspect's step of the bar
+                aspect_control = nested_control(control, done, len(names), aspect.title, phases=MODEL_CALL_PHASES)
+                result.aspects[name] = self._score(name, parts, result, aspect_control)
         control.report(len(names), len(names), "judged")
         result.seconds = time.perf_counter() - started
         return result
