@@ -52,6 +52,7 @@ class AskView(QWidget):
         self.window_ = window
         self.job: Job | None = None
         self.answer: Any = None
+        self._answered_document: Document | None = None
         self.question = QLineEdit()
         self.question.setPlaceholderText("Ask the paper a question (e.g. Which data were used?) and press Enter")
         self.question.returnPressed.connect(self.ask)
@@ -70,6 +71,17 @@ class AskView(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.status)
         layout.addWidget(self.browser, 1)
+
+    def observe(self, state) -> None:
+        """Follow the application state (gui.state.AppState): an answer belongs to its document."""
+        state.documentChanged.connect(self._document_changed)
+
+    def _document_changed(self, document: Document | None) -> None:
+        if self.answer is not None and (self._answered_document is not document):
+            self.answer = None
+            self.browser.clear()
+            self.status.setText("Open a document, then ask it a question." if document is None
+                                else "Ask the paper a question.")
 
     def ask(self) -> Job | None:
         workspace = self.window_.workspace
@@ -103,6 +115,7 @@ class AskView(QWidget):
         if not shiboken6.isValid(self):
             return
         self.answer = answer
+        self._answered_document = document
         self.browser.setHtml(answer_html(answer, document))
         said = "The paper does not say." if answer.not_in_document else f"{len(answer.sentences)} sentence(s)."
         self.status.setText(f"{said} Click a source to see it in the paper.{warning}")

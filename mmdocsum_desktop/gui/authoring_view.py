@@ -93,6 +93,16 @@ class AuthoringView(QWidget):
         layout.addWidget(split, 1)
         layout.addWidget(self.table)
 
+    def observe(self, state) -> None:
+        """Follow the application state (gui.state.AppState): its project's text and placements."""
+        self._state = state
+        state.workspaceChanged.connect(self.set_workspace)
+        state.placementsChanged.connect(self._state_placements)
+
+    def _state_placements(self, _placements: list) -> None:
+        if self.workspace is self._state.workspace:
+            self._show_suggestions()
+
     # ---- content
     def set_workspace(self, workspace: Workspace | None) -> None:
         if workspace is not self.workspace:

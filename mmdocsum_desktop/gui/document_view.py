@@ -276,6 +276,10 @@ class DocumentView(QWidget):
             self.addAction(action)
 
     # ------------------------------------------------------------------------------ document
+    def observe(self, state) -> None:
+        """Follow the application state (gui.state.AppState): show its document."""
+        state.documentChanged.connect(self.set_document)
+
     def set_document(self, document: Document | None, *, password: str | None = None) -> None:
         self.close_document()
         self.document = document

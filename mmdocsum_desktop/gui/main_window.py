@@ -42,6 +42,7 @@ from mmdocsum_desktop.gui.bench_view import BenchView
 from mmdocsum_desktop.gui.document_view import DocumentView
 from mmdocsum_desktop.gui.message_bridge import MessageBridge
 from mmdocsum_desktop.gui.prefs import GuiPrefs, load_prefs, save_prefs, write_prefs_text
+from mmdocsum_desktop.gui.state import AppState
 from mmdocsum_desktop.gui.summary_view import SummaryView
 from mmdocsum_desktop.gui.widgets.gallery import FigureGallery
 from mmdocsum_desktop.gui.widgets.jobbar import JobBar
@@ -208,10 +209,12 @@ class MainWindow(QMainWindow):
         # the workspace is released (left on disk for recovery) if the window is destroyed unclosed
         holder: dict[str, proj.Workspace | None] = {"workspace": None}
         self._holder = holder
+        # what is open and shown (document, summary, placements, the running summary job): the views
+        # observe it; the window changes it only through its setters
+        self.state = AppState(self)
         self.destroyed.connect(lambda *_: holder["workspace"] is not None and holder["workspace"].release())
         self.dirty = False  # changed since the last Save to a project file
         self.last_autosave = 0.0
-        self._summary_job: Job | None = None
         self._regenerations = 0  # a new seed for each regenerated paragraph (LLM engines)
         self._closing = False
         self.undo_stack = QUndoStack(self)
@@ -238,6 +241,9 @@ class MainWindow(QMainWindow):
         self.authoring_view.suggestionsChanged.connect(self._placements_changed)
         self.bench_view = BenchView(self)
         self.ask_view = AskView(self)
+        for view in (self.document_view, self.summary_view, self.authoring_view, self.ask_view):
+            view.observe(self.state)
+        self.state.summaryChanged.connect(lambda _summary: self._watch_paragraph_editors())
 
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.document_view)
@@ -289,6 +295,7 @@ class MainWindow(QMainWindow):
     @workspace.setter
     def workspace(self, value: proj.Workspace | None) -> None:
         self._holder["workspace"] = value
+        self.state.hold(value)  # announced to the views by _load_views
 
     # ============================================================================ actions
     def _action(self, text: str, slot, *, icon: str | None = None, shortcut=None, tip: str = "") -> QAction:
@@ -396,9 +403,8 @@ class MainWindow(QMainWindow):
     def _update_actions(self) -> None:
         has_document = self.workspace is not None and self.workspace.document is not None
         has_summary = self.workspace is not None and self.workspace.project.summary is not None
-        running = self._summary_job is not None
+        running = self.state.busy
         self.summarize_action.setEnabled(has_document and not running)
-        self.summary_view.set_busy(running)
         self.summary_view.summarize_button.setEnabled(has_document and not running)
         for action in self.export_actions.values():
             action.setEnabled(has_summary)
@@ -576,11 +582,10 @@ class MainWindow(QMainWindow):
         # Undo steps belong to the work they changed; another project starts with none
         self.undo_stack.clear()
         self._authoring_text = workspace.project.authoring if workspace else ""
-        self.document_view.set_document(document)
+        # the document, its summary and placements (or none) replace whatever the views showed
+        self.state.set_workspace(workspace)
         self.document_view.restore_position((workspace.project.extra.get("reader") if workspace else None) or {})
         self.gallery.set_figures(document, workspace.root if workspace else None)
-        self._show_summary(workspace.project.summary if workspace else None, workspace)
-        self.authoring_view.set_workspace(workspace)
         self._update_title()
         self._update_actions()
 
@@ -641,7 +646,7 @@ class MainWindow(QMainWindow):
         if workspace is None or workspace.document is None:
             self.show_error("Open a document first (File ▸ Open, or drop a file on the window).", "info")
             return None
-        if self._summary_job is not None:
+        if self.state.busy:
             return None
         self.banner.hide()  # a message about an earlier run is stale now
         settings = self.engine_settings()
@@ -663,7 +668,7 @@ class MainWindow(QMainWindow):
         job.signals.failed.connect(lambda message: self._summary_failed(message))
         job.signals.cancelled.connect(lambda partial: self._summary_cancelled(workspace, partial))
         job.signals.finished.connect(self._summary_finished)
-        self._summary_job = job
+        self.state.set_busy_job(job)
         self.summary_view.begin_stream(f"{title} with the {engine} engine…")
         self.tabs.setCurrentWidget(self.summary_view)
         self.start_job(job)
@@ -673,7 +678,7 @@ class MainWindow(QMainWindow):
     def _summary_finished(self) -> None:
         if not shiboken6.isValid(self):  # destroyed while the job ran
             return
-        self._summary_job = None
+        self.state.set_busy_job(None)
         self.summary_view.end_stream()
         self._update_actions()
 
@@ -702,7 +707,7 @@ class MainWindow(QMainWindow):
             summary = current
         workspace.project.summary = summary
         self._record_summary_change("Regenerate paragraph" if replace is not None else "Summarize", before)
-        self._show_summary(summary, workspace)
+        self.state.set_summary(summary)
         self.mark_changed()
         self._update_actions()
         writer = fitness.for_summary(summary)
@@ -780,8 +785,11 @@ class MainWindow(QMainWindow):
             self._show_summary(summary, self.workspace)
 
     def _show_summary(self, summary: proj.Summary | None, workspace: proj.Workspace | None) -> None:
-        self.summary_view.set_summary(summary, workspace)
-        self._watch_paragraph_editors()
+        if workspace is self.workspace:
+            self.state.set_summary(summary)  # the summary view (and the draft watcher) follow the state
+        else:
+            self.summary_view.set_summary(summary, workspace)
+            self._watch_paragraph_editors()
 
     def edit_paragraph(self, index: int, text: str) -> None:
         summary = self.workspace.project.summary if self.workspace else None
@@ -850,7 +858,7 @@ class MainWindow(QMainWindow):
         self._authoring_text = text
         if self.authoring_view.editor.toPlainText() != text:
             self.authoring_view.editor.setPlainText(text)
-        self.authoring_view.set_workspace(workspace)
+        self.state.set_placements(workspace.project.placements)
         self.mark_changed()
         self._update_actions()
 

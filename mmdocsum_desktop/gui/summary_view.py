@@ -469,6 +469,16 @@ class SummaryView(QWidget):
     def filled(self) -> bool:
         return not self._pending
 
+    def observe(self, state) -> None:
+        """Follow the application state (gui.state.AppState): its summary, and whether a summary runs."""
+        self._state = state
+        state.summaryChanged.connect(self._state_summary)
+        state.busyChanged.connect(self.set_busy)
+
+    def _state_summary(self, summary: Summary | None) -> None:
+        self.set_summary(summary, self._state.workspace)
+        self.set_busy(self._state.busy)  # new paragraph cards cannot regenerate while a summary runs
+
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
         self.summarize_button.setEnabled(not busy)
