@@ -55,7 +55,7 @@ def test_busy_follows_the_summary_job(qtbot, make_window):
     assert window.summary_view.summarize_button.isEnabled()
 
 
-def test_a_new_document_clears_the_previous_summary_and_placements(qtbot, make_window):
+def test_a_new_document_clears_the_previous_summary_placements_and_answer(qtbot, make_window):
     window = make_window()
     _open(qtbot, window, PAPER)
     _summarize(qtbot, window)
@@ -67,6 +67,12 @@ def test_a_new_document_clears_the_previous_summary_and_placements(qtbot, make_w
     assert job.state == "succeeded", job.error
     assert window.state.placements and view.table.rowCount() == len(window.state.placements)
     old_document = window.state.document
+    ask = window.ask_view
+    ask.question.setText("What do the pictures show?")
+    asked = ask.ask()
+    wait_job(qtbot, asked, 180_000)
+    assert asked.state == "succeeded", asked.error
+    assert ask.answer is not None and ask.browser.toPlainText().strip()
 
     emitted: dict[str, object] = {}
     for name in ("documentChanged", "summaryChanged", "placementsChanged"):
@@ -78,3 +84,4 @@ def test_a_new_document_clears_the_previous_summary_and_placements(qtbot, make_w
     assert _shown_texts(window.summary_view) == []
     assert view.table.rowCount() == 0 and not view.table.isVisibleTo(view)
     assert window.document_view.document is window.state.document
+    assert ask.answer is None and not ask.browser.toPlainText().strip()  # the answer was about the other paper
