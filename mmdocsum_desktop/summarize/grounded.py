@@ -31,7 +31,7 @@ import numpy as np
 from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions, TextEngine
 from mmdocsum_desktop.engines.extractive import MAX_WORDS, ROLE_TARGETS, ROLE_TITLES, Embedder, opener
-from mmdocsum_desktop.errors import EngineError, SummaryCancelled
+from mmdocsum_desktop.errors import EndpointError, EngineError, SecretError, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
 from mmdocsum_desktop.summarize import prompt as prompts
 from mmdocsum_desktop.summarize.evidence import EvidenceItem, ParagraphEvidence
@@ -121,8 +121,17 @@ class GroundedWriter:
                     paragraph_control = nested_control(control, k, len(evidence), stage, phases=MODEL_CALL_PHASES)
                     text, generation = self._generate(document, paragraph_evidence, options, remaining,
                                                       paragraph_control, on_text, seed=options.seed + k)
-                except SummaryCancelled:
+                except SummaryCancelled as cancelled:
+                    cancelled.partial = {**cancelled.partial, "paragraphs": [
+                        {"role": p.role, "text": p.text} for p in result.paragraphs]}
                     raise
+                except (EndpointError, SecretError) as error:
+                    # A server that cannot be reached or refuses the key is the user's setup, not a bad
+                    # paragraph: said at once instead of a summary quietly made of fallbacks. Once a
+                    # paragraph has come back, a later failure is a fallback like any other.
+                    if counts["written"] == 0 and not result.generations:
+                        raise
+                    failure = f"the model failed: {error}"
                 except EngineError as error:
                     failure = f"the model failed: {error}"
             if generation is not None:
@@ -174,9 +183,14 @@ class GroundedWriter:
             repeat_penalty=options.repeat_penalty, time_limit_s=remaining,
         )
         stream = self.engine.stream(messages, generation_options, control=control)
-        for piece in stream:
-            if on_text is not None:
-                on_text(piece)
+        try:
+            for piece in stream:
+                if on_text is not None:
+                    on_text(piece)
+        except SummaryCancelled as cancelled:
+            # what the model wrote of this paragraph is kept for the partial-work file, as in full mode
+            raise SummaryCancelled(str(cancelled), partial={"stage": f"paragraph ({evidence.role})",
+                                                            "text": stream.text}) from cancelled
         assert stream.result is not None
         return stream.result.text, stream.result.to_json()
 

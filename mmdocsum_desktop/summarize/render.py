@@ -20,6 +20,7 @@ import io
 import json
 import os
 import re
+import shutil
 import tempfile
 import urllib.parse
 from collections.abc import Callable
@@ -367,20 +368,32 @@ def write_summary_files(summary: Summary, path: str | Path, fmt: str, *,
     if fmt == "mdocsum":
         return [write_json_atomic(target, to_mdocsum(summary))]
     if fmt == "md":
-        copies: list[Path] = []
         images_dir = target.with_name(f"{target.stem}_images")
+        # The images are gathered in a hidden folder and moved into place in one rename just before the
+        # Markdown is written, so a run killed half-way leaves no half-filled NAME_images/ behind.
+        folder.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{images_dir.name}.", dir=folder))
+        names: list[str] = []
 
         def copy(figure: FigureChoice) -> str | None:
             source = image_path(figure.image, base_dir)
             if source is None or not source.is_file():
                 return None
-            out = images_dir / f"{figure.id or source.stem}{source.suffix.lower() or '.png'}"
-            if out not in copies:
-                copies.append(write_bytes_atomic(out, source.read_bytes(), durable=False))
-            return f"{images_dir.name}/{out.name}"
+            name = f"{figure.id or source.stem}{source.suffix.lower() or '.png'}"
+            if name not in names:
+                write_bytes_atomic(staging / name, source.read_bytes(), durable=False)
+                names.append(name)
+            return f"{images_dir.name}/{name}"
 
-        text = to_markdown(summary, images=copy, front_matter=True)  # opens as it is in Obsidian
-        return [write_text_atomic(target, text), *copies]
+        try:
+            text = to_markdown(summary, images=copy, front_matter=True)  # opens as it is in Obsidian
+            if images_dir.exists():
+                shutil.rmtree(images_dir)
+            if names:
+                os.replace(staging, images_dir)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return [write_text_atomic(target, text), *(images_dir / name for name in names)]
     if fmt == "html":
         return [write_text_atomic(target, to_html(summary, base_dir=base_dir, inline_images=True))]
     root = Path(base_dir) if base_dir is not None else folder

@@ -102,7 +102,8 @@ def test_ctrl_c_mid_generation_keeps_partial_work(env, tmp_path):
     out = tmp_path / "s.json"
     process = subprocess.Popen(
         [sys.executable, "-m", "mmdocsum_desktop", "summarize", str(PAPERS / "docling_amt_handbook_sample.pdf"),
-         "-o", str(out), "--model", str(smollm), "--threads", "1", "--stream", "--quiet", "--no-ocr"],
+         "-o", str(out), "--model", str(smollm), "--threads", "1", "--stream", "--quiet", "--no-ocr",
+         "--llm-mode", "full"],
         stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
     )
     received = ""
@@ -120,4 +121,30 @@ def test_ctrl_c_mid_generation_keeps_partial_work(env, tmp_path):
     assert "Traceback" not in rest and "cancelled" in rest
     partial = json.loads((tmp_path / "s.json.partial.json").read_text())
     assert partial["stage"] == "summary" and partial["text"].startswith("[")
+    assert not out.exists()
+
+
+def test_ctrl_c_while_the_grounded_writer_writes_keeps_its_paragraphs(env, tmp_path):
+    out = tmp_path / "s.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mmdocsum_desktop", "summarize", str(PAPERS / "docling_amt_handbook_sample.pdf"),
+         "-o", str(out), "--model", str(smollm_path()), "--threads", "1", "--stream", "--quiet", "--no-ocr"],
+        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+    )
+    received = ""
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        char = process.stderr.read(1)
+        if not char:
+            break
+        received += char
+        if len(received.split()) >= 8:  # the model is writing a paragraph from its evidence
+            process.send_signal(signal.SIGINT)
+            break
+    rest = process.communicate(timeout=120)[1]
+    assert process.returncode == 130, received + rest
+    assert "Traceback" not in rest and "cancelled" in rest
+    partial = json.loads((tmp_path / "s.json.partial.json").read_text())
+    assert partial["stage"].startswith("paragraph (") and partial["text"]
+    assert isinstance(partial["paragraphs"], list)
     assert not out.exists()
