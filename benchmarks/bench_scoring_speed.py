@@ -28,8 +28,8 @@ from mmdocsum_desktop.bench.suites.mdocsum import run_mdocsum
 
 def _sentences() -> list[str]:
     """Real English sentences: those of the bundled demo articles (written for this project)."""
-    from mmdocsum_desktop.text.sentences import split_sentences
     from mmdocsum_desktop.bench.splits import DEMO_ROOT
+    from mmdocsum_desktop.text.sentences import split_sentences
 
     text = " ".join(p.read_text() for p in sorted((DEMO_ROOT / "docs").glob("*.md")))
     return [s for s in split_sentences(" ".join(text.split())) if len(s.split()) > 6 and "![" not in s and "#" not in s]

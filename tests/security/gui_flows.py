@@ -78,7 +78,7 @@ def main(argv: list[str]) -> int:
     wait(lambda: job.delivered, 240, "summary")
     report["summary_state"] = job.state
     report["summary_error"] = job.error
-    report["summary_engine"] = summaries[0].engine if summaries else None
+    report["summary_engine"] = summaries[0].engine_label if summaries else None
 
     window.ask_save_path = lambda *args: str(out / "project.mdsproj")
     report["saved"] = window.save_project()
