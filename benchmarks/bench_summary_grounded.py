@@ -53,17 +53,6 @@ JUNK_PARTS = ("back", "caption", "table", "front")
 _DIGITS = re.compile(r"^\d+$")
 
 
-def part_index(gold) -> m.PartIndex:
-    return m.PartIndex({
-        "body": [p.text for p in gold.paragraphs] + gold.section_titles,
-        "abstract": [gold.abstract, gold.digest],
-        "back": gold.back_texts,
-        "caption": gold.caption_texts,
-        "table": gold.table_texts,
-        "front": gold.front_texts,
-    })
-
-
 def _content_words(text: str) -> list[str]:
     return [w for w in m.words(text) if not _DIGITS.match(w)]
 
@@ -115,7 +104,7 @@ def make_engine(args):
 
 
 def score_paper(pair, document, summary, gold, adjacency, extracted: bool) -> dict:
-    index = part_index(gold)
+    index = m.gold_parts(gold)
     gold_texts = [p.text for p in gold.paragraphs]
     top = [p.section_path[0] if p.section_path else None for p in gold.paragraphs]
     label_of = {v.id: (v.label or v.id).lower() for v in gold.visuals}

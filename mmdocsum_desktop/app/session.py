@@ -51,7 +51,7 @@ class Session:
     def judge_description(self, choice: EngineChoice | None = None) -> str:
         return factory.judge_description(self.settings.engines, choice)
 
-    def read(self, path, *, password: str | None = None, ocr: bool = True, control=None):
+    def read(self, path, *, password: str | None = None, ocr: bool = True, limits=None, control=None):
         """A document read the one way every command and the desktop app read it: scanned pages are
         recognised with OCR (progress "OCR page N" on ``control``; results cached by the page image's
         hash, so a file is recognised once). ``ocr=False`` (the commands' --no-ocr) refuses a scanned
@@ -60,7 +60,8 @@ class Session:
         from mmdocsum_desktop.models.ocr import page_reader
 
         hook = page_reader(engine_factory=self.models.ocr) if ocr else None
-        return read_document(path, password=password, control=control, ocr=hook)
+        extra = {} if limits is None else {"limits": limits}  # None: the reader's default limits
+        return read_document(path, password=password, control=control, ocr=hook, **extra)
 
     def embedder(self):
         return self.models.embedder()

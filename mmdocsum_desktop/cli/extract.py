@@ -46,12 +46,9 @@ def run(args: argparse.Namespace) -> int:
 def _read(args: argparse.Namespace, limits: ReadLimits, control):
     """The one reading path of every command (app Session.read), with extract's own size limits."""
     from mmdocsum_desktop.app.session import Session
-    from mmdocsum_desktop.document.reader import read_document
-    from mmdocsum_desktop.models.ocr import page_reader
 
-    # the OCR model loads only when a scanned page needs it (page_reader makes it on first use)
-    hook = None if args.no_ocr else page_reader(engine_factory=Session().models.ocr)
-    return read_document(args.file, password=args.password, limits=limits, control=control, ocr=hook)
+    # the OCR model loads only when a scanned page needs it
+    return Session().read(args.file, password=args.password, ocr=not args.no_ocr, limits=limits, control=control)
 
 
 def format_summary(document, seconds: float, written: Path) -> str:

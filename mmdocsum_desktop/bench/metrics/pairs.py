@@ -409,3 +409,16 @@ def grounded(figure_key: str | None, sentence_sections: Iterable[str | None], ci
 def mean(values: Iterable[float | None]) -> float | None:
     kept = [v for v in values if v is not None]
     return sum(kept) / len(kept) if kept else None
+
+
+def gold_parts(gold) -> PartIndex:
+    """The index of a pair's JATS parts (body, abstract/digest, back matter, captions, tables, front
+    matter) that summary sentences and extracted blocks are attributed to."""
+    return PartIndex({
+        "body": [p.text for p in gold.paragraphs] + gold.section_titles,
+        "abstract": [gold.abstract, gold.digest],
+        "back": gold.back_texts,
+        "caption": gold.caption_texts,
+        "table": gold.table_texts,
+        "front": gold.front_texts,
+    })

@@ -192,18 +192,8 @@ class PairsRun:
     def index(self, loaded: LoadedPair) -> m.PartIndex:
         key = loaded.pair.name
         if key not in self._index_cache:
-            gold = loaded.gold
             self._index_cache.clear()  # one paper at a time: keep memory flat
-            self._index_cache[key] = m.PartIndex(
-                {
-                    "body": [p.text for p in gold.paragraphs] + gold.section_titles,
-                    "abstract": [gold.abstract, gold.digest],
-                    "back": gold.back_texts,
-                    "caption": gold.caption_texts,
-                    "table": gold.table_texts,
-                    "front": gold.front_texts,
-                }
-            )
+            self._index_cache[key] = m.gold_parts(loaded.gold)
         return self._index_cache[key]
 
     # ---------------------------------------------------------------------------------- stages
