@@ -38,7 +38,7 @@ from mmdocsum_desktop.answer.schema import (
 from mmdocsum_desktop.document.labels import find_mentions
 from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.errors import EmptyDocumentError, EmptyQuestionError
-from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
 from mmdocsum_desktop.retrieval.search import Evidence, EvidenceIndex, Retriever
 from mmdocsum_desktop.text.sentences import split_answer_sentences
 
@@ -98,7 +98,9 @@ def answer_question(
     control = ensure_control(control)
     started = time.perf_counter()
     query, _ = prepare_question(question)
-    index = retriever.index(document, figure_text, control=control)
+    # one bar for the whole question: reading the document into passages, searching, then answering
+    # (each step fills its own share, so the bar never runs back when the next stage counts from zero)
+    index = retriever.index(document, figure_text, control=nested_control(control, 0, 3, "reading"))
     if not index.passages:
         raise EmptyDocumentError(
             f"{_name(document)} has no text to answer from (a scanned PDF needs OCR first: read it with --ocr)"
@@ -106,11 +108,15 @@ def answer_question(
     notes = list(retriever.notes)
     if not document.visuals:
         notes.append("the document has no figures or tables: answers cite pages and passages only")
-    evidence = retriever.search(index, query, k=options.evidence_k, keep=keep, control=control)
-    return answer_from_evidence(
-        question, evidence, index, engine, retriever, control,
+    evidence = retriever.search(index, query, k=options.evidence_k, keep=keep,
+                                control=nested_control(control, 1, 3, "searching"))
+    answering = nested_control(control, 2, 3, "answering")
+    answer = answer_from_evidence(
+        question, evidence, index, engine, retriever, answering,
         options=options, on_text=on_text, source=document.source, notes=notes, started=started,
     )
+    answering.report(1, 1, "done")
+    return answer
 
 
 def answer_from_evidence(
@@ -237,7 +243,7 @@ def _write_with_model(
     on_text: Callable[[str], None] | None,
     started: float,
 ) -> None:
-    from mmdocsum_desktop.engines.base import GenerationOptions
+    from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions
 
     messages = build_messages(answer.question, evidence, options)
     generation_options = GenerationOptions(
@@ -246,7 +252,9 @@ def _write_with_model(
         repeat_penalty=1.1,
         time_limit_s=options.time_limit_s,
     )
-    stream = engine.stream(messages, generation_options, control=control)
+    # writing (prompt, then tokens) and checking the sentences are two halves of this call's bar
+    stream = engine.stream(messages, generation_options,
+                           control=nested_control(control, 0, 2, "writing", phases=MODEL_CALL_PHASES))
     first: float | None = None
     for piece in stream:
         if first is None:
@@ -259,7 +267,9 @@ def _write_with_model(
     if result is not None:
         answer.generation = result.to_json()
     shown = evidence[: options.prompt_evidence]
-    sentences = check_model_answer(stream.text, shown, evidence, index, retriever, options, answer.repairs, control)
+    checking = nested_control(control, 1, 2, "checking")
+    sentences = check_model_answer(stream.text, shown, evidence, index, retriever, options, answer.repairs, checking)
+    checking.report(1, 1, "done")
     said_not = _NOT_SAID.search(stream.text or "") is not None
     if sentences:
         answer.sentences = sentences

@@ -9,6 +9,7 @@ import pytest
 from mmdocsum_desktop.answer import NOT_IN_DOCUMENT, Answer, AskOptions, answer_question, prepare_question
 from mmdocsum_desktop.answer.ask import MAX_QUESTION_CHARS, check_model_answer
 from mmdocsum_desktop.errors import EmptyQuestionError
+from mmdocsum_desktop.jobs import JobControl
 from tests.conftest import read_paper
 
 HYDROLOGY = "mineru_demo1.pdf"
@@ -45,6 +46,25 @@ def test_extractive_answer_quotes_the_document_and_cites_the_figure(retriever, p
     assert Answer.model_validate_json(answer.to_json()) == answer  # the JSON form round-trips
 
 
+def _recording_control() -> tuple[JobControl, list[tuple[float, str]]]:
+    seen: list[tuple[float, str]] = []
+    return JobControl(on_progress=lambda done, total, what: seen.append((done / total, what))), seen
+
+
+def _assert_one_forward_bar(seen: list[tuple[float, str]], stages: tuple[str, ...]) -> None:
+    fractions = [fraction for fraction, _ in seen]
+    assert fractions == sorted(fractions), "the bar ran backwards"
+    assert fractions[-1] == 1.0
+    for stage in stages:
+        assert any(what.startswith(stage) for _, what in seen), stage
+
+
+def test_extractive_answer_progress_moves_forward_through_reading_and_searching(retriever, paper):
+    control, seen = _recording_control()
+    answer_question(paper, FIGURE_QUESTION, None, retriever, control)
+    _assert_one_forward_bar(seen, ("searching", "answering"))
+
+
 def test_a_table_question_cites_the_table(retriever, paper):
     answer = answer_question(paper, "Where are the Thalf values of all catchments given?", None, retriever)
     assert "Table 4" in answer.cited_labels
@@ -76,8 +96,11 @@ def test_empty_and_overlong_questions():
 
 def test_model_answer_is_streamed_checked_and_cited(retriever, paper, smollm_engine):
     pieces: list[str] = []
-    answer = answer_question(paper, FIGURE_QUESTION, smollm_engine, retriever,
+    control, seen = _recording_control()
+    answer = answer_question(paper, FIGURE_QUESTION, smollm_engine, retriever, control,
                              options=AskOptions(max_tokens=48), on_text=pieces.append)
+    # prompt and tokens, then the checks, all inside the one bar of the question
+    _assert_one_forward_bar(seen, ("searching", "answering: writing", "answering: checking"))
     assert pieces and "".join(pieces) == answer.model_text
     assert answer.generation["completion_tokens"] <= 48
     assert 0 < answer.timings["first_token_s"] <= answer.timings["total_s"]
