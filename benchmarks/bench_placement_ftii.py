@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import pprint
 import time
 from pathlib import Path
 
@@ -216,6 +217,17 @@ def fit_profiles(corpus: Corpus, articles, signal_sets=None) -> dict[str, cal.Pr
 
 
 def weights_source(profiles: dict[str, cal.Profile], fit_papers: list[str], stats: dict) -> str:
+    """The new _weights.py: these profiles, except the caption-embedding profile and the sequence models,
+    which benchmarks/placement_fit.py fits on the pmc dev half (the sequence models read that profile's
+    logits, so refitting it here on the old corpus alone would silently break them): both are kept as
+    shipped."""
+    from mmdocsum_desktop.placement._weights import PROFILES as shipped_profiles
+    from mmdocsum_desktop.placement._weights import SEQUENCE as shipped_sequence
+    from mmdocsum_desktop.placement.engine import SEQUENCE_PROFILE
+
+    profiles = dict(profiles)
+    if SEQUENCE_PROFILE in shipped_profiles:
+        profiles[SEQUENCE_PROFILE] = shipped_profiles[SEQUENCE_PROFILE]
     lines = [
         '"""Calibration constants of placement, fitted by benchmarks/bench_placement_ftii.py --write-weights.',
         "",
@@ -230,7 +242,7 @@ def weights_source(profiles: dict[str, cal.Profile], fit_papers: list[str], stat
         "The test papers reported in benchmarks/results/placement_ftii.json were not used.",
         '"""',
         "",
-        "from mmdocsum_desktop.placement.calibration import Profile",
+        "from mmdocsum_desktop.placement.calibration import Profile, SequenceModel",
         "",
         "PROFILES: dict[str, Profile] = {",
     ]
@@ -246,6 +258,13 @@ def weights_source(profiles: dict[str, cal.Profile], fit_papers: list[str], stat
         lines.append(f"        order_penalty={p.order_penalty!r},")
         lines.append("    ),")
     lines.append("}")
+    lines += [
+        "",
+        f"# The {SEQUENCE_PROFILE!r} profile above and the 'sequence' strategy's second stage below were",
+        "# fitted by benchmarks/placement_fit.py on the DEV half of ../shared/corpus/pmc (+ dev eLife); kept",
+        "# as they were when bench_placement_ftii.py rewrote the other profiles.",
+        "SEQUENCE: dict[str, SequenceModel] = " + pprint.pformat(shipped_sequence, width=110, sort_dicts=True),
+    ]
     return "\n".join(lines) + "\n"
 
 
