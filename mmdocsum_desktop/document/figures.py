@@ -144,9 +144,12 @@ def _absorb_labels(pictures: list[Rect], blocks: list[TextBlock], regions: PageR
                 inside = intersection_area(block.bbox, picture) / max(area(block.bbox), 1e-6)
                 if block.role == "body":
                     inside = 0.0  # running text on a shaded box stays text
+                # a label is smaller than what it labels: a title or an author line beside a small
+                # badge or ORCID icon is not the icon's label (and would chain the page's head into it)
                 near_label = (
                     block.role != "body"
                     and len(block.lines) <= 4
+                    and area(block.bbox) <= area(picture)
                     and gap(block.bbox, picture) <= max(8.0, 0.8 * block.size)
                 )
                 if inside >= 0.6 or near_label:
@@ -163,9 +166,21 @@ def _absorb_labels(pictures: list[Rect], blocks: list[TextBlock], regions: PageR
 
 
 def _is_text_box(picture: Rect, blocks: list[TextBlock]) -> bool:
-    """A filled or framed box whose content is mostly running text (a sidebar, a table background)."""
-    covered = sum(intersection_area(b.bbox, picture) for b in blocks if b.role == "body")
+    """A filled or framed box whose content is mostly running text (a sidebar, a table background, an
+    abstract printed on a shaded panel in a font other than the body's)."""
+    covered = sum(intersection_area(b.bbox, picture) for b in blocks if b.role == "body" or _reads_as_prose(b))
     return covered > 0.25 * area(picture)
+
+
+def _reads_as_prose(block: TextBlock) -> bool:
+    """Lines of running sentences, not figure labels or table cells: many words to a line, few wide gaps."""
+    if block.role not in {"text", "body"} or not block.lines[0].horizontal:
+        return False
+    lines = len(block.lines)
+    if sum(line.gappy for line in block.lines) > 0.3 * lines:
+        return False
+    words = len(block.text.split())
+    return words >= 12 and words >= 7 * lines
 
 
 def _relation(caption: Rect, picture: Rect) -> tuple[str, float]:

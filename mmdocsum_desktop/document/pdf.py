@@ -509,11 +509,16 @@ def _mark_abstract(document: Document) -> None:
             parts.append(block)
             following = blocks[position + 1 :]
         for candidate in following:
+            # the keywords (or the abbreviations) close the abstract even though they are not body text
+            if re.match(
+                r"^\s*(?:keywords?|key words|index terms|abbreviations\s*:|1\.?\s+introduction)\b",
+                candidate.text,
+                re.IGNORECASE,
+            ) or (parts and candidate.section_kind in {"back", "references"}):
+                break
             if not candidate.is_body:
                 continue  # a licence line or an affiliation printed between the abstract's paragraphs
-            if candidate.type in {"heading", "caption"} or re.match(
-                r"^\s*(?:keywords?|key words|index terms|1\.?\s+introduction)\b", candidate.text, re.IGNORECASE
-            ):
+            if candidate.type in {"heading", "caption"}:
                 break
             if candidate.type not in {"paragraph", "list"}:
                 continue
