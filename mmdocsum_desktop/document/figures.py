@@ -419,10 +419,23 @@ def _widen_zone(members: list, blocks: list[TextBlock], taken: list[Rect], other
                 continue
             if any(intersection_area(block.bbox, t) > 0.3 * max(area(block.bbox), 1e-6) for t in taken):
                 continue
+            if _heads_body_text(block, blocks):
+                continue
             members.append(block)
             region = union([region, block.bbox])
             changed = True
     return members
+
+
+def _heads_body_text(block: TextBlock, blocks: list[TextBlock]) -> bool:
+    """A section heading of the column beside a table: set right above a paragraph of body text, on the
+    same left edge. It belongs to the text flow, not to the table that reaches across the gutter."""
+    return any(
+        other.role == "body"
+        and abs(other.bbox[0] - block.bbox[0]) <= 3
+        and -2 <= other.bbox[1] - block.bbox[3] <= 1.5 * block.size
+        for other in blocks
+    )
 
 
 def _collect_zone(
@@ -464,7 +477,7 @@ def _collect_zone(
         distance = rect[1] - frontier if direction == "below" else frontier - rect[3]
         if distance > 28:
             break
-        if isinstance(item, TextBlock) and item.role in {"body", "caption", "figure-text"}:
+        if isinstance(item, TextBlock) and (item.role in {"body", "caption", "figure-text"} or _heads_body_text(item, blocks)):
             break
         if any(intersection_area(rect, t) > 0.3 * max(area(rect), 1e-6) for t in taken):
             break

@@ -231,8 +231,12 @@ def group_blocks(lines: list[Line]) -> list[TextBlock]:
         previous = current[-1] if current else None
         new_pymupdf_block = previous is None or line.block_number != previous.block_number
         beside = previous is not None and not new_pymupdf_block and _beside(previous, line)
-        caption = _caption_start(line, previous, starts_block=new_pymupdf_block or beside)
-        if new_pymupdf_block or beside or caption is not None:
+        # a caption's bold title line is not a heading: captions end by their own rule (_caption_ended)
+        heading_edge = (
+            previous is not None and not new_pymupdf_block and current_caption is None and _heading_edge(previous, line)
+        )
+        caption = _caption_start(line, previous, starts_block=new_pymupdf_block or beside or heading_edge)
+        if new_pymupdf_block or beside or heading_edge or caption is not None:
             flush()
             current_caption = caption
         elif current_caption is not None and previous is not None and _caption_ended(previous, line):
@@ -240,6 +244,26 @@ def group_blocks(lines: list[Line]) -> list[TextBlock]:
         current.append(line)
     flush()
     return blocks
+
+
+def _short_line(line: Line) -> bool:
+    return len(line.text.split()) <= 10 and any(ch.isalpha() for ch in line.text)
+
+
+def _stands_out(line: Line, other: Line) -> bool:
+    """Set in bold where the other line is not, or in type clearly larger."""
+    return (line.bold and not other.bold) or line.size >= other.size + 1.0
+
+
+def _heading_edge(previous: Line, line: Line) -> bool:
+    """A section heading PyMuPDF put in one block with the text around it ("...of EOs." / "Conclusions" /
+    "The results ..."): a short line in bold or larger type starts a block, and so does the line after it."""
+    if not (previous.horizontal and line.horizontal):
+        return False
+    starts = _short_line(line) and _stands_out(line, previous) and previous.text.rstrip()[-1:] in ".:;!?)"
+    # "Keywords:" / "Subject Areas:" in bold with their value on the next line: a label, not a heading
+    ends = _short_line(previous) and _stands_out(previous, line) and not previous.text.rstrip().endswith(":")
+    return starts or ends
 
 
 def _beside(previous: Line, line: Line) -> bool:
