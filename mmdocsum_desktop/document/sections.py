@@ -57,11 +57,17 @@ _DECLARATION = re.compile(
     r"(?:conflicts?|competing|interests?|disclose)|no (?:potential )?(?:conflicts?|competing)|none declared|"
     r"data sharing (?:is )?not applicable|all (?:relevant )?data (?:are|is) (?:within|available|included)|"
     r"this (?:work|study|research|project|article) (?:was|is|has been) (?:\w+ )?(?:supported|funded|financed)|"
+    r"the (?:datasets?|data) (?:generated|used|analy[sz]ed|supporting)\b.{0,80}\bavailable|"
+    r"the views expressed (?:in this|herein|are those)|"
     r"funding for this)",
     re.IGNORECASE,
 )
 # "Competing interests: ..." with its colon is back matter wherever it is printed (PLOS puts it on page 1)
-_RUN_IN_COLON = re.compile(r"^\s*(?:competing interests?|conflicts? of interests?|funding|data availability|author contributions?)\s*:", re.IGNORECASE)
+_RUN_IN_COLON = re.compile(
+    r"^\s*(?:competing interests?|conflicts? of interests?|funding|data availability(?: statement)?|author contributions?|"
+    r"abbreviations)\s*:",
+    re.IGNORECASE,
+)
 _RUN_IN_REFERENCES = re.compile(rf"^\s*(?:{_REFERENCE_WORDS})\s+(?:\[?1\]?[.\s]|[A-Z][a-z]+,?\s+[A-Z])")
 _BODY_HEADING = re.compile(
     r"^\s*(?:(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s+)?(?:introduction|background|materials? and methods|methods?|methodology|"
@@ -95,9 +101,17 @@ _SHORT_DOI = re.compile(r"\bdoi\b|doi\.org|\b10\.\d{4,}/\S", re.IGNORECASE)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 _CONTRIBUTED_EQUALLY = re.compile(r"contributed equally|equal contributors?|these authors (?:have )?contributed", re.IGNORECASE)
 _NAME = re.compile(r"^(?:[A-Z][\w'’.\-]*|[a-z]{1,3}|de|van|von|da|di|la|le)(?:\s+(?:[A-Z][\w'’.\-]*|de|van|von|da|di|del|la|le|dos)){1,4}$")
+_DEGREES = re.compile(
+    r"(?<![\w.])(?:PhD|Ph\.D\.|MD|M\.D\.|MB|MBBS|MM|MS|MSc|BSc|BS|MA|BA|MPH|DrPH|DVM|RN|PharmD|DDS|DMD|FRCP|FRCS|MRCP)"
+    r"[a-z]?(?:,[a-z])*(?![\w])"
+)
+# a journal's running head on the first page: "Kwak et al. BMC Complementary and Alternative Medicine 2014, 14:419
+# http://www.biomedcentral.com/1472-6882/14/419"
+_RUNNING_HEAD = re.compile(r"^\s*[A-Z][\w'’\-]+(?:\s+and\s+[A-Z][\w'’\-]+)?\s+et\s*al\.?\s+[A-Z].*(?:https?://|www\.|\b\d{1,4}:\d+\b)")
+_PERSON_WITH_PLACE = re.compile(r"^\s*[A-Z][\w'’\-]+(?:\s+(?:[A-Z]\.|[A-Z][\w'’\-]+)){1,3},\s+[A-Z]")
 _URL_ONLY = re.compile(r"^\s*(?:https?://|www\.)\S+\s*$|^\s*(?:doi:?\s*)?10\.\d{4,}/\S+\s*$", re.IGNORECASE)
 _FRONT = re.compile(
-    r"^\s*(?:\*\s*)?(?:correspondence\b|corresponding author|e-?mail:|tel(?:ephone)?[.:]|fax[.:]|"
+    r"^\s*(?:\*\s*)?(?:correspondence\b|corresponding author|authors? to whom correspondence|e-?mail:|tel(?:ephone)?[.:]|fax[.:]|"
     r"keywords?\b|key words\b|index terms\b|subject (?:category|areas):|to whom correspondence|"
     r"†\s*equal contributors?|these authors contributed equally)",
     re.IGNORECASE,
@@ -158,24 +172,39 @@ def furniture_kind(block: Block, *, first_page: bool) -> str | None:
         return "furniture"
     if len(text) < 160 and _SHORT_DOI.search(text) and not _REF_START.match(text):
         return "furniture"
+    if len(text) < 200 and _RUNNING_HEAD.match(text):
+        return "furniture"
     if _FRONT.match(text) or _CONTRIBUTED_EQUALLY.search(text) and len(text) < 300:
         return "front"
     if len(text) < 250 and _EMAIL.search(text):
         return "front"
     if first_page and _looks_like_authors(text):
         return "front"
-    if first_page and len(text) < 400 and len(_AFFILIATION.findall(text)) >= 2 and not text.endswith(("?", "!")):
-        # affiliations: "1Department of ..., Faculty of ..., University of ..."
-        if re.match(r"^\s*(?:\d{1,2}|[a-z*†‡§])?\s*[A-Z]", text) and len(_YEAR.findall(text)) == 0:
-            return "front"
+    if first_page and _looks_like_affiliations(text):
+        return "front"
+    if first_page and len(text) < 120 and _PERSON_WITH_PLACE.match(text) and _AFFILIATION.search(text):
+        return "front"  # an editor or reviewer line: "Bernard R. Glick, University of Waterloo, Canada"
     return None
+
+
+def _looks_like_affiliations(text: str) -> bool:
+    """"1Department of ..., Faculty of ..., University of ...; 2 ...": institution words throughout (a long
+    list of several affiliations keeps one every couple of hundred characters), no years."""
+    if text.endswith(("?", "!")) or _YEAR.search(text):
+        return False
+    found = len(_AFFILIATION.findall(text))
+    if found < 2 or (len(text) >= 400 and found < len(text) / 150):
+        return False
+    return re.match(r"^\s*(?:\d{1,2}\.?|[a-z*†‡§])?\s*[A-Z]", text) is not None
 
 
 def _looks_like_authors(text: str) -> bool:
     """"Roberto Postacchini,1 Stefano Carbone,2 and Marco Mastantuono3": names with affiliation marks."""
     if len(text) > 400 or text.rstrip().endswith((".", ":", "?")) and not re.search(r"[A-Z]\.$", text.rstrip()):
         return False
-    cleaned = re.sub(r"[\d*†‡§¶#]+|\(\s*\)", " ", text)
+    cleaned = re.sub(r"[\d*∗†‡§¶#]+|\(\s*\)", " ", text)
+    # degrees after the names ("Emelie Strandberg, PhDa,∗, Olav Vikmoen, MD, PhD") with affiliation letters
+    cleaned = _DEGREES.sub(" ", cleaned)
     parts = [p.strip() for p in re.split(r",|;|\band\b|&", cleaned) if p.strip()]
     if len(parts) < 2:
         return False
@@ -230,16 +259,50 @@ def mark_section_kinds(document: Document) -> None:
         if len(text) < 500 and _DECLARATION.match(text) and (share_before >= EARLIEST_BACK or block.page == 1):
             block.section_kind = "back"
             continue
+        if _is_glossary(text):
+            block.section_kind = "back"  # an abbreviation list, wherever the journal prints it
+            continue
         if state == "body" and reference_run[position]:
             state = "references"
+        if state == "body" and share_before >= EARLIEST_BACK and _is_reference_fragment(text):
+            # a piece of the reference list that the reading order put among the last body paragraphs
+            block.section_kind = "references"
+            continue
         if state == "back" and is_reference_like(text):
             state = "references"
-        if state == "references" and _is_prose(text):
+        if state == "references" and _is_prose(text) and not _next_is_reference(blocks, position):
             # a reference list holds no running prose: this paragraph is body text the reading order
             # (a column read out of turn) put after the references heading
             block.section_kind = "body"
             continue
         block.section_kind = state  # type: ignore[assignment]
+
+
+_AUTHOR_INITIALS = re.compile(r"(?:^|[.;]\s+|\d\s+)[A-Z][\w'’\-]+\s+[A-Z]{1,3},")
+_GLOSSARY_ENTRY = re.compile(r"(?:^|[,;]\s*)[A-Za-z0-9α-ω][\w\-/αβγκ]{0,11}\s*(?:=|:)\s+[A-Za-z]")
+
+
+def _is_reference_fragment(text: str) -> bool:
+    """Reference entries without their heading: dense in years and bibliographic marks, and naming authors
+    the way reference lists do ("Nair DN, Padmavathy S."), which running text citing them does not."""
+    return is_reference_like(text) and not _is_prose(text) and len(_AUTHOR_INITIALS.findall(text)) >= 3
+
+
+def _is_glossary(text: str) -> bool:
+    """"SWA = sensewear armband, TNF-a = tumor necrosis factor alpha, ..." or "4D-CT: Four-dimensional
+    computed tomography; BOP-2: ...": a list of definitions, not sentences."""
+    entries = len(_GLOSSARY_ENTRY.findall(text))
+    return entries >= 5 and entries * 60 >= len(text)
+
+
+def _next_is_reference(blocks: list[Block], position: int) -> bool:
+    """Is the next block of text (captions and furniture aside) a reference entry? Then a block between
+    two entries is one too, however it reads (an entry's long title cut off by a page break)."""
+    for block in blocks[position + 1 : position + 4]:
+        if block.type == "caption" or furniture_kind(block, first_page=False):
+            continue
+        return is_reference_like(block.text)
+    return False
 
 
 def _reference_runs(blocks: list[Block], run: int = 3) -> list[bool]:
