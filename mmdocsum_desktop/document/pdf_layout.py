@@ -10,6 +10,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+import numpy as np
 import pymupdf
 
 from mmdocsum_desktop.document.labels import CaptionStart, parse_caption_start
@@ -119,7 +120,7 @@ def join_lines(texts: list[str]) -> str:
             out = text
         elif out.endswith(SOFT_HYPHEN):
             out = out[:-1] + text  # a discretionary hyphen at the line end: one word
-        elif _HYPHEN_END.search(out) and text[:1].islower():
+        elif _HYPHEN_END.search(out, len(out) - 2) and text[:1].islower():  # the end only, not all of it again
             out = out[:-1] + text
         else:
             out += " " + text
@@ -357,15 +358,23 @@ def image_rects(page: pymupdf.Page, page_rect: Rect, scissors: list[Rect] = ()) 
         infos = page.get_image_info()
     except Exception:  # noqa: BLE001
         return rects
+    # Pages drawn as thousands of image tiles under thousands of clip paths made this a quadratic loop in
+    # Python (most of the reading time): the clip rectangles are deduplicated (the first match wins, so
+    # repeats change nothing) and each image is tested against all of them at once.
+    candidates = list(dict.fromkeys(s for s in scissors if area(s) > 900))
+    boxes = np.array(candidates, dtype=float).reshape(-1, 4)
     for info in infos:
         rect = clip(tuple(info["bbox"]), page_rect)
-        if rect is None:
-            continue
-        for scissor in scissors:
-            inside = intersection_area(rect, scissor)
-            if 0.5 * area(rect) <= inside < area(rect) and area(scissor) > 900:
-                rect = clip(rect, scissor) or rect
-                break
+        if rect is None or rect[2] - rect[0] < 4 or rect[3] - rect[1] < 4:
+            continue  # clipping only shrinks it: too small already
+        if len(boxes):
+            width = np.minimum(boxes[:, 2], rect[2]) - np.maximum(boxes[:, 0], rect[0])
+            height = np.minimum(boxes[:, 3], rect[3]) - np.maximum(boxes[:, 1], rect[1])
+            inside = np.maximum(width, 0.0) * np.maximum(height, 0.0)
+            own = area(rect)
+            hits = np.flatnonzero((inside >= 0.5 * own) & (inside < own))
+            if len(hits):
+                rect = clip(rect, candidates[hits[0]]) or rect
         if rect[2] - rect[0] < 4 or rect[3] - rect[1] < 4:
             continue
         rects.append(rect)
