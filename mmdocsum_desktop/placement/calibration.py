@@ -62,6 +62,8 @@ class SequenceModel:
     out_of_order: float
     top_k: int
     fitted_on: str = ""
+    # utility bonus per log(paragraph count) (sequence.paragraph_prior): 0 = the threshold alone decides
+    paragraph_prior: float = 0.0
 
 
 def profile_key(signals: Sequence[str]) -> str:

@@ -9,7 +9,7 @@ signals out, and a model that fails on some input is dropped for that input with
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -34,7 +34,12 @@ from mmdocsum_desktop.placement.scorer import (
     clip_similarities,
     mention_matrices,
 )
-from mmdocsum_desktop.placement.sequence import figure_ranks, monotone_assign, neighbour_features
+from mmdocsum_desktop.placement.sequence import (
+    figure_ranks,
+    monotone_assign,
+    neighbour_features,
+    paragraph_prior,
+)
 from mmdocsum_desktop.placement.text import caption_body, tokens
 
 # The base profile the sequence model was fitted on (benchmarks/placement_fit.py).
@@ -124,7 +129,8 @@ class PlacementProblem:
         """The second stage's features: neighbours of the base logit, and the cross-encoder's when it ran."""
         valid = ~self._empty_rows()
         lengths = [len(p.split()) for p in self.paragraphs]
-        features = neighbour_features(self.base_logits(), self.ranks, valid, lengths)
+        labeled = [bool((c.label or "").strip()) for c in self.candidates]
+        features = neighbour_features(self.base_logits(), self.ranks, valid, lengths, labeled)
         if self.ce is not None and np.isfinite(self.ce).any():
             features.update(rescore_features(self.ce))
         return features
@@ -142,6 +148,15 @@ class PlacementProblem:
 
     def sequence_probabilities(self) -> np.ndarray:
         return cal.column_probabilities(self.sequence_logits(), self.sequence_model.nowhere, ~self._empty_rows())
+
+    def sequence_utility(self, threshold: float) -> np.ndarray:
+        """What the monotone alignment maximises: each pair's log-odds above the threshold's, plus the
+        sequence model's prior for the number of paragraphs (scores of 30 long and 120 short paragraphs
+        on one scale)."""
+        model = self.sequence_model
+        utility = PlacementEngine.utility(self.sequence_probabilities(), threshold)
+        prior = paragraph_prior(int((~self._empty_rows()).sum()), model.paragraph_prior) if model else 0.0
+        return utility + prior
 
     def probabilities(self) -> np.ndarray:
         """Calibrated score of every (paragraph, candidate) pair; NaN for paragraphs with no text."""
@@ -233,6 +248,11 @@ class PlacementEngine:
         self.cross_encoder = cross_encoder  # rescores each figure's best paragraphs ("sequence" only)
         self.sequence_models = dict(sequence_models) if sequence_models is not None else dict(SEQUENCE)
         self.top_k = top_k  # paragraphs rescored per figure (None: the fitted model's)
+        # Models loaded on first need (with_default_models): the cross-encoder when a figure is rescored,
+        # OCR when a crop's text is not in the content cache. Each is () -> (model or None, why not).
+        self.cross_encoder_loader: Callable[[], tuple[object | None, str | None]] | None = None
+        self.ocr_loader: Callable[[], tuple[object | None, str | None]] | None = None
+        self.ocr_lookup: Callable[[str], str | None] | None = None  # cached text of an image, no model
         self.model_warnings: list[str] = []  # models missing or dropped: kept across calls
         self.warnings: list[str] = []  # those, and what the last call met
         self.timings: dict[str, float] = {}  # seconds per step of the last call (OCR, embedding, ...)
@@ -248,14 +268,12 @@ class PlacementEngine:
         rerank: bool = True,
         **options,
     ) -> PlacementEngine:
-        """An engine with the installed models; a missing or broken one is left out with a warning."""
+        """An engine with the installed models; a missing or broken one is left out with a warning.
+
+        The cross-encoder and OCR are loaded when first needed (one per process, shared): a placement
+        whose figures are not rescored, or whose crops' text is cached, never pays for loading them."""
         notes: list[str] = []
-        cross_encoder = None
-        if rerank:
-            cross_encoder, why = shared_cross_encoder()
-            if why:
-                notes.append(why)
-        text_model = ocr_engine = clip_model = None
+        text_model = clip_model = None
         if embedder:
             try:
                 from mmdocsum_desktop.models.embed import TextEmbedder
@@ -263,13 +281,6 @@ class PlacementEngine:
                 text_model = TextEmbedder()
             except (MmdocsumError, OSError) as error:
                 notes.append(f"text embedder unavailable ({error}); matching words instead")
-        if ocr:
-            try:
-                from mmdocsum_desktop.models.ocr import shared_engine
-
-                ocr_engine = shared_engine()
-            except (MmdocsumError, OSError) as error:
-                notes.append(f"OCR unavailable ({error}); placing without the text inside images")
         if clip:
             try:
                 from mmdocsum_desktop.models.clip import load_clip
@@ -277,10 +288,29 @@ class PlacementEngine:
                 clip_model = load_clip(clip)
             except (MmdocsumError, OSError) as error:
                 notes.append(f"CLIP model {clip!r} unavailable ({error}); placing without CLIP")
-        engine = cls(text_model, ocr_engine, clip_model, threshold, cross_encoder=cross_encoder, **options)
+        engine = cls(text_model, None, clip_model, threshold, **options)
+        if rerank:
+            engine.cross_encoder_loader = shared_cross_encoder
+        if ocr:
+            engine.ocr_loader = _shared_ocr
+            engine.ocr_lookup = _cached_ocr_text
         engine.model_warnings.extend(notes)
         engine.warnings = list(notes)
         return engine
+
+    def models_in_use(self) -> list[str]:
+        """What scores the images (models not loaded yet but on call count): "text embeddings", "OCR",
+        "CLIP", "cross-encoder"."""
+        named = (("text embeddings", self.embedder), ("OCR", self.ocr or self.ocr_loader),
+                 ("CLIP", self.clip), ("cross-encoder", self.cross_encoder or self.cross_encoder_loader))
+        return [name for name, model in named if model is not None]
+
+    def _load(self, loader) -> object | None:
+        model, why = loader()
+        if why:
+            self.model_warnings.append(why)
+            self.warnings.append(why)
+        return model
 
     # ------------------------------------------------------------------------------------------ api
 
@@ -344,7 +374,7 @@ class PlacementEngine:
         control.report(1, 2, "placing")
         probs = problem.sequence_probabilities()
         threshold = self.threshold if self.threshold is not None else problem.sequence_model.threshold
-        utility = self.utility(probs, threshold)
+        utility = problem.sequence_utility(threshold)
         choices = monotone_assign(utility, problem.ranks, out_of_order=problem.sequence_model.out_of_order)
         control.report(2, 2, "placing")
         n = len(problem.paragraphs)
@@ -376,6 +406,9 @@ class PlacementEngine:
         if problem.sequence_model is not None:
             return
         top_k = self.top_k if self.top_k is not None else self.sequence_models["ce"].top_k
+        if self.cross_encoder is None and self.cross_encoder_loader is not None and top_k > 0 and problem.candidates:
+            self.cross_encoder = self._load(self.cross_encoder_loader)
+            self.cross_encoder_loader = None  # loaded or missing: either way asked once
         if self.cross_encoder is not None and top_k > 0 and problem.candidates:
             captions = [" ".join(caption_body(c.caption).split()) for c in problem.candidates]
             language = foreign_paragraphs(problem.paragraphs, captions)
@@ -464,7 +497,7 @@ class PlacementEngine:
         elif not any(t.strip() for t in texts):
             self.warnings.append("no paragraph has any text: no paragraph gets an image")
         mark = time.perf_counter()
-        if self.ocr is not None and self.use_ocr:
+        if (self.ocr is not None or self.ocr_loader is not None) and self.use_ocr:
             self._read_images(pool, control)
         self.timings["ocr_s"] = time.perf_counter() - mark
         mark = time.perf_counter()
@@ -532,6 +565,17 @@ class PlacementEngine:
 
     def _read_images(self, pool: list[ImageCandidate], control: JobControl) -> None:
         todo = [c for c in pool if c.ocr_text is None and c.image]
+        if todo and self.ocr_lookup is not None:
+            # Crops read before (this document opened, summarised or placed earlier, in any process):
+            # their text comes from the content cache by the file's hash, without loading OCR.
+            for candidate in todo:
+                candidate.ocr_text = self.ocr_lookup(candidate.image)
+            todo = [c for c in todo if c.ocr_text is None]
+        if todo and self.ocr is None and self.ocr_loader is not None:
+            self.ocr = self._load(self.ocr_loader)
+            self.ocr_loader = None
+        if not todo or self.ocr is None:
+            return
         for done, candidate in enumerate(todo):
             control.report(done, len(todo), "reading text in images")
             try:
@@ -589,3 +633,19 @@ class PlacementEngine:
             score=score,
             signals=signals,
         )
+
+
+def _shared_ocr() -> tuple[object | None, str | None]:
+    """The process's OCR engine, or (None, why) when it cannot load."""
+    try:
+        from mmdocsum_desktop.models.ocr import shared_engine
+
+        return shared_engine(), None
+    except (MmdocsumError, OSError) as error:
+        return None, f"OCR unavailable ({error}); placing without the text inside images"
+
+
+def _cached_ocr_text(image: str) -> str | None:
+    from mmdocsum_desktop.models.ocr import cached_text
+
+    return cached_text(image)

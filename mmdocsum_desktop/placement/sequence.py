@@ -15,6 +15,7 @@ that starts to discuss it. Two things follow, both here:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -22,7 +23,9 @@ import numpy as np
 
 # The gap features are clipped: one paragraph far above the rest says as much at 3 logits as at 10.
 GAP_CLIP = 3.0
-NEIGHBOUR_FEATURES = ("z_base", "prior_gap", "later_gap", "next_z", "prev_z", "pos_dev", "rel_pos", "length")
+NEIGHBOUR_FEATURES = (
+    "z_base", "prior_gap", "later_gap", "next_z", "prev_z", "pos_dev", "rel_pos", "length", "unlabeled",
+)
 
 _NUMBER = re.compile(r"(\d+)")
 
@@ -69,6 +72,7 @@ def neighbour_features(
     ranks: Sequence[int],
     valid: np.ndarray | None = None,
     lengths: Sequence[int] | None = None,
+    labeled: Sequence[bool] | None = None,
 ) -> dict[str, np.ndarray]:
     """Per pair (paragraph i, candidate j), from the base logits ``z`` (n × m):
 
@@ -79,7 +83,11 @@ def neighbour_features(
     * ``pos_dev`` — |relative position of the paragraph − relative rank of the figure|;
     * ``rel_pos`` — the paragraph's relative position (first figures are rarely cited in the last lines);
     * ``length`` — log of the paragraph's word count (``lengths``) minus the median's: a one-line
-      paragraph rarely introduces a figure.
+      paragraph rarely introduces a figure;
+    * ``unlabeled`` — 1 for a candidate without a label ("Figure N") when others in the pool have one
+      (``labeled``): in a PDF whose figures are numbered, an unnumbered image is mostly a logo or an
+      ornament (95 of the 142 dev-half pool images that no paragraph cites). A pool with no labels at
+      all gets zeros: nothing to tell its images apart by.
 
     Rows not ``valid`` (empty paragraphs) are ignored as neighbours and get zeros.
     """
@@ -111,6 +119,10 @@ def neighbour_features(
     rel_pos = (np.arange(k) / max(k - 1, 1))[:, None] * np.ones((1, m))
     rel_rank = (np.asarray(ranks, dtype=np.float64) + 0.5) / max(m, 1)
     pos_dev = np.abs(rel_pos - rel_rank[None, :])
+    if labeled is not None and len(labeled) == m:
+        has_label = np.asarray(labeled, dtype=bool)
+        if has_label.any():
+            out["unlabeled"][rows] = np.where(has_label, 0.0, 1.0)[None, :] * np.ones((rows.size, 1))
     if lengths is not None:
         logs = np.log1p(np.asarray(lengths, dtype=np.float64)[rows])
         out["length"][rows] = (logs - np.median(logs))[:, None] * np.ones((1, m))
@@ -118,6 +130,16 @@ def neighbour_features(
                          ("prev_z", prev_z), ("pos_dev", pos_dev), ("rel_pos", rel_pos)):
         out[name][rows] = values
     return out
+
+
+def paragraph_prior(valid_paragraphs: int, scale: float) -> float:
+    """The utility bonus ``scale`` × log(paragraphs with text) that each pair gets.
+
+    A figure's calibrated score is its share of a softmax over the paragraphs, so the same evidence
+    gives a smaller score among 120 short paragraphs (a PDF read into pieces) than among 30 long ones;
+    this puts scores of both on one scale for the threshold (``scale`` fitted on the dev half).
+    """
+    return float(scale) * math.log(max(int(valid_paragraphs), 1))
 
 
 def monotone_assign(

@@ -15,6 +15,7 @@ from mmdocsum_desktop.placement.sequence import (
     monotone_assign,
     monotone_total,
     neighbour_features,
+    paragraph_prior,
 )
 
 values = st.floats(min_value=-5, max_value=5, allow_nan=False, allow_infinity=False)
@@ -127,3 +128,24 @@ def test_neighbour_features_skip_empty_paragraphs():
     features = neighbour_features(z, [0], valid)
     assert np.all(features["prior_gap"][1] == 0)
     assert features["prior_gap"][2, 0] == 1.0  # the empty row is no earlier paragraph
+
+
+def test_an_unlabeled_image_among_numbered_figures_is_flagged():
+    z = np.zeros((3, 3))
+    valid = np.array([True, False, True])
+    features = neighbour_features(z, [0, 1, 2], valid, labeled=[True, False, True])
+    assert features["unlabeled"][0].tolist() == [0.0, 1.0, 0.0]
+    assert features["unlabeled"][2].tolist() == [0.0, 1.0, 0.0]
+    assert np.all(features["unlabeled"][1] == 0)  # an empty paragraph gets no features
+    # a pool where nothing is numbered: nothing to tell its images apart by
+    unnumbered = neighbour_features(z, [0, 1, 2], valid, labeled=[False, False, False])
+    assert np.all(unnumbered["unlabeled"] == 0)
+    assert np.all(neighbour_features(z, [0, 1, 2])["unlabeled"] == 0)  # labels unknown
+
+
+def test_the_paragraph_prior_grows_with_the_number_of_paragraphs():
+    assert paragraph_prior(30, 0.0) == 0.0
+    assert paragraph_prior(1, 0.75) == 0.0
+    assert paragraph_prior(0, 0.75) == 0.0  # no paragraph with text: no bonus, no error
+    assert paragraph_prior(120, 0.75) > paragraph_prior(30, 0.75) > 0.0
+    assert abs(paragraph_prior(120, 0.5) - paragraph_prior(30, 0.5) - 0.5 * np.log(4)) < 1e-9
