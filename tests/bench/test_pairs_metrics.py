@@ -30,6 +30,13 @@ def test_broken_characters_by_kind():
     assert found == {"replacement": 1, "private_use": 0, "soft_hyphen": 1, "ligature": 1, "hyphen_split": 1}
 
 
+def test_a_hyphen_split_the_publisher_wrote_is_not_counted():
+    text = "below the expected range- would be unacceptable; extracel- lular"
+    assert m.broken_characters(text)["hyphen_split"] == 2
+    written = "any LC below 84% - therefore below the expected range- would be deemed unacceptable"
+    assert m.broken_characters(text, written)["hyphen_split"] == 1
+
+
 def test_text_is_attributed_to_the_part_it_comes_from():
     index = m.PartIndex(
         {

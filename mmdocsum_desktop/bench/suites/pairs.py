@@ -283,9 +283,10 @@ class PairsRun:
         shown = [b for b in document.blocks if b in body or b.type == "caption" or b.is_abstract]
         broken = {k: 0 for k in m.broken_characters("")}
         broken_flagged = dict(broken)
+        written = "\n".join([gold.abstract, *(p.text for p in gold.paragraphs), *gold.caption_texts, *gold.table_texts])
         for block in shown:
             target = broken_flagged if flagged(block) else broken
-            for kind, count in m.broken_characters(block.text).items():
+            for kind, count in m.broken_characters(block.text, written).items():
                 target[kind] += count
         headings = [b.text for b in document.blocks if b.type == "heading"]
         references = any(getattr(b, "section_kind", None) == "references" for b in document.blocks) or any(
