@@ -3,15 +3,46 @@
 A :class:`Session` turns the settings into engines and models once; the use cases take it:
 :func:`summarize`, :func:`regenerate_paragraph`, :func:`swap_figure`, :func:`place`, :func:`judge`,
 :func:`run_benchmark`. Nothing here knows of Qt or argparse.
+
+The use cases are imported on first use (PEP 562): ``mmdocsum place`` needs neither the summary
+pipeline nor the benchmark runner, whose imports (PyMuPDF's layout model, the suites) cost seconds of a
+cold start.
 """
 
-from mmdocsum_desktop.app.benchmark import run_benchmark, run_ftii
-from mmdocsum_desktop.app.judging import judge
-from mmdocsum_desktop.app.placement import PlacementRun, image_pool, place
-from mmdocsum_desktop.app.session import Session, default_session
-from mmdocsum_desktop.app.summary import FigureSwap, regenerate_paragraph, summarize, swap_figure
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_WHERE = {
+    "run_benchmark": "benchmark", "run_ftii": "benchmark",
+    "judge": "judging",
+    "PlacementRun": "placement", "image_pool": "placement", "place": "placement",
+    "Session": "session", "default_session": "session",
+    "FigureSwap": "summary", "regenerate_paragraph": "summary", "summarize": "summary", "swap_figure": "summary",
+}
 
 __all__ = [
     "FigureSwap", "PlacementRun", "Session", "default_session", "image_pool", "judge", "place",
     "regenerate_paragraph", "run_benchmark", "run_ftii", "summarize", "swap_figure",
 ]
+
+if TYPE_CHECKING:  # for type checkers and editors: the names as if imported here
+    from mmdocsum_desktop.app.benchmark import run_benchmark, run_ftii
+    from mmdocsum_desktop.app.judging import judge
+    from mmdocsum_desktop.app.placement import PlacementRun, image_pool, place
+    from mmdocsum_desktop.app.session import Session, default_session
+    from mmdocsum_desktop.app.summary import FigureSwap, regenerate_paragraph, summarize, swap_figure
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

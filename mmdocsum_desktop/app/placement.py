@@ -52,12 +52,14 @@ def place(
     strategy: str = "sequence",
     threshold: float | None = None,
     control: JobControl | None = None,
+    top_k: int | None = None,
 ) -> PlacementRun:
-    """For each paragraph the image of ``pool`` that belongs after it, or none; each image at most once."""
+    """For each paragraph the image of ``pool`` that belongs after it, or none; each image at most once.
+
+    The models are the session's (loaded once per process; the cross-encoder and OCR only when a call
+    needs them). ``top_k``: paragraphs the cross-encoder rescores per figure (None: the fitted model's)."""
     engine = session.placement_engine(placement, threshold=threshold)
+    if top_k is not None:
+        engine.top_k = top_k
     placements = list(engine.place(list(paragraphs), list(pool), strategy=strategy, control=control))
-    models = [name for name, model in (("text embeddings", engine.embedder), ("OCR", engine.ocr),
-                                       ("CLIP", engine.clip)) if model is not None]
-    if getattr(engine, "cross_encoder", None) is not None:
-        models.append("cross-encoder")
-    return PlacementRun(placements, list(pool), models, list(engine.warnings), dict(engine.timings))
+    return PlacementRun(placements, list(pool), engine.models_in_use(), list(engine.warnings), dict(engine.timings))

@@ -141,13 +141,7 @@ class OcrEngine:
         self.max_pixels = max_pixels
         self.runs = 0
         self._run_lock = threading.Lock()  # one RapidOCR instance is not safe to call from two threads
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            engine_version = version("rapidocr-onnxruntime")
-        except PackageNotFoundError:
-            engine_version = "unknown"
-        self.engine_id = f"rapidocr-{engine_version}:score{min_confidence:g}:v{CACHE_FORMAT}"
+        self.engine_id = engine_id(min_confidence)
         self._owns_cache = cache is True
         if cache is True:
             self.cache: ContentCache | None = ContentCache()
@@ -315,6 +309,46 @@ def decode_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, label: st
     if width == 0 or height == 0:
         raise CorruptImageError(f"{label} has no pixels")
     return np.ascontiguousarray(pixels)
+
+
+@functools.lru_cache(maxsize=8)  # reading package metadata costs milliseconds; asked once per image
+def engine_id(min_confidence: float = 0.5) -> str:
+    """The cache namespace of an OcrEngine's results: RapidOCR's version, the score filter, the format."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        engine_version = version("rapidocr-onnxruntime")
+    except PackageNotFoundError:
+        engine_version = "unknown"
+    return f"rapidocr-{engine_version}:score{min_confidence:g}:v{CACHE_FORMAT}"
+
+
+_lookup_cache: ContentCache | None = None
+_lookup_lock = threading.Lock()
+
+
+def cached_text(image: str | os.PathLike[str], *, cache: ContentCache | None = None) -> str | None:
+    """The text the default OcrEngine (:func:`shared_engine`) read in this image file before, from the
+    content cache (keyed by the file's bytes), without loading RapidOCR; None when it was never read (or
+    the file cannot be read: the engine itself will say why). Placement asks this first, so a document
+    whose figure crops were read once never waits for the OCR models to load again."""
+    global _lookup_cache
+    try:
+        data = Path(image).read_bytes()
+    except OSError:
+        return None
+    if cache is None:
+        with _lookup_lock:
+            if _lookup_cache is None:
+                _lookup_cache = ContentCache()
+            cache = _lookup_cache
+    hit = cache.get(engine_id(), sha256_bytes(data))
+    if hit is None:
+        return None
+    try:
+        return OcrResult.from_json(json.loads(hit), cached=True).text
+    except (ValueError, KeyError, TypeError):
+        return None  # an entry written by something else: the engine recomputes it
 
 
 _shared_engine: OcrEngine | None = None

@@ -1,0 +1,93 @@
+"""What placement loads and reads, and when (issue 15's speed): the cross-encoder only when a figure is
+rescored, OCR only for crops whose text is not in the content cache; real models throughout."""
+
+from __future__ import annotations
+
+from mmdocsum_desktop.bench.pairs_gold import read_gold
+from mmdocsum_desktop.models.ocr import cached_text
+from mmdocsum_desktop.placement import ImageCandidate, PlacementEngine, candidates_from_document
+from tests.conftest import CORPUS
+
+ARTICLE = CORPUS / "articles" / "elife-56337.nxml"
+
+
+def _counting(loader, calls: list[int]):
+    def load():
+        calls.append(1)
+        return loader()
+
+    return load
+
+
+def _captioned_article():
+    gold = read_gold(ARTICLE)
+    figures = [v for v in gold.figures if v.caption.strip()]
+    pool = [ImageCandidate(label=v.label, figure=v.label, caption=v.caption, order=k) for k, v in enumerate(figures)]
+    return [p.flow_text for p in gold.paragraphs], pool
+
+
+def test_default_models_defer_the_cross_encoder_and_ocr_until_a_call_needs_them():
+    engine = PlacementEngine.with_default_models(embedder=False, ocr=True)
+    assert engine.cross_encoder is None and engine.ocr is None  # nothing loaded yet
+    assert engine.cross_encoder_loader is not None and engine.ocr_loader is not None
+    assert {"OCR", "cross-encoder"} <= set(engine.models_in_use())
+    off = PlacementEngine.with_default_models(embedder=False, ocr=False, rerank=False)
+    assert off.ocr_loader is None and off.cross_encoder_loader is None
+    assert "OCR" not in off.models_in_use() and "cross-encoder" not in off.models_in_use()
+
+
+def test_the_cross_encoder_is_loaded_only_when_a_figure_is_rescored(embedder):
+    from mmdocsum_desktop.placement.rescore import shared_cross_encoder
+
+    paragraphs, pool = _captioned_article()
+    calls: list[int] = []
+    engine = PlacementEngine(embedder, None, None, top_k=0)
+    engine.cross_encoder_loader = _counting(shared_cross_encoder, calls)
+
+    engine.place(paragraphs, [c.model_copy() for c in pool])
+    assert calls == [] and engine.cross_encoder is None  # top_k 0: nothing to rescore, nothing loaded
+
+    engine.top_k = 3
+    placements = engine.place(paragraphs, [c.model_copy() for c in pool])
+    again = engine.place(paragraphs, [c.model_copy() for c in pool])
+    assert calls == [1]  # loaded once, kept for the next call
+    assert engine.cross_encoder is not None
+    for run in (placements, again):
+        assert any(p.why is not None and p.why.cross_encoder is not None for p in run)
+
+
+def test_crops_read_before_take_their_text_from_the_cache_without_loading_ocr(ocr, embedder, paper_3780):
+    document, folder = paper_3780
+    pool = candidates_from_document(document, folder)
+    assert len(pool) >= 2
+    texts = {c.image: ocr.read_text(c.image) for c in pool[:-1]}  # all crops but the last read before
+    assert any(t.strip() for t in texts.values()), "the test needs a crop with text in it"
+    paragraphs = [c.caption or "A paragraph about the figure." for c in pool]
+
+    def engine_with(calls: list[int]) -> PlacementEngine:
+        engine = PlacementEngine(embedder, None, None)
+        engine.ocr_lookup = lambda image: cached_text(image, cache=ocr.cache)
+        engine.ocr_loader = _counting(lambda: (ocr, None), calls)
+        return engine
+
+    calls: list[int] = []
+    runs = ocr.runs
+    known = [c.model_copy() for c in pool[:-1]]
+    engine_with(calls).place(paragraphs[:-1], known)
+    assert calls == [] and ocr.runs == runs  # every crop's text came from the cache: OCR never loaded
+    assert [c.ocr_text for c in known] == [texts[c.image] for c in known]
+
+    fresh = [c.model_copy() for c in pool]
+    engine_with(calls).place(paragraphs, fresh)
+    assert calls == [1] and ocr.runs == runs + 1  # only the crop never read is read
+    assert fresh[-1].ocr_text is not None
+    assert cached_text(pool[-1].image, cache=ocr.cache) == fresh[-1].ocr_text  # and now it is cached too
+
+
+def test_cached_text_is_none_for_an_image_never_read_or_a_missing_file(ocr, tmp_path, paper_3780):
+    document, folder = paper_3780
+    crop = candidates_from_document(document, folder)[0].image
+    copy = tmp_path / "changed.png"
+    copy.write_bytes(open(crop, "rb").read() + b"\0")  # other bytes: another key, even if it looks the same
+    assert cached_text(copy, cache=ocr.cache) is None
+    assert cached_text(tmp_path / "absent.png", cache=ocr.cache) is None
