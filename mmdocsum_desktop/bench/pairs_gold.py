@@ -24,7 +24,7 @@ from mmdocsum_desktop.errors import MmdocsumError
 # Labels as publishers write them: "Figure 1", "Fig. 2", "FIGURE 3", "Scheme 1", "Table S2", "Figure 4—figure
 # supplement 1" (eLife). The canonical word matches document/labels.py so the two sides compare.
 _LABEL = re.compile(
-    r"^\s*(?:Supplementary\s+)?(?P<word>Figures?|Fig\.?|Scheme|Chart|Plate|Tables?|Tab\.)\s*"
+    r"^\s*(?:Supplementary\s+)?(?P<word>Figures?|Fig\.?|Scheme|Chart|Plate|Tables?|Tab\.)\s*[-‐–]?\s*"  # "Figure-1"
     r"(?P<number>S?\d{1,3}(?:[-.‐–]\d{1,3})?|[IVXL]{1,6}\b)",
     re.IGNORECASE,
 )

@@ -32,11 +32,17 @@ _CAPTION_RE = re.compile(
     rf"""^\s*
     (?:Supplementary\s+|Extended\s+Data\s+)?
     (?P<word>Figure|FIGURE|Fig\.?|FIG\.?|Scheme|SCHEME|Chart|Plate|Example|Table|TABLE|Tab\.)
-    \s*(?P<number>{_NUMBER}|{_ROMAN})(?P<sub>[a-zA-Z](?![a-zA-Z]))?
+    \s*[-‐–]?\s*(?P<number>{_NUMBER}|{_ROMAN})(?P<sub>[a-zA-Z](?![a-zA-Z]))?
     (?P<after>.*)$""",
     re.VERBOSE | re.DOTALL,
 )
 _STRONG_DELIMITER = re.compile(r"^\s*(?:[:.|—–]|-\s|\s\|)")
+# "Figure 1 (A) Growth of ...", "Fig. 3(a–c). ...", "Table 2 (continued)": a panel letter or a note in
+# brackets right after the label, then the caption's text (capitalised), is a caption; "Figure 2 (right)
+# shows" is prose.
+_BRACKETED_START = re.compile(
+    r"^\s*\((?:[a-zA-Z](?:\s*[-–,]\s*[a-zA-Z])*|continued|cont['’]?d|cont\.|colou?r online)\)\s*(?:[:.|—–-]\s*)?(?:[A-Z(]|$)"
+)
 _CONTINUED = re.compile(r"^\s*[:.]?\s*\(?\s*(?:cont(?:inued|'d|\.)?)\b", re.IGNORECASE)
 
 
@@ -66,7 +72,7 @@ def parse_caption_start(text: str) -> CaptionStart | None:
         return None
     # "Figure 3.2" in "Figure 3.2 shows" is a number; "Fig. 3. The ..." is a delimiter.
     number = normalise_number(match.group("number"))
-    strong = bool(_STRONG_DELIMITER.match(after)) or after.strip() == ""
+    strong = bool(_STRONG_DELIMITER.match(after)) or after.strip() == "" or bool(_BRACKETED_START.match(after))
     # "Table 1 [27,28] compares ..." and "Figure 2 (right) shows": prose citing a figure, not its caption
     if after[:1] and after[:1] in ",;)" or (after.lstrip()[:1] in {"(", ",", "["} and not strong):
         return None

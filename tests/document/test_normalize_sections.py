@@ -13,7 +13,7 @@ from mmdocsum_desktop.document.normalize import (
     normalize_text,
 )
 from mmdocsum_desktop.document.reader import read_document
-from mmdocsum_desktop.document.sections import is_reference_like, mark_section_kinds
+from mmdocsum_desktop.document.sections import furniture_kind, is_reference_like, mark_section_kinds
 from tests.conftest import CORPUS
 
 PMC = CORPUS / "pmc"
@@ -109,3 +109,54 @@ def test_a_real_two_column_paper_keeps_its_body_and_marks_its_back_matter():
         assert not re.search("[\ufb00-\ufb06\u00ad]", block.text)
         if not block.unmapped_glyphs:
             assert "\ufffd" not in block.text
+
+
+def test_author_lines_with_degrees_running_heads_and_editor_lines_are_not_body():
+    first_page = [
+        "Emelie Strandberg, PhDa,∗, Karianne Vassbakk-Svindland, PhDa, Anna Henriksson, PhDa, Olav Vikmoen, PhDc",
+        "∗ , Michihiro Kudou, MD, PhD, Hitoshi Fujiwara, MD, PhD, Hirotaka Konishi, MD, PhD",
+        "Kwak et al. BMC Complementary and Alternative Medicine 2014, 14:419 http://www.biomedcentral.com/1472-6882/14/419",
+        "Bernard R. Glick, University of Waterloo, Canada",
+        "* Authors to whom correspondence should be addressed; E-Mails: a.b@c.it (A.B.); d.e@f.it (D.E.); Tel.: +39 0832 123 456",
+    ]
+    kinds = [furniture_kind(Block(id="b", type="paragraph", text=t, page=1), first_page=True) for t in first_page]
+    assert kinds == ["front", "front", "furniture", "front", "front"]
+    prose = "Smith et al. showed in 2012 that the University of Michigan cohort grew, a result we test here."
+    assert furniture_kind(Block(id="b", type="paragraph", text=prose, page=1), first_page=True) is None
+
+
+def test_abbreviation_lists_and_stray_reference_fragments_are_not_body():
+    fragment = (
+        "for working with local knowledge systems. 2013. http://unesdoc.unesco.org/images/225242e.pdf. "
+        "5. Nair DN, Padmavathy S. Impact of endophytic microorganisms. Sci World J. 2014;2014:250693. "
+        "6. Afzal M, Khan QM, Sessitsch A. Endophytic bacteria. Chemosphere. 2014;117:232–42. "
+        "7. Zahoor M, Irshad M, Rahman H. Alleviation of heavy metal. Chem Cent J. 2017;11:1–10."
+    )
+    document = _document(
+        [("heading", "1. Introduction"), *[("paragraph", BODY)] * 8,
+         ("paragraph", "SWA = sensewear armband, TNF-a = tumor necrosis factor alpha, TWEAK = TNF-related weak "
+                       "inducer of apoptosis, RT = resistance training, CK = creatine kinase, BIA = impedance"),
+         ("paragraph", fragment), ("paragraph", BODY)]
+    )
+    mark_section_kinds(document)
+    kinds = [b.section_kind for b in document.blocks]
+    assert kinds[1:9] == ["body"] * 8
+    assert kinds[9:] == ["back", "references", "body"]
+
+
+def test_a_block_between_two_reference_entries_stays_in_the_references():
+    entries = [
+        "Ford EB (eds) Evolution as a process. Allen and Unwin, London, pp 71–83 Gherardi F, Tiedemann J (2004) "
+        "Chemical cues and binary individual recognition in the hermit crab. J Zool 263:23–29",
+        "crabs. Behav Ecol Sociobiol 55:524–530 Gingrich B, Liu Y, Cascio C, Wang Z, Insel TR (2000) Dopamine D2",
+    ]
+    cut_title = (
+        "receptors in the nucleus accumbens are important for social attachment in female prairie voles and in "
+        "the way they choose and keep a partner over the seasons of the year that follow their first meeting"
+    )
+    document = _document(
+        [("heading", "1. Introduction"), *[("paragraph", BODY)] * 8, ("heading", "References"),
+         ("paragraph", entries[0]), ("paragraph", cut_title), ("paragraph", entries[1])]
+    )
+    mark_section_kinds(document)
+    assert [b.section_kind for b in document.blocks[-3:]] == ["references"] * 3

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 
@@ -10,8 +11,9 @@ import pytest
 from PIL import Image
 
 from mmdocsum_desktop.document.model import Document
-from mmdocsum_desktop.document.reader import export_document
-from tests.conftest import PAPERS, REPO_ROOT, read_paper
+from mmdocsum_desktop.document.pdf import png_bytes
+from mmdocsum_desktop.document.reader import export_document, read_document
+from tests.conftest import CORPUS, PAPERS, REPO_ROOT, read_paper
 
 # Captions printed in each paper, counted on the rendered pages (shared with the benchmark).
 PRINTED = {
@@ -161,3 +163,31 @@ def test_running_header_inside_a_wide_page_margin_is_removed():
     headings = [b.text for b in document.blocks if b.type == "heading"]
     assert ["1. Introduction", "2. Methods"] == headings[2:4]
     assert "5. Discussion" in headings and "6. Summary and conclusions" in headings
+
+
+def test_an_abstract_on_a_shaded_panel_is_text_and_the_title_beside_a_badge_is_kept():
+    # Wolters Kluwer prints the abstract on a tinted box and an "OPEN" badge beside the title (dev half)
+    document = read_document(CORPUS / "pmc" / "PMC7969308.pdf")
+    assert document.abstract and "adjuvant chemotherapy for breast cancer" in document.abstract
+    first_page = " ".join(b.text for b in document.blocks if b.page == 1)
+    assert "Effects of heavy-load resistance training" in first_page
+    assert not any(v.page == 1 for v in document.visuals)
+
+
+def test_a_heading_set_in_one_block_with_its_paragraph_is_split_off():
+    # "...of EOs." / "Conclusions" / "The results ..." and "References" / "1. De Martino L" in single blocks (dev half)
+    document = read_document(CORPUS / "pmc" / "PMC4391421.pdf")
+    headings = [b.text for b in document.blocks if b.type == "heading"]
+    assert "Conclusions" in headings and "References" in headings
+    entries = [b for b in document.blocks if b.text.startswith("1. De Martino L")]
+    assert entries and entries[0].section_kind == "references"
+
+
+def test_crops_are_png_with_the_rendered_pixels():
+    with pymupdf.open(CORPUS / "pmc" / "PMC4632522.pdf") as pdf:
+        for colorspace in (pymupdf.csRGB, pymupdf.csGRAY):
+            pixmap = pdf[3].get_pixmap(clip=pymupdf.Rect(50, 50, 301, 200), dpi=100, alpha=False, colorspace=colorspace)
+            with Image.open(io.BytesIO(png_bytes(pixmap))) as image:
+                image.load()
+                assert image.size == (pixmap.width, pixmap.height)
+                assert image.tobytes() == bytes(pixmap.samples)
