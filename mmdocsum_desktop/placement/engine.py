@@ -8,7 +8,9 @@ signals out, and a model that fails on some input is dropped for that input with
 
 from __future__ import annotations
 
+import hashlib
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -253,6 +255,9 @@ class PlacementEngine:
         self.cross_encoder_loader: Callable[[], tuple[object | None, str | None]] | None = None
         self.ocr_loader: Callable[[], tuple[object | None, str | None]] | None = None
         self.ocr_lookup: Callable[[str], str | None] | None = None  # cached text of an image, no model
+        # Keep the cross-encoder's logit of each (caption, paragraph) pair for the process's later calls
+        # (the app's engines: a paragraph edited is the only one rescored again).
+        self.remember_pairs = False
         self.model_warnings: list[str] = []  # models missing or dropped: kept across calls
         self.warnings: list[str] = []  # those, and what the last call met
         self.timings: dict[str, float] = {}  # seconds per step of the last call (OCR, embedding, ...)
@@ -291,6 +296,7 @@ class PlacementEngine:
         engine = cls(text_model, None, clip_model, threshold, **options)
         if rerank:
             engine.cross_encoder_loader = shared_cross_encoder
+            engine.remember_pairs = True
         if ocr:
             engine.ocr_loader = _shared_ocr
             engine.ocr_lookup = _cached_ocr_text
@@ -416,8 +422,10 @@ class PlacementEngine:
                 problem.warnings.append(language)
                 self.warnings.append(language)
             else:
+                scorer = _RememberedPairs(self.cross_encoder) if self.remember_pairs else self.cross_encoder
                 ce, notes = rescore_heads(
-                    self.cross_encoder, problem.paragraphs, captions, problem.base_logits(), top_k, control=control
+                    scorer, problem.paragraphs, captions, problem.base_logits(), top_k,
+                    control=control,
                 )
                 problem.warnings.extend(notes)
                 self.warnings.extend(notes)
@@ -649,3 +657,34 @@ def _cached_ocr_text(image: str) -> str | None:
     from mmdocsum_desktop.models.ocr import cached_text
 
     return cached_text(image)
+
+
+# Cross-encoder logits of (caption, paragraph) pairs already scored in this process, per model: placing
+# again after editing one paragraph rescores only the pairs of that paragraph. Exact, not approximate:
+# the cross-encoder scores each pair on its own (batch_size 1), so a pair's logit never depends on the
+# others asked with it.
+_PAIR_LOGITS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_PAIR_LOGITS_MAX = 50_000  # per model (about 5 MB): forgotten all at once beyond it
+
+
+class _RememberedPairs:
+    """``score_pairs`` of a cross-encoder through the process's memory of pairs it scored before."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]], *, control: JobControl | None = None) -> np.ndarray:
+        try:
+            memory = _PAIR_LOGITS.setdefault(self.model, {})
+        except TypeError:  # a model object that cannot be weakly referenced: no memory
+            return np.asarray(self.model.score_pairs(pairs, control=control), dtype=np.float64)
+        keys = [hashlib.sha256(f"{query}\0{passage}".encode()).digest() for query, passage in pairs]
+        logits = np.array([memory.get(key, np.nan) for key in keys], dtype=np.float64)
+        missing = [k for k, key in enumerate(keys) if key not in memory]
+        if missing:
+            fresh = np.asarray(self.model.score_pairs([pairs[k] for k in missing], control=control), dtype=np.float64)
+            logits[missing] = fresh
+            if len(memory) + len(missing) > _PAIR_LOGITS_MAX:
+                memory.clear()
+            memory.update((keys[k], float(value)) for k, value in zip(missing, fresh))
+        return logits

@@ -3,6 +3,8 @@ rescored, OCR only for crops whose text is not in the content cache; real models
 
 from __future__ import annotations
 
+import numpy as np
+
 from mmdocsum_desktop.bench.pairs_gold import read_gold
 from mmdocsum_desktop.models.ocr import cached_text
 from mmdocsum_desktop.placement import ImageCandidate, PlacementEngine, candidates_from_document
@@ -91,3 +93,39 @@ def test_cached_text_is_none_for_an_image_never_read_or_a_missing_file(ocr, tmp_
     copy.write_bytes(open(crop, "rb").read() + b"\0")  # other bytes: another key, even if it looks the same
     assert cached_text(copy, cache=ocr.cache) is None
     assert cached_text(tmp_path / "absent.png", cache=ocr.cache) is None
+
+
+def test_an_app_engine_rescores_only_the_pairs_of_an_edited_paragraph(embedder):
+    from mmdocsum_desktop.models.rerank import CrossEncoder
+    from mmdocsum_desktop.placement.rescore import PAIR_MAX_LENGTH
+
+    paragraphs, pool = _captioned_article()
+    paragraphs = paragraphs[:14]
+    cross = CrossEncoder(max_length=PAIR_MAX_LENGTH)  # its own instance: runs counted from zero
+
+    def engine() -> PlacementEngine:
+        made = PlacementEngine(embedder, None, None, cross_encoder=cross, top_k=3)
+        made.remember_pairs = True  # as with_default_models sets it
+        return made
+
+    first = engine().prepare(paragraphs, [c.model_copy() for c in pool])
+    engine().rescore(first)
+    scored = int(np.isfinite(first.ce).sum())
+    assert cross.session_runs == scored > 0
+
+    again = engine().prepare(paragraphs, [c.model_copy() for c in pool])
+    engine().rescore(again)
+    assert cross.session_runs == scored  # the same pairs: nothing run again
+    np.testing.assert_array_equal(again.ce, first.ce)  # and the same logits (pairs are scored alone)
+
+    edited = list(paragraphs)
+    row = int(np.flatnonzero(np.isfinite(first.ce).any(axis=1))[0])  # a paragraph that was rescored
+    edited[row] += " We note this again."
+    changed = engine().prepare(edited, [c.model_copy() for c in pool])
+    engine().rescore(changed)
+    new_pairs = int(np.isfinite(changed.ce[row]).sum())
+    assert cross.session_runs == scored + new_pairs  # only the edited paragraph's pairs
+    fresh = PlacementEngine(embedder, None, None, cross_encoder=cross, top_k=3)  # no memory: every pair
+    check = fresh.prepare(edited, [c.model_copy() for c in pool])
+    fresh.rescore(check)
+    np.testing.assert_allclose(changed.ce, check.ce, equal_nan=True)
