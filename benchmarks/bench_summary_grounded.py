@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import sys
@@ -161,6 +162,8 @@ def score_paper(pair, document, summary, gold, adjacency, extracted: bool) -> di
         "written": writer.get("written"),
         "supported": writer.get("supported"),
         "dropped": writer.get("dropped"),
+        "replaced": writer.get("replaced"),
+        "model_calls": sum(g.get("calls", 1) for g in generations),
         "fallbacks": [r.get("kind") for r in summary.repairs],
     }
     if gold.abstract:
@@ -207,6 +210,8 @@ def pooled(rows: list[dict]) -> dict:
         "support_share": round(supported / written, 4) if written else None,
         "written_sentences": written or None,
         "dropped_sentences": sum(r["dropped"] or 0 for r in rows) if written else None,
+        "replaced_by_evidence": sum(r.get("replaced") or 0 for r in rows) if written else None,
+        "paragraphs_from_evidence": sum(r["fallbacks"].count("paragraph from evidence") for r in rows),
         "figure_grounding": round(sum(shown) / len(shown), 4) if shown else None,
         "figures_shown": len(shown),
         "paragraphs_with_figure": round(len(shown) / paragraphs, 4),
@@ -253,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             render_visuals(document, assets / "figures", dpi=72, password=None, limits=DEFAULT_LIMITS, control=JobControl())
             options = SummaryOptions(include_abstract=False, llm_mode="full" if args.engine == "full" else "grounded",
                                      time_limit_s=args.time_limit)
+            load = os.getloadavg()[0]
             started, cpu = time.perf_counter(), time.process_time()
             summary = summarize_document(document, assets, engine=engine, embedder=embedder, options=options)
             summary.timings["total_s"] = time.perf_counter() - started
@@ -261,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
             row["summary"] = [{"text": p.text, "figure": p.figure.label if p.figure else None,
                                "caption": p.image_caption} for p in summary.paragraphs]
             row["repairs"] = summary.repairs
+            row["load_average_1min"] = round(load, 2)
             rows.append(row)
             write_result(args, rows)  # after every paper: a run stopped early still leaves its numbers
             print(f"{pair.name} {pair.split} R1={row.get('rouge_abstract', {}).get('rouge1')} "
@@ -285,7 +292,8 @@ def write_result(args, rows: list[dict]) -> tuple[dict, Path]:
         "limit": args.limit,
         "threads": args.threads,
         "include_abstract": False,
-        "machine": "2-core development machine shared with other jobs (load average 10-18 during the runs)",
+        "machine": "2-core development machine shared with other jobs (each paper's 1-minute load average "
+                   "is in its row); cpu_seconds is the process's CPU time (all its threads)",
         "pooled": pooled(rows),
         "papers": rows,
     }

@@ -156,6 +156,12 @@ class GenerationStream:
         self._time_limit_s = time_limit_s
         self.result: Generation | None = None
         self.text = ""
+        self._stop_requested = False
+
+    def stop(self) -> None:
+        """End the generation after the current piece, as a stop sequence would (finish_reason "stop"):
+        a caller that has what it asked for (say, enough whole sentences) need not wait for the rest."""
+        self._stop_requested = True
 
     def __iter__(self) -> Iterator[str]:
         started = time.perf_counter()
@@ -177,13 +183,15 @@ class GenerationStream:
                 if deadline is not None and time.perf_counter() >= deadline:
                     timed_out = True
                     break
+                if self._stop_requested:
+                    break
         except SummaryCancelled:
             self._close_pieces()
             raise
         except GeneratorExit:
             self._close_pieces()
             raise
-        if timed_out:
+        if timed_out or self._stop_requested:
             self._close_pieces()  # stops the model; the engine's clean-up records its token counts
         ended = time.perf_counter()
         first = first if first is not None else ended

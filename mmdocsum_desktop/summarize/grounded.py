@@ -1,21 +1,29 @@
 """The grounded writer ("extract, then write"): a language model writes each paragraph from its evidence
 only, and every sentence it writes is checked against that evidence before a reader sees it.
 
-1. Evidence: per role, the body sentences the extractive stage picked (summarize/evidence.py), numbered,
-   with their pages — a short prompt (a few hundred tokens), so a 135M model on two cores writes a
-   paragraph in seconds and a 1.5B one in well under half a minute.
-2. Writing: one streamed call per paragraph (``on_text`` gets each piece as it comes, for the GUI);
-   the remaining time of ``SummaryOptions.time_limit_s`` bounds each call.
+1. Evidence: per role, the body sentences the extractive stage picked (summarize/evidence.py), with their
+   pages — a fifth more than an extractive paragraph holds.
+2. Writing, by sentence (default): the model shortens each evidence sentence in turn, one short streamed
+   call each (``on_text`` gets each piece as it comes, for the GUI). The start of the prompt (system
+   message and one worked example) is the same for every call and is read once per summary; each call
+   is stopped as soon as it begins a second sentence. A 135M model asked for a whole paragraph from a
+   list of evidence invents about one sentence in two (numbers, names, "The paper discusses …"); asked
+   to shorten one sentence it copies faithfully. ``by_sentence=False`` keeps the one-call paragraph
+   writer (at most ``MAX_SENTENCES`` sentences). The remaining time of ``SummaryOptions.time_limit_s``
+   bounds each call.
 3. Checking: each written sentence must be close to the evidence (cosine of MiniLM embeddings, or the
    cross-encoder's relevance when one is given, at least ``support_threshold``), and every number and
-   every name (capitalised or mixed-case words, acronyms) in it must occur in the evidence or the title.
-   A sentence that fails is dropped and recorded in the summary's repairs with the reason; a sentence cut
-   off by the token limit or the time limit is dropped too.
+   every name (capitalised or mixed-case words, acronyms) in it must occur in the evidence or the title;
+   it must end with a full stop and not repeat an earlier one. A sentence cut off by the token or time
+   limit fails too.
 4. Citing: each kept sentence cites the evidence sentences that support it (pages, blocks, and the
    figures and tables those sentences cite).
-5. Fallbacks, each recorded in repairs: a paragraph with nothing supported left (the model wrote
-   nothing, wrote off topic, failed or ran out of time) is the evidence's own best sentences instead —
-   body prose, never back matter; a role with no evidence at all stays empty and says so.
+5. Repairs, each recorded in the summary's repairs with the reason, and counted in ``record``
+   (written = supported + dropped; ``replaced`` of the dropped ones gave way to evidence): an
+   unsupported sentence is replaced by the closest evidence sentence not used yet, cited as extracted
+   (never as the model's); a paragraph with nothing supported (the model wrote nothing, wrote off topic,
+   failed or ran out of time) is the evidence's own best sentences instead — body prose, never back
+   matter; a role with no evidence at all stays empty and says so.
 """
 
 from __future__ import annotations
@@ -41,7 +49,13 @@ from mmdocsum_desktop.text.sentences import split_answer_sentences
 SUPPORT_THRESHOLD = 0.6  # cosine of MiniLM embeddings, sentence vs its best evidence sentence
 RERANK_THRESHOLD = 0.5  # sigmoid of the cross-encoder's logit, when a cross-encoder checks instead
 MIN_KEPT_WORDS = 20  # fewer supported words than this: the paragraph is the evidence's own sentences
-PARAGRAPH_TOKENS = 170  # about 120 words: a paragraph, not an essay
+PARAGRAPH_TOKENS = 170  # the most one paragraph may take, whatever its role
+SENTENCES = "2 or 3"  # what the prompt asks for: a paragraph of the summary, not an essay
+MAX_SENTENCES = 3  # the model is stopped when it begins a sentence after this many
+EXTRA_WORDS = 10  # the prompt's word limit is the role's extractive length plus this
+# Tokens a paragraph may take per word the prompt asks for: scientific English is about 1.4 tokens a
+# word for these tokenizers; the rest is room to finish the last sentence rather than be cut off.
+TOKENS_PER_WORD = 2.2
 CITE_TOP = 2
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
@@ -68,6 +82,7 @@ class CheckedSentence:
     support: float
     items: list[tuple[EvidenceItem, float]]  # the evidence that supports it, best first
     problem: str | None = None  # why it is not supported
+    ranked: list[tuple[EvidenceItem, float]] = field(default_factory=list)  # all evidence, closest first
 
 
 @dataclass
@@ -84,7 +99,7 @@ class GroundedWriter:
 
     def __init__(self, engine: TextEngine, embedder: Embedder, *, reranker: Any = None,
                  support_threshold: float | None = None, paragraph_tokens: int = PARAGRAPH_TOKENS,
-                 temperature: float | None = None) -> None:
+                 temperature: float | None = None, by_sentence: bool = True) -> None:
         self.engine = engine
         self.embedder = embedder
         self.reranker = reranker
@@ -94,13 +109,16 @@ class GroundedWriter:
         # greedy by default: what a paragraph of evidence needs is fidelity, not variety (a regenerated
         # paragraph samples, so that each attempt differs)
         self.temperature = 0.0 if temperature is None else temperature
+        # by sentence (default): the model shortens each evidence sentence in turn, one short call each;
+        # else it writes the paragraph from all its evidence in one call (freer, and less faithful)
+        self.by_sentence = by_sentence
 
     def write(self, document: Document, evidence: Sequence[ParagraphEvidence], options: SummaryOptions, *,
               control: JobControl | None = None, on_text: Callable[[str], None] | None = None) -> WrittenSummary:
         control = ensure_control(control)
         deadline = None if options.time_limit_s is None else time.perf_counter() + options.time_limit_s
         result = WrittenSummary(paragraphs=[], used=[])
-        counts = {"written": 0, "supported": 0, "dropped": 0}
+        counts = {"written": 0, "supported": 0, "dropped": 0, "replaced": 0}
         for k, paragraph_evidence in enumerate(evidence):
             role = paragraph_evidence.role
             stage = f"writing the {ROLE_TITLES.get(role, role).lower()} paragraph"
@@ -112,15 +130,17 @@ class GroundedWriter:
                                               "the paragraph is left empty"))
                 continue
             remaining = None if deadline is None else deadline - time.perf_counter()
-            text, generation, failure = "", None, None
+            text: str | list[str] = ""
+            generation, failure = None, None
             if remaining is not None and remaining <= 0:
                 failure = "the time for the summary was used up before this paragraph"
             else:
                 try:
                     # the model's token progress fills this paragraph's share of the bar
                     paragraph_control = nested_control(control, k, len(evidence), stage, phases=MODEL_CALL_PHASES)
-                    text, generation = self._generate(document, paragraph_evidence, options, remaining,
-                                                      paragraph_control, on_text, seed=options.seed + k)
+                    generate = self._shorten if self.by_sentence else self._generate
+                    text, generation = generate(document, paragraph_evidence, options, deadline,
+                                                paragraph_control, on_text, seed=options.seed + k)
                 except SummaryCancelled as cancelled:
                     cancelled.partial = {**cancelled.partial, "paragraphs": [
                         {"role": p.role, "text": p.text} for p in result.paragraphs]}
@@ -137,28 +157,31 @@ class GroundedWriter:
             if generation is not None:
                 result.generations.append({"stage": f"paragraph {k + 1} ({role})", **generation})
             checked = self.check(text, paragraph_evidence, document.title, cut_off=bool(
-                generation and generation.get("finish_reason") in ("length", "timeout")))
+                not self.by_sentence and generation and generation.get("finish_reason") in ("length", "timeout")))
             counts["written"] += len(checked)
             kept = [c for c in checked if c.problem is None]
             counts["supported"] += len(kept)
-            for c in checked:
-                if c.problem is not None:
-                    counts["dropped"] += 1
-                    result.repairs.append({"paragraph": k + 1, "kind": "unsupported sentence dropped",
-                                           "reason": c.problem, "text": c.text, "by": "support check"})
+            counts["dropped"] += len(checked) - len(kept)
             if generation is not None and generation.get("finish_reason") == "timeout":
                 result.repairs.append(_repair(k, "timeout", "the model ran out of time in this paragraph",
                                               "its complete, supported sentences are kept"))
-            if sum(len(c.text.split()) for c in kept) < MIN_KEPT_WORDS:
-                reason = failure or ("the model wrote nothing" if not text.strip() else
+            # by sentence, each unsupported sentence is replaced by evidence, so one supported sentence is
+            # enough; a paragraph written in one call needs MIN_KEPT_WORDS of supported text
+            if (not kept if self.by_sentence else sum(len(c.text.split()) for c in kept) < MIN_KEPT_WORDS):
+                for c in checked:
+                    if c.problem is not None:
+                        result.repairs.append(_dropped(k, c, None))
+                wrote = text if isinstance(text, str) else " ".join(text)
+                reason = failure or ("the model wrote nothing" if not wrote.strip() else
                                      "too little of what the model wrote is supported by the evidence")
                 paragraph, used = self._fallback(paragraph_evidence)
                 result.repairs.append(_repair(k, "paragraph from evidence", reason,
                                               "the evidence's own sentences (body text of the paper)"))
             else:
-                paragraph = SummaryParagraph(role=role, text=" ".join(c.text for c in kept), source="model",
-                                             sentences=[_citation(c) for c in kept])
-                used = list(dict.fromkeys(item for c in kept for item, _ in c.items))
+                sentences, used = self.assemble(k, checked, paragraph_evidence, result.repairs)
+                counts["replaced"] += sum(1 for s in sentences if s.evidence and s.evidence[0].how == "extracted")
+                paragraph = SummaryParagraph(role=role, text=" ".join(s.text for s in sentences), source="model",
+                                             sentences=sentences)
             result.paragraphs.append(paragraph)
             result.used.append(used)
         control.report(len(evidence), len(evidence), "paragraphs written")
@@ -173,34 +196,85 @@ class GroundedWriter:
 
     # ------------------------------------------------------------------------------------ the model
 
-    def _generate(self, document: Document, evidence: ParagraphEvidence, options: SummaryOptions,
-                  remaining: float | None, control: JobControl, on_text: Callable[[str], None] | None,
-                  *, seed: int) -> tuple[str, dict[str, Any]]:
-        words = min(MAX_WORDS, ROLE_TARGETS.get(evidence.role, 80) + 20)
-        messages = prompts.grounded_messages(evidence, title=document.title, words=words)
-        generation_options = GenerationOptions(
-            max_tokens=min(self.paragraph_tokens, options.max_tokens), temperature=self.temperature, seed=seed,
-            repeat_penalty=options.repeat_penalty, time_limit_s=remaining,
-        )
+    def _shorten(self, document: Document, evidence: ParagraphEvidence, options: SummaryOptions,
+                 deadline: float | None, control: JobControl, on_text: Callable[[str], None] | None,
+                 *, seed: int) -> tuple[list[str], dict[str, Any]]:
+        """The paragraph as the model's shortened version of each evidence sentence, in order: one short
+        call per sentence (the shared start of the prompt is read once), each stopped at its first
+        sentence. A small model copies and trims faithfully; asked for a paragraph, it invents."""
+        outputs: list[str] = []
+        calls: list[dict[str, Any]] = []
+        items = evidence.items
+        for j, item in enumerate(items):
+            remaining = None if deadline is None else deadline - time.perf_counter()
+            if remaining is not None and remaining <= 0:
+                calls.append({"finish_reason": "timeout", "prompt_tokens": 0, "completion_tokens": 0})
+                break
+            tokens = round(TOKENS_PER_WORD * len(item.text.split())) + 8
+            generation_options = GenerationOptions(
+                max_tokens=min(self.paragraph_tokens, options.max_tokens, tokens), temperature=self.temperature,
+                seed=seed, repeat_penalty=options.repeat_penalty, time_limit_s=remaining,
+                reuse_prompt_prefix=True,  # the system message and the worked example are read once
+            )
+            sentence_control = nested_control(control, j, len(items), f"sentence {j + 1} of {len(items)}",
+                                              phases=MODEL_CALL_PHASES)
+            text, generation = self._stream(prompts.sentence_messages(item.text), generation_options,
+                                            sentence_control, on_text, role=evidence.role, done=outputs, most=1)
+            outputs.append(text.strip())
+            calls.append(generation)
+            if on_text is not None:
+                on_text(" ")
+        return [o for o in outputs if o], _merged(calls)
+
+    def _stream(self, messages: list[Any], generation_options: GenerationOptions, control: JobControl,
+                on_text: Callable[[str], None] | None, *, role: str, done: Sequence[str], most: int
+                ) -> tuple[str, dict[str, Any]]:
+        """One streamed call, stopped once it begins a sentence past ``most``."""
         stream = self.engine.stream(messages, generation_options, control=control)
         try:
             for piece in stream:
                 if on_text is not None:
                     on_text(piece)
+                if _sentences_begun(stream.text) > most:
+                    # what was asked for is written: stop as a stop sequence would, rather than let a
+                    # small model run on into sentences the token limit then cuts off
+                    stream.stop()
         except SummaryCancelled as cancelled:
             # what the model wrote of this paragraph is kept for the partial-work file, as in full mode
-            raise SummaryCancelled(str(cancelled), partial={"stage": f"paragraph ({evidence.role})",
-                                                            "text": stream.text}) from cancelled
+            raise SummaryCancelled(str(cancelled), partial={"stage": f"paragraph ({role})",
+                                                            "text": " ".join([*done, stream.text])}) from cancelled
         assert stream.result is not None
-        return stream.result.text, stream.result.to_json()
+        text = stream.result.text
+        if _sentences_begun(text) > most:
+            # the writer stopped the model as the next sentence began: those few words are the stop
+            # sequence's, not a sentence the model wrote (the generation record keeps them)
+            text = " ".join(split_answer_sentences(_HEADING.sub("", text.strip()))[:most])
+        return text, stream.result.to_json()
+
+    def _generate(self, document: Document, evidence: ParagraphEvidence, options: SummaryOptions,
+                  deadline: float | None, control: JobControl, on_text: Callable[[str], None] | None,
+                  *, seed: int) -> tuple[str, dict[str, Any]]:
+        remaining = None if deadline is None else deadline - time.perf_counter()
+        words = min(MAX_WORDS, ROLE_TARGETS.get(evidence.role, 80) + EXTRA_WORDS)
+        messages = prompts.grounded_messages(evidence, title=document.title, words=words, sentences=SENTENCES)
+        generation_options = GenerationOptions(
+            max_tokens=min(self.paragraph_tokens, options.max_tokens, round(TOKENS_PER_WORD * words)),
+            temperature=self.temperature, seed=seed, repeat_penalty=options.repeat_penalty, time_limit_s=remaining,
+            # the four prompts share their system message and title line: llama.cpp reads them once
+            reuse_prompt_prefix=True,
+        )
+        return self._stream(messages, generation_options, control, on_text, role=evidence.role, done=[],
+                            most=MAX_SENTENCES)
 
     # --------------------------------------------------------------------------------- the checks
 
-    def check(self, text: str, evidence: ParagraphEvidence, title: str | None, *, cut_off: bool = False
-              ) -> list[CheckedSentence]:
-        """Every sentence of ``text`` with its support; ``problem`` says why one is not supported."""
-        text = _HEADING.sub("", (text or "").strip())
-        raw = [s for s in split_answer_sentences(text) if _WORDS_RE.search(s)]
+    def check(self, text: str | Sequence[str], evidence: ParagraphEvidence, title: str | None, *,
+              cut_off: bool = False) -> list[CheckedSentence]:
+        """Every sentence of ``text`` (one answer, or several split apart: an answer that ends without a
+        full stop never runs into the next) with its support; ``problem`` says why one is not supported."""
+        answers = [text] if isinstance(text, str) else list(text)
+        raw = [s for answer in answers for s in split_answer_sentences(_HEADING.sub("", (answer or "").strip()))
+               if _WORDS_RE.search(s)]
         if cut_off and raw and not raw[-1].rstrip("\"'”)").endswith((".", "!", "?")):
             last = raw.pop()
             cut = [CheckedSentence(_clean(last), 0.0, [], "cut off by the token or time limit")]
@@ -235,7 +309,7 @@ class GroundedWriter:
                 problem = f"names not in the evidence: {', '.join(unknown[:4])}"
             elif support < self.support_threshold:
                 problem = f"support {support:.2f} is below {self.support_threshold:.2f}"
-            checked.append(CheckedSentence(sentence, support, supporting, problem))
+            checked.append(CheckedSentence(sentence, support, supporting, problem, ranked))
             if problem is None:
                 seen.append(sentence)
         return checked + cut
@@ -249,7 +323,42 @@ class GroundedWriter:
         vectors = np.asarray(self.embedder.embed([*sentences, *evidence]), dtype=np.float32)
         return vectors[: len(sentences)] @ vectors[len(sentences):].T
 
-    # ------------------------------------------------------------------------------ the fallback
+    # ------------------------------------------------------------------------------ the fallbacks
+
+    def assemble(self, k: int, checked: Sequence[CheckedSentence], evidence: ParagraphEvidence,
+                  repairs: list[dict[str, Any]]) -> tuple[list[SentenceCitation], list[EvidenceItem]]:
+        """The paragraph's sentences: the model's supported ones, and in place of each unsupported one
+        the closest evidence sentence not used yet (a repair, cited as extracted, never as the model's),
+        so that a paragraph keeps its length when the model invents a sentence. A sentence that repeats
+        an earlier one or is a fragment leaves no gap and is only dropped; the paragraph never grows past
+        the role's extractive length plus ``EXTRA_WORDS`` through replacements."""
+        limit = ROLE_TARGETS.get(evidence.role, 80) + EXTRA_WORDS
+        taken = {item.number for c in checked if c.problem is None for item, _ in c.items[:1]}
+        words = sum(len(c.text.split()) for c in checked if c.problem is None)
+        sentences: list[SentenceCitation] = []
+        used: list[EvidenceItem] = []
+        for c in checked:
+            if c.problem is None:
+                sentences.append(_citation(c))
+                used.extend(item for item, _ in c.items if item not in used)
+                continue
+            replacement = None
+            if not c.problem.startswith(("repeats", "a fragment")):
+                for item, _ in c.ranked:
+                    if item.number in taken or words + len(item.text.split()) > limit:
+                        continue
+                    if not sentences and opener(item.text) is not None:
+                        continue  # "This …" cannot open a paragraph
+                    replacement = item
+                    break
+            repairs.append(_dropped(k, c, replacement))
+            if replacement is not None:
+                taken.add(replacement.number)
+                words += len(replacement.text.split())
+                sentences.append(_extracted(replacement))
+                if replacement not in used:
+                    used.append(replacement)
+        return sentences, used
 
     def _fallback(self, evidence: ParagraphEvidence) -> tuple[SummaryParagraph, list[EvidenceItem]]:
         """The evidence's first sentences in its extractive order, up to the role's length."""
@@ -264,15 +373,28 @@ class GroundedWriter:
             chosen.append(item)
             words += len(item.text.split())
         chosen.sort(key=lambda i: i.number)
-        sentences = [SentenceCitation(text=i.text, pages=[i.page] if i.page is not None else [],
-                                      figures=[c for c in i.cites if not c.lower().startswith("table")],
-                                      tables=[c for c in i.cites if c.lower().startswith("table")],
-                                      blocks=[i.block], evidence=[Evidence(block=i.block, page=i.page, score=1.0,
-                                                                           how="extracted")])
-                     for i in chosen]
+        sentences = [_extracted(i) for i in chosen]
         paragraph = SummaryParagraph(role=evidence.role, text=" ".join(i.text for i in chosen),
                                      source="extracted-fallback", sentences=sentences)
         return paragraph, chosen
+
+
+def _merged(calls: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One paragraph's record of its per-sentence calls: token and second totals, and why it ended (the
+    worst of its calls: timeout before length before stop)."""
+    merged: dict[str, Any] = {"calls": len(calls)}
+    for key in ("prompt_tokens", "completion_tokens", "prompt_seconds", "generation_seconds"):
+        merged[key] = round(sum(c.get(key, 0) or 0 for c in calls), 3)
+    reasons = [c.get("finish_reason") for c in calls]
+    merged["finish_reason"] = next((r for r in ("cancelled", "timeout", "length") if r in reasons), "stop")
+    merged["finish_reasons"] = reasons
+    merged["counted"] = next((c["counted"] for c in calls if c.get("counted")), "engine")
+    return merged
+
+
+def _sentences_begun(text: str) -> int:
+    """How many sentences ``text`` has, the last one possibly unfinished (0 for no words)."""
+    return sum(1 for s in split_answer_sentences(_HEADING.sub("", text.strip())) if _WORDS_RE.search(s))
 
 
 def _clean(sentence: str) -> str:
@@ -291,6 +413,24 @@ def _same(a: str, b: str) -> bool:
 def _unknown_names(sentence: str, allowed_lower: str) -> list[str]:
     names = set(_NAME.findall(sentence)) | {m.group(0) for m in _CAPITALISED.finditer(sentence) if m.start() > 0}
     return sorted(n for n in names if n.lower() not in _COMMON_CAPITALS and n.lower() not in allowed_lower)
+
+
+def _extracted(item: EvidenceItem) -> SentenceCitation:
+    """An evidence sentence shown as itself: cited as extracted (score 1), never as the model's."""
+    return SentenceCitation(text=item.text, pages=[item.page] if item.page is not None else [],
+                            figures=[c for c in item.cites if not c.lower().startswith("table")],
+                            tables=[c for c in item.cites if c.lower().startswith("table")],
+                            blocks=[item.block], evidence=[Evidence(block=item.block, page=item.page, score=1.0,
+                                                                    how="extracted")])
+
+
+def _dropped(k: int, checked: CheckedSentence, replacement: EvidenceItem | None) -> dict[str, Any]:
+    repair = {"paragraph": k + 1, "kind": "unsupported sentence dropped", "reason": checked.problem,
+              "text": checked.text, "by": "support check"}
+    if replacement is not None:
+        repair.update(kind="unsupported sentence replaced by evidence", by="the closest evidence sentence",
+                      evidence=replacement.number, replacement=replacement.text)
+    return repair
 
 
 def _citation(checked: CheckedSentence) -> SentenceCitation:

@@ -23,11 +23,19 @@ from mmdocsum_desktop.engines.base import ImagePart, Message
 from mmdocsum_desktop.engines.extractive import section_role
 from mmdocsum_desktop.errors import MmdocsumError
 
-PROMPT_FILES = ("system", "summarize", "section_notes", "merge_notes", "grounded_system", "grounded_paragraph")
+PROMPT_FILES = ("system", "summarize", "section_notes", "merge_notes", "grounded_system", "grounded_paragraph",
+                "grounded_sentence_system", "grounded_sentence")
+# The worked example of the sentence-by-sentence writer (written for this project, not from a paper):
+# a small model imitates one shown answer far better than it follows a described one.
+SHORTEN_EXAMPLE = (
+    "After twelve weeks, the mice that received the compound (10 mg/kg, n = 8) gained 35% less weight than "
+    "the untreated control group, as shown in Figure 2.",
+    "After twelve weeks, the mice that received the compound gained 35% less weight than the untreated control group.",
+)
 # What each paragraph of the grounded writer is for (its prompt names it).
 ROLE_AIMS = {
     "background": "the problem the paper addresses, why it matters and what was not known",
-    "method": "what the authors did and how, in one or two sentences",
+    "method": "what the authors did and how",
     "results": "the main findings, with their key numbers",
     "conclusion": "what the findings mean and what follows from them",
 }
@@ -294,9 +302,13 @@ def merge_messages(notes: str, *, title: str | None, note_words: int) -> list[Me
     return [system_message(), Message("user", text)]
 
 
-def grounded_messages(evidence: Any, *, title: str | None, words: int) -> list[Message]:
+def grounded_messages(evidence: Any, *, title: str | None, words: int, sentences: str = "2 or 3") -> list[Message]:
     """The grounded writer's short prompt for one paragraph: the numbered evidence sentences and the
-    paragraph's aim (pages stay out: a small model copies "p. 3" into its sentences). ``evidence`` is a summarize.evidence.ParagraphEvidence."""
+    paragraph's aim (pages stay out: a small model copies "p. 3" into its sentences). ``evidence`` is a
+    summarize.evidence.ParagraphEvidence.
+
+    The system message and the title line come first and are the same for the four paragraphs, so an
+    engine that keeps its evaluated prompt reads them once per summary."""
     from mmdocsum_desktop.engines.extractive import ROLE_TITLES
 
     lines = [f"[{item.number}] {item.text}" for item in evidence.items]
@@ -306,8 +318,20 @@ def grounded_messages(evidence: Any, *, title: str | None, words: int) -> list[M
         role_title=ROLE_TITLES.get(evidence.role, evidence.role).lower(),
         aim=ROLE_AIMS.get(evidence.role, evidence.role),
         words=words,
+        sentences=sentences,
     )
     return [Message("system", load_prompt("grounded_system").substitute()), Message("user", text)]
+
+
+def sentence_messages(sentence: str) -> list[Message]:
+    """The sentence-by-sentence writer's prompt: shorten one evidence sentence. Everything before the
+    sentence (system message and the worked example) is the same for every call, so an engine that keeps
+    its evaluated prompt reads it once per summary and then only the sentence."""
+    template = load_prompt("grounded_sentence")
+    example, answer = SHORTEN_EXAMPLE
+    return [Message("system", load_prompt("grounded_sentence_system").substitute()),
+            Message("user", template.substitute(sentence=example)), Message("assistant", answer),
+            Message("user", template.substitute(sentence=" ".join(sentence.split())))]
 
 
 def _merge_strings(parts: list[str | ImagePart]) -> str | list[str | ImagePart]:

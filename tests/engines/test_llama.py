@@ -63,6 +63,20 @@ def test_cancellation_mid_generation_keeps_the_text(smollm_engine):
     assert smollm_engine.generate(QUESTION, GenerationOptions(max_tokens=4)).completion_tokens >= 1
 
 
+def test_a_stopped_stream_ends_like_a_stop_sequence(smollm_engine):
+    stream = smollm_engine.stream([Message("user", "Tell a long story about a river.")],
+                                  GenerationOptions(max_tokens=200, temperature=0.0))
+    seen: list[str] = []
+    for piece in stream:
+        seen.append(piece)
+        if len(seen) == 6:
+            stream.stop()
+    assert len(seen) == 6 and stream.result is not None and stream.result.text == "".join(seen)
+    assert stream.result.finish_reason == "stop" and 5 <= stream.result.completion_tokens < 20
+    # the engine is usable after a stop
+    assert smollm_engine.generate(QUESTION, GenerationOptions(max_tokens=4)).completion_tokens >= 1
+
+
 def test_describes_device_and_gpu_offload(smollm_engine):
     info = smollm_engine.describe()
     assert info["device"] in ("cpu", "gpu") and isinstance(info["gpu_offload_supported"], bool)

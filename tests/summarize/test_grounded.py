@@ -50,7 +50,10 @@ def test_each_paragraph_is_written_from_its_evidence_in_a_short_streamed_prompt(
     assert summary.grounding["writer"] == "grounded"
     written = [g for g in summary.generations if g["stage"].startswith("paragraph")]
     assert 1 <= len(written) <= 4
-    assert all(g["prompt_tokens"] < 900 for g in written)  # evidence only, not the paper
+    # one short call per evidence sentence; what all calls share is read once, then the sentence only
+    evidence_items = sum(len(e["items"]) for e in summary.grounding["evidence"])
+    assert sum(g["calls"] for g in written) <= evidence_items
+    assert sum(g["prompt_tokens"] for g in written) < 250 + 90 * evidence_items
     assert "".join(pieces).strip() and sum(g["completion_tokens"] for g in written) >= len(written)
     evidence = summary.grounding["evidence"]
     assert [e["role"] for e in evidence] == ["background", "method", "results", "conclusion"]
@@ -64,21 +67,33 @@ def test_every_sentence_shown_is_supported_and_cited(grounded):
     document, summary, _ = grounded
     record = summary.grounding
     assert record["written"] == record["supported"] + record["dropped"]
-    dropped = [r for r in summary.repairs if r["kind"] == "unsupported sentence dropped"]
+    dropped = [r for r in summary.repairs if r["kind"].startswith("unsupported sentence")]
     assert len(dropped) == record["dropped"] and all(r["reason"] and r["text"] for r in dropped)
+    replaced = [r for r in dropped if r["kind"] == "unsupported sentence replaced by evidence"]
+    assert len(replaced) == record["replaced"]
     blocks = {b.id: b for b in document.blocks}
-    for paragraph in summary.paragraphs:
-        assert paragraph.text.strip()
+    evidence_texts = {item["text"] for e in record["evidence"] for item in e["items"]}
+    items_per_role = {e["role"]: len(e["items"]) for e in record["evidence"]}
+    assert sum(bool(p.text.strip()) for p in summary.paragraphs) >= 2
+    for k, paragraph in enumerate(summary.paragraphs, start=1):
+        if not paragraph.text.strip():  # a role the paper has no body sentences for: empty, and said so
+            assert not items_per_role[paragraph.role]
+            assert any(r["paragraph"] == k and r["kind"] == "no evidence" for r in summary.repairs)
+            continue
         assert " ".join(s.text for s in paragraph.sentences).split() == paragraph.text.split()
         for sentence in paragraph.sentences:
             assert sentence.pages and sentence.blocks and all(b in blocks for b in sentence.blocks)
-            if paragraph.source == "model":
-                assert sentence.evidence[0].how == "support"
+            if paragraph.source == "model" and sentence.evidence[0].how == "support":
                 assert sentence.evidence[0].score >= record["support_threshold"]
+            elif paragraph.source == "model":  # an evidence sentence in place of an unsupported one: said so
+                assert sentence.evidence[0].how == "extracted" and sentence.text in evidence_texts
+                assert any(r["replacement"] == sentence.text and r["paragraph"] == k for r in replaced)
             else:  # a fallback paragraph is the evidence's own sentences, and says why in repairs
                 assert paragraph.source == "extracted-fallback"
-                assert any(r["kind"] == "paragraph from evidence" and r["paragraph"] == summary.paragraphs.index(paragraph) + 1
-                           for r in summary.repairs)
+                assert any(r["kind"] == "paragraph from evidence" and r["paragraph"] == k for r in summary.repairs)
+        if paragraph.source == "model":
+            # one sentence per evidence sentence: each call is stopped as its second sentence begins
+            assert sum(s.evidence[0].how == "support" for s in paragraph.sentences) <= items_per_role[paragraph.role]
 
 
 def test_figures_are_those_the_evidence_cites(grounded):
@@ -121,6 +136,33 @@ def test_the_checker_drops_numbers_names_and_off_topic_sentences(embedder, smoll
     assert problems[3].startswith("support")
     assert problems[4] is None and checked[4].items[0][0].number == 2
     assert problems[5].startswith("cut off")
+
+
+def test_an_unsupported_sentence_is_replaced_by_the_closest_unused_evidence_and_says_so(embedder, smollm_engine):
+    evidence = ParagraphEvidence("results", [
+        EvidenceItem(1, "Low flows fell by 60 percent within ten years of planting pine trees.", "b1", 3, "Results"),
+        EvidenceItem(2, "High flows changed much less than low flows in the ten catchments.", "b2", 4, "Results",
+                     ("Figure 2",)),
+        EvidenceItem(3, "Streams in the driest catchments stopped flowing in summer after the planting.", "b3", 5,
+                     "Results"),
+    ])
+    writer = GroundedWriter(smollm_engine, embedder)
+    checked = writer.check(
+        "Low flows fell by 60 percent within ten years after pine trees were planted. "
+        "High flows changed by 85 percent in the ten catchments. "
+        "Low flows fell by 60 percent within ten years after pine trees were planted.",
+        evidence, "Trees and rivers")
+    assert [c.problem is None for c in checked] == [True, False, False]
+    repairs: list[dict] = []
+    sentences, used = writer.assemble(0, checked, evidence, repairs)
+    # the invented number gives way to the evidence sentence closest to it; the repeat leaves no gap
+    assert [s.text for s in sentences] == [checked[0].text, evidence.items[1].text]
+    assert sentences[0].evidence[0].how == "support" and sentences[1].evidence[0].how == "extracted"
+    assert sentences[1].pages == [4] and sentences[1].figures == ["Figure 2"]
+    assert [r["kind"] for r in repairs] == ["unsupported sentence replaced by evidence", "unsupported sentence dropped"]
+    assert repairs[0]["replacement"] == evidence.items[1].text and "85" in repairs[0]["reason"]
+    assert repairs[0]["text"] == checked[1].text and "repeats" in repairs[1]["reason"]
+    assert used[0] == evidence.items[0] and evidence.items[1] in used and evidence.items[2] not in used
 
 
 def test_the_figure_choice_prefers_figures_outside_results_and_uses_each_once(embedder):
