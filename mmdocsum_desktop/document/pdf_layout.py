@@ -298,7 +298,9 @@ def drawing_rects(page: pymupdf.Page, page_rect: Rect) -> tuple[list[Rect], list
     """Vector graphics clustered into candidate figure parts, thin rules (table lines) apart, and
     the clip rectangles in force, so that what PyMuPDF reports is cut to what is actually visible."""
     try:
-        drawings = page.get_drawings(extended=True)
+        # the C-level paths: get_drawings would convert every path item to Point/Rect objects, which this
+        # function never reads (only each path's rectangle, clip, type and colours)
+        drawings = page.get_cdrawings(extended=True)
     except Exception:  # noqa: BLE001 — a broken content stream should cost the drawings, not the page
         return [], [], []
     page_area = area(page_rect)
@@ -325,7 +327,7 @@ def drawing_rects(page: pymupdf.Page, page_rect: Rect) -> tuple[list[Rect], list
         for _, scissor in stack:
             rect = clip(rect, scissor) if rect is not None else None
         rect = clip(rect, page_rect) if rect is not None else None
-        if rect is None and not (drawing["rect"].width < 1 or drawing["rect"].height < 1):
+        if rect is None and not (pymupdf.Rect(drawing["rect"]).width < 1 or pymupdf.Rect(drawing["rect"]).height < 1):
             continue
         if rect is None:
             rect = tuple(drawing["rect"])
