@@ -392,7 +392,8 @@ def _block_type(block: TextBlock, style: DocumentStyle) -> str:
         return "footnote"
     if _BULLET.match(text) and not _HEADING_NUMBER.match(text):
         return "list"
-    symbols = sum(ch in _EQUATION_CHARS for ch in text)
+    # both equation tests want a short block: long ones are not scanned character by character
+    symbols = sum(ch in _EQUATION_CHARS for ch in text) if len(text) < 200 else 0
     if len(text) < 200 and symbols >= max(3, 0.15 * len(text.replace(" ", ""))) or re.search(r"\(\d{1,3}\)\s*$", text) and len(text) < 120 and symbols >= 2:
         return "equation"
     return "paragraph"
