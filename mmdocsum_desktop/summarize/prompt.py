@@ -30,7 +30,7 @@ PROMPT_FILES = ("system", "summarize", "section_notes", "merge_notes", "grounded
 SHORTEN_EXAMPLE = (
     "After twelve weeks, the mice that received the compound (10 mg/kg, n = 8) gained 35% less weight than "
     "the untreated control group, as shown in Figure 2.",
-    "After twelve weeks, the mice that received the compound gained 35% less weight than the untreated control group.",
+    "After twelve weeks, mice given the compound gained 35% less weight than untreated controls.",
 )
 # What each paragraph of the grounded writer is for (its prompt names it).
 ROLE_AIMS = {
