@@ -186,10 +186,14 @@ def _document_style(
         sampled[number] = lines
         top_band, bottom_band = _edge_bands(lines, page.rect.height)
         seen: set[str] = set()
+        # the body type is voted on the pages before the back of the paper: a long reference list in its
+        # own type would otherwise outvote the body of a review
+        votes = number < max(2, round(0.6 * count))
         for line in lines:
             if not line.horizontal:
                 continue
-            sizes[line.size] += len(line.text)
+            if votes:
+                sizes[line.size] += len(line.text)
             if line.bbox[1] < top_band or line.bbox[3] > bottom_band:
                 key = _furniture_key(line.text)
                 if key and key not in seen:
@@ -448,9 +452,11 @@ def _build_document(
             continue
         # Author names and affiliations above the abstract are set large or bold, but they are
         # front matter, not sections; the title is the one heading there.
+        # ("1. The Notch Signalling Pathway" is the first section, though not a usual section name)
+        opens_body = bool(_SECTION_NAME.match(text) or block_type == "heading" and _FIRST_SECTION.match(text))
         if block_type == "heading" and not body_started and text_block is not title_block:
-            block_type = "paragraph" if not _SECTION_NAME.match(text) else block_type
-        if text_block.role == "body" or _SECTION_NAME.match(text) or page_number > 1:
+            block_type = "paragraph" if not opens_body else block_type
+        if text_block.role == "body" or opens_body or page_number > 1:
             body_started = True
         block_id = f"b{len(document.blocks) + 1}"
         if block_type == "heading":
