@@ -13,13 +13,17 @@ the paper's own. Always available: it needs the MiniLM text embedder and no lang
    "Consequently,") is dropped, and a sentence that opens with a pronoun ("This", "These", "It") is
    taken together with its predecessor, or not at all.
 4. Each candidate gets a score for each role — research background, method, results, conclusion —
-   from the section it sits in, its position, cue phrases ("we propose", "results show", "in
-   conclusion"), its embedding similarity to a description of the role, and how close it is to the title
-   and to the whole paper. Main-result sentences with numbers are preferred for results; one or two
-   sentences of method are enough.
-5. Per role, Maximal Marginal Relevance over the embeddings picks central, role-typical sentences that
-   repeat neither each other nor the other paragraphs, until the paragraph holds its target length.
-6. Sentences keep their document order inside a paragraph. Figures are chosen afterwards, among those
+   from the section it sits in (a subsection takes its parent section's role), its position, cue phrases
+   ("we propose", "results show", "in conclusion") and its embedding similarity to a description of the
+   role; a sentence goes to the paragraph whose role suits it best.
+5. Each candidate also gets a salience: how much it reads like the paper's abstract, a linear model
+   fitted on the dev half of pmc/ over what the sentence is (the paper's recurring words and its title's
+   words, "here we" / "we show" cues, reference markers, length) and where it sits (the end of the
+   introduction, the first sentence of a section or paragraph, the opening of the paper).
+6. Per role, Maximal Marginal Relevance over the embeddings picks salient, central, role-typical
+   sentences that repeat neither each other nor the other paragraphs, until the paragraph holds its
+   target length (short: an abstract spends about 200 words in all, least of them on the method).
+7. Sentences keep their document order inside a paragraph. Figures are chosen afterwards, among those
    the chosen sentences' passages cite (summarize/evidence.py).
 """
 
@@ -52,13 +56,13 @@ ROLE_TITLES = {
 }
 MIN_WORDS, TARGET_WORDS, MAX_WORDS = 60, 90, 120
 # Words each role aims at: an abstract spends least on the method (tuned on the dev half of pmc/).
-ROLE_TARGETS = {"background": 60, "method": 50, "results": 70, "conclusion": 55}
+ROLE_TARGETS = {"background": 51, "method": 42, "results": 59, "conclusion": 46}
 
 # How a sentence's relevance to its paragraph is made up (tuned on the dev half of pmc/ for ROUGE against
 # the abstract with the abstract left out).
 # Closeness to the whole paper and to its title matter more than how typical of its role a sentence is.
 RELEVANCE_WEIGHTS = {"fit": 0.2, "centrality": 0.45, "title": 0.3, "quality": 0.15, "contribution": 0.3,
-                     "numbers": 0.1}
+                     "numbers": 0.1, "salience": 0.6}
 
 _SECTION_ROLES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("skip", re.compile(
@@ -183,7 +187,7 @@ _LEGEND = re.compile(
     r"(indicates?|shows?|denotes?|represents?|marks?)\b|[.;]\s\([a-h]\)\s",
     re.I,
 )
-_CAPTION_START = re.compile(r"^(supplementary )?(fig(ure)?s?\.?|table|scheme|chart|plate)[\s-]*[S\d]+[a-z]?\s*[.:|]", re.I)
+_CAPTION_START = re.compile(r"^(supplementa(ry|l) )?(fig(ure)?s?\.?|table|scheme|chart|plate)[\s-]*[S\d]+[a-z]?\s*[.:|]", re.I)
 # a protocol's recipe: concentrations and volumes, not a finding
 _UNIT = re.compile(r"\b\d+(\.\d+)?\s?(mm|µm|μm|nm|mg|µg|μg|ng|ml|µl|μl|mmol|µmol|μmol|g/l|mg/ml|rpm|°c|x g|× g|h|min|s)\b", re.I)
 _FIGURE_MENTION = re.compile(r"\b(fig(ure)?s?\.?)\s*\d", re.I)
@@ -289,6 +293,12 @@ def clean_sentence(text: str) -> str:
     return " ".join(text.split()).strip()
 
 
+def reference_markers(text: str) -> int:
+    """How many reference markers ("[3]", "(Smith et al., 2005)", a flattened superscript) the raw text has."""
+    return (len(_NUMERIC_BRACKETS.findall(text)) + len(_AUTHOR_YEAR.findall(text)) + len(_NUMERIC_PARENS.findall(text))
+            + len(_SUPERSCRIPT_AFTER_STOP.findall(text)) + len(_SUPERSCRIPT_ON_WORD.findall(text)))
+
+
 def opener(text: str) -> str | None:
     """"connective" (a leading "However," that can be dropped), "pronoun" (the sentence needs the one
     before it) or None (it stands on its own)."""
@@ -307,9 +317,10 @@ def drop_connective(text: str) -> str:
     if not match:
         return text
     rest = text[match.end():].lstrip(" ,")
-    if len(rest.split()) < 4 or not rest[:1].isalpha():
+    quote = rest[:1] if rest[:1] in "\"'‘“" else ""  # "Otherwise, ‘Vana Tulsi’ clustered…"
+    if len(rest.split()) < 4 or not rest[len(quote):len(quote) + 1].isalpha():
         return text
-    rest = rest[0].upper() + rest[1:]
+    rest = quote + rest[len(quote)].upper() + rest[len(quote) + 1:]
     return rest if opener(rest) is None else text
 
 
@@ -366,11 +377,13 @@ def body_blocks(document: Document, *, include_abstract: bool) -> set[str]:
     # affiliations and abstract: not the body, even where the reader did not mark them.
     started = not any(b.type == "heading" and section_role(b.text) in ("background", "method", "results", "related")
                       for b in document.blocks)
-    for block in document.blocks:
+    body_start = _body_start(document)
+    title = " ".join((document.title or "").split()).lower()
+    for index, block in enumerate(document.blocks):
         if block.type == "heading" and _END_OF_BODY.match(block.text or ""):
             after_references = True
-        if block.type == "heading" and section_role(block.text) in ("background", "method", "results", "related",
-                                                                     "conclusion"):
+        if (block.type == "heading" and index >= body_start and not _ABSTRACT_HEADING.match(block.text or "")
+                and section_role(block.text) in ("background", "method", "results", "related", "conclusion")):
             started = True
         if block.type not in ("paragraph", "list"):
             continue
@@ -378,8 +391,9 @@ def body_blocks(document: Document, *, include_abstract: bool) -> set[str]:
             if include_abstract and not _unmapped(block):
                 allowed.add(block.id)
             continue
-        if not started and not include_abstract:
-            continue
+        if not include_abstract and (not started or index < body_start or _structured_abstract_block(block, index, document)
+                                     or _opens_with_title(block.text, title)):
+            continue  # the abstract the reader did not mark: before the body, labelled, or glued to the title
         if not _is_body(block) or _unmapped(block) or (block.ocr and len(block.text) < 40):
             continue
         if _back_matter_block(block.text):
@@ -391,6 +405,42 @@ def body_blocks(document: Document, *, include_abstract: bool) -> set[str]:
             continue
         allowed.add(block.id)
     return allowed
+
+
+# a reference list that the reader left inside a body paragraph: "References 1. De Martino L, …"
+_INLINE_REFERENCES = re.compile(r"\b(references|bibliography|literature cited)\s*:?\s*(\[1\]|1\.(\s+[A-Z]|\s*$))", re.I)
+_ABSTRACT_HEADING = re.compile(r"^\s*(abstract|summary|author summary)\s*$", re.I)
+# "Objective(s): …", "Methods: …": a structured abstract's paragraph the reader did not mark as abstract
+_STRUCTURED_ABSTRACT = re.compile(
+    r"^(objectives?(\(s\))?|aims?|purpose|background|introduction|methods?|materials and methods|design|setting|"
+    r"results?|findings|conclusions?(\(s\))?|significance|interpretation)\s*:\s", re.I)
+
+
+def _body_start(document: Document) -> int:
+    """Index of the block where the body begins when the abstract's own subheadings ("Background",
+    "Methods", "Results", "Conclusions") came out as headings: the heading of a background section that
+    follows, early in the paper, a conclusion heading ("Conclusions" of the abstract, then "Introduction").
+    0 when there is no such restart."""
+    headings = [(i, section_role(b.text)) for i, b in enumerate(document.blocks) if b.type == "heading"]
+    early = max(8, int(0.4 * len(document.blocks)))
+    seen_conclusion = False
+    for i, role in headings:
+        if i > early:
+            break
+        if role == "conclusion":
+            seen_conclusion = True
+        elif role in ("background", "related") and seen_conclusion and not _ABSTRACT_HEADING.match(document.blocks[i].text):
+            return i
+    return 0
+
+
+def _opens_with_title(text: str, title: str) -> bool:
+    return len(title) >= 20 and " ".join(text[: len(title) + 40].split()).lower().startswith(title[:60])
+
+
+def _structured_abstract_block(block: Block, index: int, document: Document) -> bool:
+    """A labelled paragraph ("Objective(s): …") in the first fifth of the paper, before the body's headings."""
+    return index < max(8, len(document.blocks) // 5) and bool(_STRUCTURED_ABSTRACT.match(block.text))
 
 
 def _back_matter_block(text: str) -> bool:
@@ -409,6 +459,22 @@ def _unmapped(block: Block) -> bool:
     return bool(getattr(block, "unmapped_glyphs", False)) or has_unmapped_glyphs(block.text)
 
 
+def block_roles(document: Document) -> dict[str, str | None]:
+    """Block id → the role of the section it sits in. A subsection whose own heading says nothing of its
+    role ("Plant material", "Effect of pH on yield") takes the role of the last heading that did
+    ("Materials and methods", "Results"): most papers' headings are such subsections."""
+    roles: dict[str, str | None] = {}
+    inherited: str | None = None
+    for block in document.blocks:
+        if block.type == "heading":
+            own = section_role(block.text)
+            if own is not None:
+                inherited = own
+        own = section_role(block.section)
+        roles[block.id] = own if own is not None else inherited
+    return roles
+
+
 @dataclass(frozen=True)
 class Candidate:
     """A sentence (or a sentence with the one it leans on) that may go into a summary."""
@@ -416,6 +482,9 @@ class Candidate:
     sentence: Sentence  # cleaned text; position of its first sentence
     covers: tuple[int, ...]  # positions of the document sentences it is made of
     section_role: str | None
+    cited: int = 0  # reference markers the raw sentences carried: a sentence about others' work
+    opens_paragraph: bool = False  # its first sentence opens its block (a topic sentence)
+    closes_paragraph: bool = False  # its last sentence closes its block (a paragraph's conclusion)
 
 
 def candidates(document: Document, *, include_abstract: bool = True) -> list[Candidate]:
@@ -426,17 +495,35 @@ def candidates(document: Document, *, include_abstract: bool = True) -> list[Can
     cleaned: dict[int, Sentence] = {}
     # "extracel- lular" joined by the paper's own vocabulary (what a reader of the PDF did not join)
     known = vocabulary(b.text for b in document.blocks)
+    markers: dict[int, int] = {}
+    references_began: set[str] = set()  # blocks whose text runs on into a reference list
+    title = " ".join((document.title or "").split()).lower()
     for s in sentences:
-        if s.block not in allowed:
+        if s.block not in allowed or s.block in references_began:
             continue
+        if _INLINE_REFERENCES.search(s.text):
+            references_began.add(s.block)  # "… industry. References 1. De Martino L, …": the rest is the list
+            continue
+        if _opens_with_title(s.text, title):
+            continue  # the title glued to the first sentence of the abstract
         text = join_split_words(clean_sentence(s.text), known)
         if text:
             cleaned[s.position] = dataclasses.replace(s, text=text)
+            markers[s.position] = reference_markers(s.text)
+    roles = block_roles(document)
+    first_of_block = {s.position for k, s in enumerate(sentences) if k == 0 or sentences[k - 1].block != s.block}
+    last_of_block = {s.position for k, s in enumerate(sentences)
+                     if k == len(sentences) - 1 or sentences[k + 1].block != s.block}
+
+    def candidate(sentence: Sentence, covers: tuple[int, ...], role: str | None) -> Candidate:
+        return Candidate(sentence, covers, role, sum(markers.get(c, 0) for c in covers),
+                         covers[0] in first_of_block, covers[-1] in last_of_block)
+
     result: list[Candidate] = []
     for position, sentence in cleaned.items():
         if not usable(sentence):
             continue
-        role = "background" if sentence.in_abstract else section_role(sentence.section)
+        role = "background" if sentence.in_abstract else roles.get(sentence.block)
         if role == "skip":
             continue
         kind = opener(sentence.text)
@@ -445,18 +532,156 @@ def candidates(document: Document, *, include_abstract: bool = True) -> list[Can
             if text == sentence.text:
                 kind = "pronoun"  # what is left still leans backwards: treat it like a pronoun
             else:
-                result.append(Candidate(dataclasses.replace(sentence, text=text), (position,), role))
+                result.append(candidate(dataclasses.replace(sentence, text=text), (position,), role))
                 continue
         if kind is None:
-            result.append(Candidate(sentence, (position,), role))
+            result.append(candidate(sentence, (position,), role))
             continue
         before = cleaned.get(position - 1)
         if (before is None or before.block != sentence.block or not usable(before)
-                or opener(before.text) == "pronoun" or before.words + sentence.words > 70):
+                or opener(drop_connective(before.text)) is not None or before.words + sentence.words > 70):
             continue  # a sentence that points at something not there is left out
         text = drop_connective(before.text) + " " + sentence.text
-        result.append(Candidate(dataclasses.replace(before, text=text), (position - 1, position), role))
+        result.append(candidate(dataclasses.replace(before, text=text), (position - 1, position), role))
     return result
+
+
+# "we show / we found": the paper reporting its own finding, what an abstract's results sentences say
+_OWN_FINDING = re.compile(
+    r"\b(we (show|showed|found|find|demonstrate|demonstrated|report|observed|identified|reveal|revealed|conclude|"
+    r"suggest|propose|provide|describe|developed|present)|(our|these|the present) (results|findings|data) "
+    r"(show|showed|suggest|indicate|demonstrate|reveal|confirm|support)|this is the first)\b", re.I)
+_QUANTITY = re.compile(r"\d+(\.\d+)?\s?%|\bp\s?[<=>≤]\s?0?\.\d|\b(95\s?%\s?ci|odds ratio|hazard ratio|"
+                       r"fold|r2|r²|auc|sensitivity|specificity)\b", re.I)
+_STOPWORDS = frozenset(
+    "the a an and or of in on at to for with by from as is are was were be been being this that these those it its "
+    "their our we they which who whom whose than then there here also not no but if into onto over under between "
+    "among after before during while such can could may might will would should must has have had do does did "
+    "both each other more most less all any some one two three using used use based study studies however thus "
+    "well within without through about via et al".split())
+_WORD = re.compile(r"[a-z][a-z0-9-]{2,}")
+
+
+def _content_words(text: str) -> list[str]:
+    """Lower-case content words with a plural or verb ending cut ("cells" and "cell" count as one)."""
+    words = []
+    for word in _WORD.findall(text.lower()):
+        if word in _STOPWORDS:
+            continue
+        for suffix in ("ies", "es", "s", "ed", "ing"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+                word = word[: -len(suffix)]
+                break
+        words.append(word)
+    return words
+
+
+# How much each feature of salience_features says that a sentence reads like the paper's abstract: a ridge
+# regression (alpha 10) of each body sentence's share of words and of word pairs that its abstract also
+# has, over the candidates of the 63 papers of the dev half of pmc/ (bench/pairs_split.py), abstracts left
+# out. The paper's recurring words and its title's words weigh most; reference markers and the role
+# descriptions of results count against.
+SALIENCE_WEIGHTS: dict[str, float] = {
+    "section_background": -0.021, "section_method": -0.009, "section_results": 0.002, "section_conclusion": -0.004,
+    "section_unknown": 0.031, "document_start": 0.029, "document_end": 0.019, "section_first": 0.037,
+    "section_last": 0.005, "section_position": 0.012, "intro_last_paragraph": 0.043,
+    "discussion_first_paragraph": -0.002, "paragraph_first": 0.018, "paragraph_last": 0.005, "contribution": 0.064,
+    "own_finding": 0.027, "cue_background": -0.014, "cue_method": 0.023, "cue_results": -0.005,
+    "cue_conclusion": 0.013, "numbers": -0.019, "quantity": 0.013, "figure_mention": 0.018, "cited": -0.048,
+    "long": 0.006, "short": 0.009, "words": -0.012, "centrality": 0.026, "title": 0.006, "frequent_words": 0.386,
+    "title_words": 0.177, "proto_background": 0.014, "proto_method": 0.049, "proto_results": -0.068,
+    "proto_conclusion": 0.091, "quality": 0.045,
+}
+SALIENCE_FEATURES = (
+    "section_background", "section_related", "section_method", "section_results", "section_conclusion",
+    "section_unknown", "document_start", "document_end", "section_first", "section_last", "section_position",
+    "intro_last_paragraph", "discussion_first_paragraph", "paragraph_first", "paragraph_last",
+    "contribution", "own_finding", "cue_background", "cue_method", "cue_results", "cue_conclusion",
+    "numbers", "quantity", "figure_mention", "cited", "long", "short", "words",
+    "centrality", "title", "frequent_words", "title_words", "proto_background", "proto_method", "proto_results", "proto_conclusion", "quality",
+)
+
+
+def salience_features(pool: Sequence[Candidate], vectors: np.ndarray, title_similarity: np.ndarray,
+                      prototypes: np.ndarray, title_text: str = "") -> np.ndarray:
+    """One row per candidate, one column per name of SALIENCE_FEATURES: where the sentence sits (its
+    section's role, its place in the paper, in its section and in its paragraph), what it says of itself
+    (cue phrases, numbers, reference markers, length) and how close it is to the paper, its title and
+    each role's description."""
+    n = len(pool)
+    features = np.zeros((n, len(SALIENCE_FEATURES)), dtype=np.float32)
+    if n == 0:
+        return features
+    column = {name: k for k, name in enumerate(SALIENCE_FEATURES)}
+    roles = [c.section_role for c in pool]
+    # runs of consecutive candidates under one heading, and under one section role
+    runs: list[tuple[int, int]] = []
+    start = 0
+    for i in range(1, n + 1):
+        if i == n or pool[i].sentence.section != pool[start].sentence.section:
+            runs.append((start, i))
+            start = i
+    centroid = vectors.mean(axis=0)
+    centroid = centroid / max(float(np.linalg.norm(centroid)), 1e-9)
+    centrality = vectors @ centroid
+    similarity = vectors @ prototypes.T
+    title_z = (title_similarity - title_similarity.mean()) / (float(title_similarity.std()) + 1e-6) if n > 1 else title_similarity * 0
+    central_z = (centrality - centrality.mean()) / (float(centrality.std()) + 1e-6) if n > 1 else centrality * 0
+    role_blocks: dict[str, list[str]] = {}
+    for c in pool:
+        if c.section_role in ("background", "conclusion"):
+            role_blocks.setdefault(c.section_role, [])
+            if c.sentence.block not in role_blocks[c.section_role]:
+                role_blocks[c.section_role].append(c.sentence.block)
+    last_intro = role_blocks.get("background", [])[-1:]
+    first_discussion = role_blocks.get("conclusion", [])[:1]
+    for run_start, run_end in runs:
+        length = run_end - run_start
+        for i in range(run_start, run_end):
+            features[i, column["section_first"]] = float(i == run_start)
+            features[i, column["section_last"]] = float(i == run_end - 1 and length > 1)
+            features[i, column["section_position"]] = (i - run_start) / max(length - 1, 1)
+    # the paper's own vocabulary: a sentence made of the words the paper keeps using, and of its title's
+    # words, says what the paper is about (what ROUGE against its abstract counts, word by word)
+    words_of = [_content_words(c.sentence.text) for c in pool]
+    counts: dict[str, int] = {}
+    for words in words_of:
+        for word in set(words):
+            counts[word] = counts.get(word, 0) + 1
+    top = max(counts.values(), default=1)
+    title_words = set(_content_words(title_text))
+    for i, c in enumerate(pool):
+        text = c.sentence.text
+        if words_of[i]:
+            features[i, column["frequent_words"]] = sum(counts[w] for w in words_of[i]) / (len(words_of[i]) * top)
+            features[i, column["title_words"]] = sum(w in title_words for w in words_of[i]) / len(words_of[i])
+        role = roles[i] if roles[i] in ("background", "related", "method", "results", "conclusion") else "unknown"
+        features[i, column[f"section_{role}"]] = 1.0
+        place = i / max(n - 1, 1)
+        features[i, column["document_start"]] = float(place < 0.15)
+        features[i, column["document_end"]] = float(place > 0.85)
+        features[i, column["intro_last_paragraph"]] = float(c.sentence.block in last_intro)
+        features[i, column["discussion_first_paragraph"]] = float(c.sentence.block in first_discussion)
+        features[i, column["paragraph_first"]] = float(c.opens_paragraph)
+        features[i, column["paragraph_last"]] = float(c.closes_paragraph)
+        features[i, column["contribution"]] = float(bool(_CONTRIBUTION.search(text)))
+        features[i, column["own_finding"]] = float(bool(_OWN_FINDING.search(text)))
+        for cue in ROLES:
+            features[i, column[f"cue_{cue}"]] = min(1.0, 0.5 * len(_CUES[cue].findall(text)))
+        features[i, column["numbers"]] = float(bool(_NUMBER.search(text)))
+        features[i, column["quantity"]] = float(bool(_QUANTITY.search(text)))
+        features[i, column["figure_mention"]] = float(bool(_FIGURE_MENTION.search(text)))
+        features[i, column["cited"]] = min(1.0, c.cited / 2)
+        words = c.sentence.words
+        features[i, column["long"]] = float(words > 40)
+        features[i, column["short"]] = float(words < 14)
+        features[i, column["words"]] = min(words, 60) / 60
+        features[i, column["centrality"]] = float(central_z[i])
+        features[i, column["title"]] = float(title_z[i])
+        for r, name in enumerate(ROLES):
+            features[i, column[f"proto_{name}"]] = float(similarity[i, r])
+        features[i, column["quality"]] = _quality(c.sentence)
+    return features
 
 
 class ExtractiveEngine:
@@ -522,6 +747,8 @@ class ExtractiveEngine:
         centroid = vectors.mean(axis=0)
         centroid /= max(float(np.linalg.norm(centroid)), 1e-9)
         centrality = vectors @ centroid
+        weights = np.array([SALIENCE_WEIGHTS.get(name, 0.0) for name in SALIENCE_FEATURES], dtype=np.float32)
+        salience = salience_features(pool, vectors, title_similarity, prototypes, document.title or "") @ weights
 
         taken: set[int] = set()
         covered: set[int] = set()
@@ -558,12 +785,13 @@ class ExtractiveEngine:
             if role in ("method", "results"):
                 # a sentence that cites a figure brings that figure into the interleaved summary
                 relevance = relevance + 0.06 * figure_mention[candidates_]
+            relevance = relevance + w.get("salience", 0.0) * _normalise(salience[candidates_])
             chosen = self._mmr(candidates_, relevance, vectors, taken, kept, target, max_words, pool, covered)
             taken.update(chosen)
             for i in chosen:
                 covered.update(pool[i].covers)
             paragraph = DraftParagraph(role, sorted((kept[i] for i in chosen), key=lambda s: s.position))
-            if paragraph.words < self.min_words * min(scale, 1.0):
+            if paragraph.words < min(self.min_words * min(scale, 1.0), 0.8 * role_target):
                 warnings.append(f"{ROLE_TITLES[role].lower()}: only {paragraph.words} words of suitable sentences")
             paragraphs.append(paragraph)
             control.check()
@@ -599,6 +827,7 @@ class ExtractiveEngine:
     def _mmr(self, pool: list[int], relevance: np.ndarray, vectors: np.ndarray, taken: set[int],
              sentences: list[Sentence], target: int, max_words: int, units: list[Candidate],
              covered: set[int]) -> list[int]:
+        """Maximal Marginal Relevance: relevance, less the closeness to what is already chosen (MiniLM embeddings)."""
         chosen: list[int] = []
         words = 0
         used = set(covered)

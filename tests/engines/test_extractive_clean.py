@@ -8,12 +8,19 @@ import pytest
 
 from mmdocsum_desktop.document.model import Block, Document
 from mmdocsum_desktop.engines.extractive import (
+    _PROTOTYPES,
+    ROLES,
+    SALIENCE_FEATURES,
+    SALIENCE_WEIGHTS,
     ExtractiveEngine,
+    block_roles,
+    body_blocks,
     candidates,
     clean_sentence,
     drop_connective,
     junk_reason,
     opener,
+    salience_features,
     section_role,
 )
 from tests.conftest import CORPUS, model_dirs_in
@@ -61,6 +68,7 @@ def test_reference_markers_go_with_their_brackets_and_spacing_is_repaired(raw, c
     "The study is registered under ClinicalTrials.gov ID: NCT04627350 since March 2020.",
     "Figure-3: The expression of choline acetyltransferase on the kidney cells before treatment.",
     "The green asterisk indicates the background signal from the Kapton film over the sample.",
+    "Supplemental Figure-1: Choline acetyltransferase expression on the endothelial cells after treatment.",
 ])
 def test_what_is_not_body_prose_is_recognised(text):
     assert junk_reason(text) is not None
@@ -85,6 +93,8 @@ def test_sentences_that_lean_backwards():
     assert drop_connective("Consequently the low flows fell by half.") == "The low flows fell by half."
     # what is left would still point backwards: the connective stays (the caller then needs the predecessor)
     assert drop_connective("Moreover, this was seen in winter only.") == "Moreover, this was seen in winter only."
+    # a quotation mark after the connective is kept, and what follows it is capitalised
+    assert drop_connective("Otherwise, ‘vana Tulsi’ clustered with haplotype I.") == "‘Vana Tulsi’ clustered with haplotype I."
 
 
 def test_statistical_analysis_is_method_and_results_and_discussion_is_results():
@@ -146,3 +156,93 @@ def test_a_real_paper_gives_a_summary_without_junk(embedder):
             assert not has_unmapped_glyphs(sentence.text)
             assert "[" not in sentence.text and "\u00ad" not in sentence.text
             assert section_role(sentence.section) != "skip"
+
+
+def _heading(block_id: str, text: str) -> Block:
+    return Block(id=block_id, type="heading", text=text, section=text, page=1)
+
+
+def _paragraph(block_id: str, section: str | None, text: str) -> Block:
+    return Block(id=block_id, type="paragraph", text=text, section=section, page=1)
+
+
+def test_a_subsection_takes_the_role_of_its_section():
+    document = Document(source="/tmp/x.pdf", kind="pdf", title="Garlic oil and mealworms", blocks=[
+        _heading("h1", "2. Materials and methods"),
+        _heading("h2", "2.1 Plant material"),
+        _paragraph("m", "2.1 Plant material", "Garlic bulbs were bought at a market in Viçosa and distilled for oil."),
+        _heading("h3", "3. Results"),
+        _heading("h4", "3.1 Toxicity to the larvae"),
+        _paragraph("r", "3.1 Toxicity to the larvae", "The oil killed half of the larvae at the lowest dose tested."),
+    ])
+    roles = block_roles(document)
+    assert roles["m"] == "method" and roles["r"] == "results"
+
+
+def test_an_abstract_whose_subheadings_came_out_as_headings_is_not_body():
+    sentence = "Mosquito blood meals carry antibodies of the host that a neutralisation test can detect."
+    document = Document(source="/tmp/x.pdf", kind="pdf", title="Antibodies in mosquito blood meals", blocks=[
+        _heading("h0", "Abstract"),
+        _heading("h1", "Background"),
+        _paragraph("a1", "Background", "Ross River virus circulates between mosquitoes and many vertebrate hosts."),
+        _heading("h2", "Methods"),
+        _paragraph("a2", "Methods", "A micro-test was developed and validated on koala sera of known status."),
+        _heading("h3", "Conclusions"),
+        _paragraph("a3", "Conclusions", "Small blood meals are enough to identify antibodies against the virus."),
+        _heading("h4", "Introduction"),
+        _paragraph("b1", "Introduction", sentence),
+        _paragraph("o", "Introduction", "Objective(s): this line is labelled like an abstract but sits in the body."),
+    ])
+    kept = body_blocks(document, include_abstract=False)
+    assert kept == {"b1", "o"}  # a labelled line outside the paper's opening stays body
+    labelled = Document(source="/tmp/y.pdf", kind="pdf", title="Herbs for gingivitis", blocks=[
+        _paragraph("l", None, "Objective(s): Periodontal diseases are among prevalent oral health problems."),
+        _paragraph("p", None, "Pomegranate, aloe and green tea reduced gingival bleeding in most trials."),
+    ])
+    assert body_blocks(labelled, include_abstract=False) == {"p"}
+
+
+def test_a_reference_list_inside_a_paragraph_is_cut_off():
+    document = Document(source="/tmp/x.pdf", kind="pdf", title="Thyme oil against bacteria", blocks=[
+        _heading("h1", "Discussion"),
+        _paragraph("d", "Discussion",
+                   "The results demonstrate the effectiveness of thyme oil against the bacteria that we tested. "
+                   "References 1. Antimicrobial activity of essential oils and other plant extracts. "
+                   "Chemical composition of thyme oils from three species grown in Spain."),
+    ])
+    texts = [c.sentence.text for c in candidates(document, include_abstract=False)]
+    assert texts == ["The results demonstrate the effectiveness of thyme oil against the bacteria that we tested."]
+
+
+def test_salience_prefers_the_papers_own_claim_to_a_cited_aside(embedder):
+    """The fitted salience ranks a "here we show" sentence in the paper's own words above a sentence about
+    other work that carries reference markers."""
+    title = "Afforestation reduces low flows in Australian catchments"
+    claim = ("Here we show that afforestation reduced the low flows of the catchments by up to sixty percent "
+             "within ten years.")
+    aside = "Comparable soils occur in parts of New Zealand and Chile [12, 13]."
+    filler = [
+        "Low flows were measured daily in ten afforested catchments of Victoria for twenty years.",
+        "The low flows of the catchments fell as the plantations grew older.",
+        "Catchments with more afforestation had the largest reductions of low flows.",
+    ]
+    document = Document(source="/tmp/x.pdf", kind="pdf", title=title, blocks=[
+        _heading("h1", "Introduction"),
+        _paragraph("b1", "Introduction", " ".join([filler[0], aside])),
+        _paragraph("b2", "Introduction", claim),
+        _heading("h2", "Results"),
+        _paragraph("b3", "Results", " ".join(filler[1:])),
+    ])
+    engine = ExtractiveEngine(embedder)
+    result = engine.draft(document, include_abstract=False)
+    chosen = [s.text for p in result.paragraphs for s in p.sentences]
+    assert any(text.startswith("Here we show") for text in chosen)
+    pool = candidates(document, include_abstract=False)
+    texts = [c.sentence.text for c in pool]
+    vectors = embedder.embed(texts)
+    anchors = embedder.embed([_PROTOTYPES[r] for r in ROLES] + [title])
+    features = salience_features(pool, vectors, vectors @ anchors[-1], anchors[:-1], title)
+    assert features.shape == (len(pool), len(SALIENCE_FEATURES))
+    weights = [SALIENCE_WEIGHTS.get(name, 0.0) for name in SALIENCE_FEATURES]
+    salience = dict(zip(texts, features @ weights))
+    assert salience[claim] > salience["Comparable soils occur in parts of New Zealand and Chile."]
