@@ -12,10 +12,13 @@ Data (``../shared/corpus``):
 * ``elife/`` — JATS only; its DEV half (same hash split) gives more figure–paragraph pairs for fitting
   (captions from the JATS).
 
-Fitted on dev pmc + dev eLife, per configuration: the base profile (caption signals of the embedder,
-conditional logit), the second stage of the "sequence" strategy (neighbour features, cross-encoder
-features), then the threshold (and the out-of-order margin) that maximise Acc_i with Acc_ni ≥ 0.97 on
-the dev pmc JATS paragraphs. Everything is then scored once on the test half, same run, same split.
+Fitted on dev pmc (+ dev eLife with ``--elife N``), per configuration: the base profile (caption signals
+of the embedder, conditional logit; MiniLM keeps the shipped one, already fitted on this dev half), the
+second stage of the "sequence" strategy (neighbour features, the unlabeled-image flag, cross-encoder
+features), then the threshold, the out-of-order margin and the paragraph prior that maximise Acc_i with
+Acc_ni ≥ 0.97 on the dev pmc JATS paragraphs. Everything is then scored once on the test half, JATS
+paragraphs and the app's own PDF paragraphs, same run, same split: the ablation table (embedder MiniLM /
+BGE-small / none, cross-encoder on/off, the order (monotone alignment) on/off, each new feature off).
 
     .venv/bin/python benchmarks/placement_fit.py [--documents DIR ...] [--elife N] [--write-weights]
 
@@ -299,6 +302,8 @@ def main() -> None:
     parser.add_argument("--write-weights", action="store_true")
     parser.add_argument("--weights-from", type=Path, default=None,
                         help="write _weights.py from a results JSON of this script, and stop")
+    parser.add_argument("--priors", default=",".join(str(x) for x in PARAGRAPH_PRIORS),
+                        help="paragraph priors tried when tuning (comma-separated; one value: fixed)")
     parser.add_argument("--limit", type=int, default=None, help="pmc papers per half (a quick check)")
     parser.add_argument("--no-write", action="store_true", help="do not write the results JSON")
     parser.add_argument("--result-name", default="placement_fit", help="results/<name>.json")
@@ -349,7 +354,7 @@ def main() -> None:
                 problem.order_penalty = profile.order_penalty
         entry: dict = {"embedder": embedder_name, "cross_encoder": use_ce, "strategy": strategy,
                        "base_refit": refit, "base_profile": dict(profile.weights), "base_nowhere": profile.nowhere}
-        priors = PARAGRAPH_PRIORS
+        priors = tuple(float(x) for x in args.priors.split(","))
         if strategy == "sequence-noprior":
             strategy, priors = "sequence", (0.0,)
         names = list(NEIGHBOUR_FEATURES)

@@ -175,3 +175,19 @@ def test_the_paper_pool_places_with_reasons(embedder, cross, paper_3780):
     placements = PlacementEngine(embedder, None, None, cross_encoder=cross, top_k=4).place(paragraphs, pool)
     assert any(p.candidate is not None for p in placements)
     assert all(p.why.tooltip() for p in placements if p.why)
+
+
+def test_an_unnumbered_image_in_a_numbered_pool_scores_below_its_numbered_twin(embedder, article):
+    paragraphs, pool, _ = article
+    twin = pool[0].model_copy(update={"label": None, "figure": None, "order": len(pool)})
+    engine = PlacementEngine(embedder, None, None, top_k=0)
+    problem = engine.prepare(paragraphs[:30], [*pool, twin])
+    engine.rescore(problem)
+    weight = problem.sequence_model.weights.get("unlabeled", 0.0)
+    assert weight < 0, "the shipped sequence model lost its unlabeled feature"
+    z = problem.sequence_logits()
+    valid = [i for i, p in enumerate(paragraphs[:30]) if p.strip()]
+    # same caption, same text signals: only the missing label (and the rank position) differ
+    assert np.all(z[valid, -1] < z[valid, 0])
+    assert np.all(problem.sequence_features()["unlabeled"][valid, -1] == 1.0)
+    assert np.all(problem.sequence_features()["unlabeled"][:, :-1] == 0.0)
