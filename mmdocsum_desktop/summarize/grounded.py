@@ -74,6 +74,13 @@ _HEADING = re.compile(
     r"^\s*(?:#+\s*|\*\*)?(?:paragraph\s*\d*|research background|background|method(?:s|ology)?|results?|"
     r"conclusions?|summary)\s*(?:paragraph)?\s*[:.\-–—]*\**\s*(?=\S)", re.I)
 _WORDS_RE = re.compile(r"[^\W_]+")
+# The worked example's own content words (prompt.SHORTEN_EXAMPLE): a small model sometimes answers with
+# the example instead of the sentence it was given ("After twelve weeks, mice given the compound …" in a
+# paper with no mice, seen on the dev half); such words in a sentence whose evidence lacks them are the
+# prompt's, never the paper's.
+_EXAMPLE_WORDS = frozenset(w for w in _WORDS_RE.findall(" ".join(prompts.SHORTEN_EXAMPLE).lower())
+                           if len(w) > 3 and w not in {"after", "than", "less", "given", "that", "with", "received",
+                                                       "group", "shown", "figure", "control"})
 
 
 @dataclass
@@ -172,7 +179,9 @@ class GroundedWriter:
                     if c.problem is not None:
                         result.repairs.append(_dropped(k, c, None))
                 wrote = text if isinstance(text, str) else " ".join(text)
-                reason = failure or ("the model wrote nothing" if not wrote.strip() else
+                timed_out = generation is not None and generation.get("finish_reason") == "timeout"
+                reason = failure or ("the model ran out of time before it wrote a supported sentence" if timed_out
+                                     else "the model wrote nothing" if not wrote.strip() else
                                      "too little of what the model wrote is supported by the evidence")
                 paragraph, used = self._fallback(paragraph_evidence)
                 result.repairs.append(_repair(k, "paragraph from evidence", reason,
@@ -286,6 +295,7 @@ class GroundedWriter:
         allowed = evidence_text + " " + (title or "")
         allowed_lower = allowed.lower()
         numbers = set(_NUMBER.findall(allowed))
+        allowed_words = set(_WORDS_RE.findall(allowed_lower))
         scores = self._support(sentences, [i.text for i in items])
         checked: list[CheckedSentence] = []
         seen: list[str] = []
@@ -307,6 +317,9 @@ class GroundedWriter:
                 problem = f"numbers not in the evidence: {', '.join(missing[:4])}"
             elif (unknown := _unknown_names(sentence, allowed_lower)):
                 problem = f"names not in the evidence: {', '.join(unknown[:4])}"
+            elif (echoed := sorted(w for w in set(_WORDS_RE.findall(sentence.lower()))
+                                   if w in _EXAMPLE_WORDS and w not in allowed_words)):
+                problem = f"words of the prompt's worked example, not in the evidence: {', '.join(echoed[:4])}"
             elif support < self.support_threshold:
                 problem = f"support {support:.2f} is below {self.support_threshold:.2f}"
             checked.append(CheckedSentence(sentence, support, supporting, problem, ranked))

@@ -138,6 +138,18 @@ def test_the_checker_drops_numbers_names_and_off_topic_sentences(embedder, smoll
     assert problems[5].startswith("cut off")
 
 
+def test_the_checker_drops_a_sentence_that_echoes_the_worked_example(embedder, smollm_engine):
+    evidence = ParagraphEvidence("results", [
+        EvidenceItem(1, "Low flows fell by 60 percent within ten years of planting pine trees.", "b1", 3, "Results"),
+    ])
+    writer = GroundedWriter(smollm_engine, embedder)
+    checked = writer.check(["After twelve weeks, low flows fell by 60 percent in catchments given the compound.",
+                            "Low flows fell by 60 percent within ten years after pine trees were planted."],
+                           evidence, "Trees and rivers")
+    assert checked[0].problem.startswith("words of the prompt's worked example") and "twelve" in checked[0].problem
+    assert checked[1].problem is None
+
+
 def test_an_unsupported_sentence_is_replaced_by_the_closest_unused_evidence_and_says_so(embedder, smollm_engine):
     evidence = ParagraphEvidence("results", [
         EvidenceItem(1, "Low flows fell by 60 percent within ten years of planting pine trees.", "b1", 3, "Results"),
@@ -185,16 +197,19 @@ def test_the_figure_choice_prefers_figures_outside_results_and_uses_each_once(em
 def test_a_model_cut_short_and_a_model_out_of_time_still_give_a_summary(exported, embedder, smollm_engine):
     document, folder = exported(PAPER)
     evidence, _ = select_evidence(document, embedder, include_abstract=False)
-    # one token per paragraph: nothing the model writes is a sentence; each paragraph falls back, recorded
+    with_evidence = [bool(e.items) for e in evidence]
+    assert sum(with_evidence) >= 2
+    # one token per call: nothing the model writes is a sentence; each paragraph falls back, recorded
     cut = GroundedWriter(smollm_engine, embedder, paragraph_tokens=1).write(document, evidence, SummaryOptions())
-    assert all(p.source == "extracted-fallback" and p.text for p in cut.paragraphs)
-    assert sum(r["kind"] == "paragraph from evidence" for r in cut.repairs) == 4
+    assert [p.source == "extracted-fallback" and bool(p.text) for p in cut.paragraphs] == with_evidence
+    assert sum(r["kind"] == "paragraph from evidence" for r in cut.repairs) == sum(with_evidence)
+    assert sum(r["kind"] == "no evidence" for r in cut.repairs) == 4 - sum(with_evidence)
     # almost no time: the first call stops at its first piece, later ones do not start
     late = summarize_document(document, folder, engine=smollm_engine, embedder=embedder,
                               options=SummaryOptions(include_abstract=False, time_limit_s=0.01))
-    assert all(p.text for p in late.paragraphs)
+    assert [bool(p.text) for p in late.paragraphs] == with_evidence
     reasons = [r["reason"] for r in late.repairs if r["kind"] == "paragraph from evidence"]
-    assert len(reasons) == 4 and any("time" in r for r in reasons)
+    assert len(reasons) == sum(with_evidence) and any("time" in r for r in reasons)
 
 
 def test_no_figures_and_a_short_letter(exported, embedder, smollm_engine):
