@@ -90,11 +90,41 @@ def join_split_words(text: str, known: set[str]) -> str:
     return _SPLIT_WORD.sub(join, text)
 
 
+# a hyphen at a line end that line joining marked with a soft hyphen ("paired\u00adcatchments")
+_MARKED_BREAK = re.compile(rf"([^\W\d_]+){SOFT_HYPHEN}([^\W\d_]+)")
+
+
+def _compound_written(head: str, tail: str, known: set[str]) -> bool:
+    """The paper writes ``head-tail`` with its hyphen elsewhere (a plural or singular of it counts:
+    "paired-catchment" vouches for "paired-catchments") and never as one word."""
+    whole = (head + tail).lower()
+    if whole in known or whole.rstrip("s") in known:
+        return False
+    hyphenated = f"{head}-{tail}".lower()
+    return hyphenated in known or hyphenated.rstrip("s") in known or f"{hyphenated}s" in known
+
+
+def keep_compound_hyphens(texts: Sequence[str]) -> list[str]:
+    """Texts whose line-end hyphens were marked by line joining: the hyphen is kept where the paper
+    writes that compound with it elsewhere, else the soft hyphen stays and joins the word when the text
+    is normalised (what a typesetter's hyphenation needs, "extracel-/lular")."""
+    if not any(SOFT_HYPHEN in text for text in texts):
+        return list(texts)
+    # the marked words themselves are left out, or a compound broken at its hyphen would vouch for itself
+    known = vocabulary(_MARKED_BREAK.sub(" ", text) for text in texts)
+
+    def keep(match: re.Match[str]) -> str:
+        head, tail = match.group(1), match.group(2)
+        return f"{head}-{tail}" if _compound_written(head, tail, known) else match.group(0)
+
+    return [_MARKED_BREAK.sub(keep, text) if SOFT_HYPHEN in text else text for text in texts]
+
+
 def normalize_blocks(blocks: Sequence[Block]) -> None:
     """Normalise every block's text in place, join split words with the document's own vocabulary, and
     mark blocks whose text holds unmapped glyphs."""
-    for block in blocks:
-        block.text = normalize_text(block.text)
+    for block, text in zip(blocks, keep_compound_hyphens([block.text for block in blocks])):
+        block.text = normalize_text(text)
     # the vocabulary leaves out the split words themselves, or "extracel" would vouch for itself
     known = vocabulary(_SPLIT_WORD.sub(" ", block.text) for block in blocks)
     for block in blocks:

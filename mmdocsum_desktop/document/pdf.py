@@ -461,6 +461,9 @@ def _build_document(
         block_id = f"b{len(document.blocks) + 1}"
         if block_type == "heading":
             section = text
+        else:
+            # hyphens at line ends marked, for normalize_blocks to keep those of the paper's compounds
+            text = join_lines([line.text for line in text_block.lines], mark_breaks=True).strip()
         document.blocks.append(
             Block(
                 id=block_id,

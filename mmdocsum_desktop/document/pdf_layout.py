@@ -109,8 +109,13 @@ def y_overlap(a: Rect, b: Rect) -> float:
 _HYPHEN_END = re.compile(r"[A-Za-z]-$")
 
 
-def join_lines(texts: list[str]) -> str:
-    """Join text lines, removing hyphens that PyMuPDF left at line ends before a lowercase word."""
+def join_lines(texts: list[str], *, mark_breaks: bool = False) -> str:
+    """Join text lines, removing hyphens that PyMuPDF left at line ends before a lowercase word.
+
+    ``mark_breaks``: such a hyphen becomes a soft hyphen (U+00AD) instead of nothing, so that
+    :func:`~mmdocsum_desktop.document.normalize.normalize_blocks` can keep it where the paper writes the
+    compound with its hyphen ("paired-catchment") and join it everywhere else (the soft hyphen is
+    removed, as any other)."""
     out = ""
     for text in texts:
         text = text.strip()
@@ -121,7 +126,7 @@ def join_lines(texts: list[str]) -> str:
         elif out.endswith(SOFT_HYPHEN):
             out = out[:-1] + text  # a discretionary hyphen at the line end: one word
         elif _HYPHEN_END.search(out, len(out) - 2) and text[:1].islower():  # the end only, not all of it again
-            out = out[:-1] + text
+            out = out[:-1] + (SOFT_HYPHEN if mark_breaks else "") + text
         else:
             out += " " + text
     return out

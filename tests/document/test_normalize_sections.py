@@ -12,6 +12,7 @@ from mmdocsum_desktop.document.normalize import (
     normalize_line,
     normalize_text,
 )
+from mmdocsum_desktop.document.pdf_layout import join_lines
 from mmdocsum_desktop.document.reader import read_document
 from mmdocsum_desktop.document.sections import furniture_kind, is_reference_like, mark_section_kinds
 from tests.conftest import CORPUS
@@ -33,6 +34,30 @@ def test_split_words_are_joined_by_the_papers_own_vocabulary():
     assert join_split_words("subjects- compared", known) == "subjects- compared"
     assert join_split_words("hy- drogen", known) == "hydrogen"  # two fragments of no word of the paper
     assert join_split_words("pre- and post-", known) == "pre- and post-"
+
+
+def test_a_compound_broken_at_its_own_hyphen_keeps_it_and_a_hyphenated_word_is_joined():
+    # what line joining hands over: the line-end hyphen marked, to be decided with the whole paper
+    broken = join_lines(["does not require paired-", "catchments to remove", "the extracel-", "lular matrix"],
+                        mark_breaks=True)
+    assert broken == "does not require paired\u00adcatchments to remove the extracel\u00adlular matrix"
+    assert join_lines(["paired-", "catchments"]) == "pairedcatchments"  # unmarked: the old join
+    blocks = [
+        Block(id="b1", type="paragraph", text="The paired-catchment method and the extracellular space."),
+        Block(id="b2", type="paragraph", text=broken),
+        Block(id="b3", type="paragraph", text="a long\u00adterm trend"),  # "long-term" written nowhere
+    ]
+    normalize_blocks(blocks)
+    assert blocks[1].text == "does not require paired-catchments to remove the extracellular matrix"
+    assert blocks[2].text == "a longterm trend"
+    assert not any("\u00ad" in block.text for block in blocks)
+
+
+def test_a_real_paper_keeps_the_hyphen_of_a_compound_split_at_a_line_end():
+    document = read_document(CORPUS / "papers" / "mineru_demo1.pdf")
+    text = " ".join(block.text for block in document.blocks)
+    assert "paired-catchments to remove climatic variability" in text  # "paired-/catchments" on p. 12
+    assert "pairedcatchment" not in text and "\u00ad" not in text
 
 
 def test_unmapped_glyphs_mark_their_block():
