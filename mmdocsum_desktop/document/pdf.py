@@ -259,20 +259,35 @@ def _complete_bare_captions(blocks: list[TextBlock]) -> list[TextBlock]:
             for other in blocks
             if other is not block
             and id(other) not in absorbed
-            and other.role in {"text", "body"}
+            # sideways lines are taken for text inside a figure; beside a sideways label they are its title
+            and (other.role in {"text", "body"} or other.role == "figure-text" and not block.lines[0].horizontal)
             and other.caption is None
-            and other.lines[0].horizontal
-            and 0 <= other.bbox[1] - block.bbox[3] <= 1.6 * block.size
-            and abs(other.bbox[0] - block.bbox[0]) <= 3 * block.size
+            and (step := _next_line_step(block, other)) is not None
+            and 0 <= step[0] <= 1.6 * block.size
+            and step[1] <= 3 * block.size
             and len(other.lines) <= 4
         ]
         if not below:
             continue
-        title = min(below, key=lambda other: other.bbox[1])
+        title = min(below, key=lambda other: _next_line_step(block, other)[0])
         block.lines = block.lines + title.lines
         block.refresh()
         absorbed.add(id(title))
     return [b for b in blocks if id(b) not in absorbed] if absorbed else blocks
+
+
+def _next_line_step(block: TextBlock, other: TextBlock) -> tuple[float, float] | None:
+    """How far ``other`` starts after ``block`` in reading order (the gap to the next line), and how far
+    their line starts differ, in the direction the two are set; None when they are set differently. A
+    sideways table's caption ("Table 1" / its title, read bottom to top) stacks its lines rightwards."""
+    first, following = block.lines[0], other.lines[0]
+    if first.horizontal and following.horizontal:
+        return other.bbox[1] - block.bbox[3], abs(other.bbox[0] - block.bbox[0])
+    if first.horizontal or following.horizontal or first.upward != following.upward:
+        return None
+    if first.upward:
+        return other.bbox[0] - block.bbox[2], abs(other.bbox[3] - block.bbox[3])
+    return block.bbox[0] - other.bbox[2], abs(other.bbox[1] - block.bbox[1])
 
 
 def _in_margin_band(rect: Rect, page_rect: Rect) -> bool:

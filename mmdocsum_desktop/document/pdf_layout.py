@@ -39,6 +39,7 @@ class Line:
     horizontal: bool
     block_number: int
     gappy: bool  # wide gaps between spans: a table row or figure labels, not running prose
+    upward: bool = False  # set sideways, read bottom to top (a rotated table's caption): lines stack rightwards
 
 
 @dataclass(eq=False)  # blocks are compared by identity: two identical-looking blocks are still two
@@ -165,6 +166,7 @@ def extract_lines(page: pymupdf.Page) -> list[Line]:
                     horizontal=abs(direction[0] - 1) < 0.01,
                     block_number=block["number"],
                     gappy=gappy,
+                    upward=abs(direction[1] + 1) < 0.01,
                 )
             )
     return lines

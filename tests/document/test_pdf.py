@@ -76,6 +76,10 @@ def test_rotated_table_is_found_on_its_landscape_page():
     assert table1.page == 5 and table1.bbox is not None
     width, height = table1.bbox[2] - table1.bbox[0], table1.bbox[3] - table1.bbox[1]
     assert height > width, "the sideways table is taller than wide on the portrait page"
+    # its label and its title are two sideways lines: the caption holds both, the region neither
+    assert table1.caption == "Table 1 Site characteristics for all catchments"
+    title_line_right_edge = 60
+    assert table1.bbox[0] > title_line_right_edge
 
 
 def test_two_column_reading_order_and_abstract():
