@@ -16,7 +16,7 @@ from mmdocsum_desktop.summarize.evidence import (
     choose_evidence_figures,
     select_evidence,
 )
-from mmdocsum_desktop.summarize.grounded import GroundedWriter
+from mmdocsum_desktop.summarize.grounded import MAX_SENTENCES, GroundedWriter
 from mmdocsum_desktop.summarize.pipeline import summarize_document
 from mmdocsum_desktop.summarize.render import to_markdown
 from mmdocsum_desktop.summarize.schema import FigureEntry, SummaryOptions
@@ -210,6 +210,18 @@ def test_a_model_cut_short_and_a_model_out_of_time_still_give_a_summary(exported
     assert [bool(p.text) for p in late.paragraphs] == with_evidence
     reasons = [r["reason"] for r in late.repairs if r["kind"] == "paragraph from evidence"]
     assert len(reasons) == sum(with_evidence) and any("time" in r for r in reasons)
+
+
+def test_the_one_call_paragraph_writer_stops_after_its_sentences(exported, embedder, smollm_engine):
+    document, _ = exported(PAPER)
+    evidence, _ = select_evidence(document, embedder, include_abstract=False)
+    written = GroundedWriter(smollm_engine, embedder, by_sentence=False).write(document, evidence, SummaryOptions())
+    calls = [g for g in written.generations if g["stage"].startswith("paragraph")]
+    assert len(calls) == sum(bool(e.items) for e in evidence) and all("calls" not in g for g in calls)
+    assert written.record["written"] == written.record["supported"] + written.record["dropped"]
+    for paragraph in written.paragraphs:
+        if paragraph.source == "model":
+            assert sum(s.evidence[0].how == "support" for s in paragraph.sentences) <= MAX_SENTENCES
 
 
 def test_no_figures_and_a_short_letter(exported, embedder, smollm_engine):
