@@ -1,8 +1,9 @@
 """Text normalisation for what PDFs hand out: ligatures, soft hyphens, words hyphenated across lines,
 columns and pages, and glyphs that have no Unicode at all.
 
-- Ligature glyphs (U+FB00–U+FB06: "ﬁ", "ﬂ", "ﬀ") become their letters by NFKC. Only those: NFKC of the
-  whole text would also turn "m²" into "m2" and "µ" into "μ", which changes what a paper says.
+- Ligature glyphs (U+FB00–U+FB06: "ﬁ", "ﬂ", "ﬀ") and mathematical styled letters ("𝜅") become their
+  letters by NFKC. Only those: NFKC of the whole text would also turn "m²" into "m2" and "µ" into "μ",
+  which changes what a paper says.
 - Soft hyphens (U+00AD) are removed; one at the end of a line joins the two halves of the word.
 - A word split by a hyphen and a break that PyMuPDF did not join ("extracel- lular") is joined using the
   document's own vocabulary (:func:`join_split_words`): "extracellular" elsewhere in the paper → joined,
@@ -24,7 +25,15 @@ if TYPE_CHECKING:
     from mmdocsum_desktop.document.model import Block
 
 LIGATURES = {chr(code): unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
-_LIGATURE_TABLE = str.maketrans(LIGATURES)
+# Mathematical italic/bold letters ("𝜅 > 0.85", U+1D400–U+1D7FF) are a font's styling of plain letters
+# and digits that equation typesetting leaves in the text layer; a reader, a search and the embedders
+# want the letter itself
+MATH_LETTERS = {
+    chr(code): folded
+    for code in range(0x1D400, 0x1D800)
+    if (folded := unicodedata.normalize("NFKC", chr(code))) != chr(code)
+}
+_LIGATURE_TABLE = str.maketrans({**LIGATURES, **MATH_LETTERS})
 SOFT_HYPHEN = "\u00ad"
 _UNMAPPED = re.compile("[\ufffd\ue000-\uf8ff]")
 # "extracel- lular", "hy- drogen"; not "pre- and post-", "2- or 3-fold"

@@ -128,6 +128,8 @@ def join_lines(texts: list[str], *, mark_breaks: bool = False) -> str:
             out = out[:-1] + text  # a discretionary hyphen at the line end: one word
         elif _HYPHEN_END.search(out, len(out) - 2) and text[:1].islower():  # the end only, not all of it again
             out = out[:-1] + (SOFT_HYPHEN if mark_breaks else "") + text
+        elif _HYPHEN_END.search(out, len(out) - 2) and text[:1].isdigit():
+            out += text  # a name with a number broken after its hyphen ("HEK-/293", "COVID-/19") keeps both
         else:
             out += " " + text
     return out

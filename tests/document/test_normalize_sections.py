@@ -53,6 +53,17 @@ def test_a_compound_broken_at_its_own_hyphen_keeps_it_and_a_hyphenated_word_is_j
     assert not any("\u00ad" in block.text for block in blocks)
 
 
+def test_a_name_broken_after_its_hyphen_before_a_number_stays_one_name():
+    assert join_lines(["human HEK-", "293 cells and IL-", "6 levels"]) == "human HEK-293 cells and IL-6 levels"
+    assert join_lines(["aged 20-", "30 years"]) == "aged 20- 30 years"  # a range is not a name
+
+
+def test_mathematical_styled_letters_are_read_as_their_letters():
+    # Hindawi and others set units and statistics in math italic: "20 𝜇L", "(𝜅 > 0.85)", "p38𝛼"
+    assert normalize_text("20 \U0001d707L, (\U0001d705 > 0.85), p38\U0001d6fc, \U0001d400") == "20 μL, (κ > 0.85), p38α, A"
+    assert normalize_text("5 µm²") == "5 µm²"  # the micro sign and superscripts are left as printed
+
+
 def test_a_real_paper_keeps_the_hyphen_of_a_compound_split_at_a_line_end():
     document = read_document(CORPUS / "papers" / "mineru_demo1.pdf")
     text = " ".join(block.text for block in document.blocks)
