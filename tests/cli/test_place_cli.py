@@ -14,8 +14,7 @@ import pytest
 
 from tests.conftest import PAPERS, read_paper
 from tests.placement.ftii_split import build_paper_split
-
-CITING = ("b64", "b116", "b208")
+from tests.placement.test_engine import CITED, first_citing
 
 
 def run_cli(env, *args: str, timeout: float = 180) -> subprocess.CompletedProcess:
@@ -29,9 +28,9 @@ def paragraphs_md(tmp_path_factory):
     from mmdocsum_desktop.placement.text import strip_mentions
 
     document = read_paper("pymupdf_test_3780.pdf")
-    blocks = {b.id: b for b in document.blocks}
+    citing = [first_citing(document, label) for label in CITED]  # Figures 1, 2 and 3, in that order
     text = "\n\n".join(
-        ["# Notes on a planar ion crystal", *(strip_mentions(blocks[i].text) for i in CITING), "A closing remark."]
+        ["# Notes on a planar ion crystal", *(strip_mentions(paragraph) for paragraph in citing), "A closing remark."]
     )
     path = tmp_path_factory.mktemp("paragraphs") / "notes.md"
     path.write_text(text + "\n", encoding="utf-8")
