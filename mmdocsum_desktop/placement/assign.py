@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.placement.calibration import logit
@@ -92,6 +91,10 @@ def global_assign(
     allowed = (probs >= threshold) & np.isfinite(probs)
     cost = np.zeros((n, m + n))
     cost[:, :m] = np.where(allowed, -utility, _FORBIDDEN)
+    # imported here: scipy.optimize costs about a second to import, and the default sequence strategy
+    # and greedy placement never need it
+    from scipy.optimize import linear_sum_assignment
+
     rows, cols = linear_sum_assignment(cost)
     assignment: dict[int, int] = {int(c): int(r) for r, c in zip(rows, cols) if c < m and allowed[r, c]}
     if order is None or order_penalty <= 0:
