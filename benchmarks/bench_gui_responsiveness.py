@@ -30,7 +30,14 @@ GOAL_MS = 100
 
 
 class Heartbeat:
+    """The beat's gaps, and where the GUI thread was during the longest one: a watcher thread samples the
+    GUI thread's Python stack while a beat is overdue (STALL_SAMPLE_MS late), so a stall names its code."""
+
+    STALL_SAMPLE_MS = 40
+
     def __init__(self) -> None:
+        import threading
+
         from PySide6.QtCore import QTimer
 
         self.timer = QTimer()
@@ -38,11 +45,40 @@ class Heartbeat:
         self.timer.timeout.connect(self._beat)
         self.gaps: list[float] = []
         self.last = time.perf_counter()
+        self.gui_thread = threading.get_ident()
+        self.stall_stack: list[str] = []
+        self._stall_seen_ms = 0.0
+        self._watching = False
 
     def start(self) -> None:
+        import threading
+
         self.gaps = []
+        self.stall_stack = []
+        self._stall_seen_ms = 0.0
         self.last = time.perf_counter()
         self.timer.start()
+        self._watching = True
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def _watch(self) -> None:
+        import threading
+        import traceback
+
+        while self._watching:
+            time.sleep(0.01)
+            late_ms = (time.perf_counter() - self.last) * 1000.0
+            if late_ms > self.STALL_SAMPLE_MS and late_ms > self._stall_seen_ms:
+                frames = sys._current_frames()
+                frame = frames.get(self.gui_thread)
+                if frame is not None:
+                    self._stall_seen_ms = late_ms
+                    self.stall_stack = [line.rstrip() for line in traceback.format_stack(frame)[-8:]]
+                    # a GUI thread waiting inside Qt's loop is usually waiting for the GIL: what holds it
+                    for ident, other in frames.items():
+                        if ident not in (self.gui_thread, threading.get_ident()):
+                            self.stall_stack.append(f"-- thread {ident}:")
+                            self.stall_stack += [line.rstrip() for line in traceback.format_stack(other)[-4:]]
 
     def _beat(self) -> None:
         now = time.perf_counter()
@@ -51,10 +87,12 @@ class Heartbeat:
 
     def stop(self) -> dict:
         self.timer.stop()
+        self._watching = False
         gaps = sorted(self.gaps)
         if not gaps:
             return {"beats": 0}
         return {
+            "longest_stall_stack": self.stall_stack,
             "beats": len(gaps),
             "max_gap_ms": round(gaps[-1], 1),
             "p99_gap_ms": round(gaps[int(0.99 * (len(gaps) - 1))], 1),
