@@ -88,7 +88,9 @@ def test_open_summarize_change_figure_export(qtbot, make_window, tmp_path):
 
     summary = summarize(qtbot, window)
     assert [p.role for p in summary.paragraphs] == ["background", "method", "results", "conclusion"]
-    assert all(60 <= len(p.text.split()) <= 140 for p in summary.paragraphs)
+    # whole paragraphs of a few sentences each (their lengths per role are the engine's, tested there:
+    # the method paragraph is the shortest, as in an abstract)
+    assert all(30 <= len(p.text.split()) <= 140 for p in summary.paragraphs)
     assert len(window.summary_view.cards) == 4
     assert any(p.sentences for p in summary.paragraphs)
     qtbot.waitUntil(lambda: window.last_autosave > 0, timeout=5_000)
