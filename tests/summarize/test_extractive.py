@@ -1,5 +1,5 @@
-"""The extractive engine and the whole pipeline on real papers: faithful, 35–120 words a paragraph (the method shortest),
-roles from the right sections, figures chosen once, citations to pages and blocks."""
+"""The extractive engine and the whole pipeline on real papers: faithful, 35–120 words a paragraph
+(the method shortest), roles from the right sections, figures chosen once, citations to pages and blocks."""
 
 from __future__ import annotations
 
