@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import model_dirs_in
-from tests.engines.conftest import smollm, tiny_vlm_files  # noqa: F401 — shared model fixtures
+from tests.engines.conftest import smollm, smollm_engine, tiny_vlm_files  # noqa: F401 — shared model fixtures
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -20,19 +20,8 @@ from mmdocsum_desktop.summarize.grounded import MAX_SENTENCES, GroundedWriter
 from mmdocsum_desktop.summarize.pipeline import summarize_document
 from mmdocsum_desktop.summarize.render import to_markdown
 from mmdocsum_desktop.summarize.schema import FigureEntry, SummaryOptions
-from tests.engines.conftest import THREADS, require_llama
 
 PAPER = "pymupdf_test_3780.pdf"  # Sci. Rep., 5 pages, "Figure 1 | ..." captions
-
-
-@pytest.fixture(scope="module")
-def smollm_engine(smollm):
-    require_llama()
-    from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
-
-    engine = LlamaEngine(LlamaConfig(model=smollm, n_ctx=2048, n_threads=THREADS))
-    yield engine
-    engine.close()
 
 
 @pytest.fixture(scope="module")
