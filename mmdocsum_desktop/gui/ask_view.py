@@ -14,7 +14,12 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QText
 from mmdocsum_desktop.app.ask import ask as ask_the_paper
 from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.gui import core
-from mmdocsum_desktop.gui.summary_view import cite_url, parse_cite_url
+from mmdocsum_desktop.gui.summary_view import (
+    add_page_and_figure_links,
+    cite_url,
+    parse_cite_url,
+    visuals_by_label,
+)
 from mmdocsum_desktop.gui.workers import Job
 from mmdocsum_desktop.models import fitness
 
@@ -24,16 +29,11 @@ if TYPE_CHECKING:
 
 def answer_html(answer: Any, document: Document | None) -> str:
     """The answer's sentences, each followed by its sources as cite: links (pages, figures, passages)."""
-    visuals = {(v.label or "").lower(): v for v in document.visuals if v.label} if document is not None else {}
+    visuals = visuals_by_label(document)
     parts = []
     for sentence in answer.sentences:
         links: dict[str, str] = {}
-        for page in sentence.pages:
-            links.setdefault(f"p. {page}", cite_url("page", str(page)))
-        for label in (*sentence.figures, *sentence.tables):
-            visual = visuals.get(label.lower())
-            if visual is not None:
-                links.setdefault(label, cite_url("figure", visual.id))
+        add_page_and_figure_links(links, sentence, visuals)
         for block in sentence.blocks[:2]:
             links.setdefault(f"¶{len(links) + 1}", cite_url("block", block))
         cites = " ".join(f'<a href="{html.escape(href)}">{html.escape(text)}</a>' for text, href in links.items())

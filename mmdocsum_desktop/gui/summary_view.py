@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mmdocsum_desktop.document.model import Figure
+from mmdocsum_desktop.document.model import Document, Figure
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.judge_panel import JudgePanel
@@ -100,20 +100,31 @@ def paragraph_html(paragraph: SummaryParagraph, workspace: Workspace | None, wid
     return body
 
 
+def visuals_by_label(document: Document | None) -> dict[str, Any]:
+    """The document's figures and tables by lower-cased label, for turning cited labels into links."""
+    return {(v.label or "").lower(): v for v in document.visuals if v.label} if document is not None else {}
+
+
+def add_page_and_figure_links(links: dict[str, str], sentence: Any, visuals: dict[str, Any]) -> None:
+    """A cited sentence's pages and figures/tables (by the document's figure id) as cite: links, each
+    once: what a summary sentence and an answer sentence cite alike."""
+    for page in sentence.pages:
+        links.setdefault(f"p. {page}", cite_url("page", str(page)))
+    for label in (*sentence.figures, *sentence.tables):
+        visual = visuals.get(label.lower())
+        if visual is not None:
+            links.setdefault(label, cite_url("figure", visual.id))
+
+
 def citation_links(paragraph: SummaryParagraph, workspace: Workspace | None) -> list[str]:
     """The paragraph's sentence citations as cite: links, each once: pages, figures and tables (by the
     document's figure id), passages (shown by their page, the link goes to the passage itself)."""
     document = workspace.document if workspace is not None else None
-    visuals = {(v.label or "").lower(): v for v in document.visuals if v.label} if document is not None else {}
+    visuals = visuals_by_label(document)
     blocks = {b.id: b for b in document.blocks} if document is not None else {}
     links: dict[str, str] = {}  # label → href
     for sentence in paragraph.sentences:
-        for page in sentence.pages:
-            links.setdefault(f"p. {page}", cite_url("page", str(page)))
-        for label in (*sentence.figures, *sentence.tables):
-            visual = visuals.get(label.lower())
-            if visual is not None:
-                links.setdefault(label, cite_url("figure", visual.id))
+        add_page_and_figure_links(links, sentence, visuals)
         for block_id in sentence.blocks:
             block = blocks.get(block_id)
             if block is not None:
