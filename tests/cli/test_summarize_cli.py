@@ -95,6 +95,22 @@ def test_document_without_text(env, tmp_path):
     assert_clean_error(run_cli(env, str(empty), "-o", str(tmp_path / "s.json")), "no text to summarise")
 
 
+def interrupt_when(process: subprocess.Popen, ready, timeout_s: float = 240) -> tuple[str, str]:
+    """Read the streamed text on stderr until ``ready(text so far)``, then press Ctrl-C; returns what was
+    read before and after the interrupt."""
+    received = ""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        char = process.stderr.read(1)
+        if not char:
+            break
+        received += char
+        if ready(received):
+            process.send_signal(signal.SIGINT)
+            break
+    return received, process.communicate(timeout=120)[1]
+
+
 def test_ctrl_c_mid_generation_keeps_partial_work(env, tmp_path):
     smollm = smollm_path()
     if smollm is None or __import__("importlib").util.find_spec("llama_cpp") is None:
@@ -106,17 +122,8 @@ def test_ctrl_c_mid_generation_keeps_partial_work(env, tmp_path):
          "--llm-mode", "full"],
         stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
     )
-    received = ""
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        char = process.stderr.read(1)
-        if not char:
-            break
-        received += char
-        if received.count('"') >= 6:  # the model is writing its JSON answer
-            process.send_signal(signal.SIGINT)
-            break
-    rest = process.communicate(timeout=120)[1]
+    # the model is writing its JSON answer
+    received, rest = interrupt_when(process, lambda streamed: streamed.count('"') >= 6)
     assert process.returncode == 130, received + rest
     assert "Traceback" not in rest and "cancelled" in rest
     partial = json.loads((tmp_path / "s.json.partial.json").read_text())
@@ -131,17 +138,8 @@ def test_ctrl_c_while_the_grounded_writer_writes_keeps_its_paragraphs(env, tmp_p
          "-o", str(out), "--model", str(smollm_path()), "--threads", "1", "--stream", "--quiet", "--no-ocr"],
         stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
     )
-    received = ""
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        char = process.stderr.read(1)
-        if not char:
-            break
-        received += char
-        if len(received.split()) >= 8:  # the model is writing a paragraph from its evidence
-            process.send_signal(signal.SIGINT)
-            break
-    rest = process.communicate(timeout=120)[1]
+    # the model is writing a paragraph from its evidence
+    received, rest = interrupt_when(process, lambda streamed: len(streamed.split()) >= 8)
     assert process.returncode == 130, received + rest
     assert "Traceback" not in rest and "cancelled" in rest
     partial = json.loads((tmp_path / "s.json.partial.json").read_text())
