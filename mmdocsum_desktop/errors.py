@@ -81,6 +81,15 @@ class ModelFormatError(ModelError):
     """A model file is not a usable GGUF: missing, truncated, wrong magic, or the wrong architecture."""
 
 
+class ModelProcessError(EngineError):
+    """The child process that runs a local language model crashed, was killed or stopped answering.
+
+    Native code (llama.cpp, a GPU driver) runs there so that its crash cannot take the app with it;
+    the message says what happened and in which phase, and that nothing was changed."""
+
+    exit_code = 5
+
+
 class EndpointError(EngineError):
     """An OpenAI-compatible server is down, refused the request, or answered something unusable."""
 

@@ -15,6 +15,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop.engines.llama_process import REINSTALL_HINT, ModelTrial
+from mmdocsum_desktop.engines.llama_process import try_model as trial_in_child
 from mmdocsum_desktop.models import devices
 from mmdocsum_desktop.models.devices import human_bytes
 
@@ -146,6 +148,70 @@ def _llama(report: DoctorReport, info: devices.LlamaCppInfo, gpus: list[devices.
         report.add(section, f"device {device.name}", f"{device.kind}: {device.description}{memory}")
     if info.system_info:
         report.add(section, "system info", info.system_info)
+        risky = native_build_features(info.system_info)
+        if risky:
+            report.add(section, "portable build", f"no: built with {', '.join(risky)} (the build machine's own "
+                       "CPU): it can crash on other CPUs, and the AMX kernels crash on some that have them",
+                       ok=False, advice=f"reinstall a portable build: {REINSTALL_HINT}")
+        else:
+            report.add(section, "portable build", "yes (no AVX-512 or AMX kernels compiled in)", ok=True)
+
+
+# Instruction sets a portable build leaves out: they exist on some CPUs only, and llama.cpp's AMX
+# kernels have crashed at the first decode on CPUs that do have AMX (issue 22).
+_NATIVE_ONLY = ("AVX512", "AVX512_VBMI", "AVX512_VNNI", "AVX512_BF16", "AMX_INT8", "AMX_BF16", "AMX_TILE")
+
+
+def native_build_features(system_info: str) -> list[str]:
+    """The CPU features of ``llama_print_system_info()`` that only a native build turns on."""
+    import re
+
+    found = {name for name, flag in re.findall(r"([A-Z0-9_]+) = (1)", system_info)}
+    return [name for name in _NATIVE_ONLY if name in found]
+
+
+def _model_trial(report: DoctorReport, info: devices.LlamaCppInfo, try_model: bool) -> None:
+    """Load the configured GGUF (else the packaged SmolLM2) in a child process and generate a few tokens."""
+    section = "language model trial"
+    if not info.installed or info.error:
+        return
+    path, why = _model_to_try()
+    if path is None:
+        report.add(section, "model", "none configured and none installed: nothing to try")
+        return
+    if not try_model:
+        report.add(section, "model", f"{path.name} ({why}): not tried (--no-model-trial)")
+        return
+    trial = check_local_model(path)
+    report.add(section, "model", f"{path.name} ({why})")
+    report.add(section, "trial", trial.summary(), ok=trial.ok, advice=trial.advice)
+    if trial.ok:
+        report.add(section, "first token", f"{trial.first_token_seconds:.2f} s after the prompt was sent")
+
+
+def _model_to_try() -> tuple[Path | None, str]:
+    from mmdocsum_desktop.models.registry import get_model, is_present
+
+    try:
+        from mmdocsum_desktop.settings import load_settings
+
+        configured = load_settings().engines.llama.model
+    except Exception:  # noqa: BLE001 — a broken settings file is reported where settings are edited
+        configured = None
+    if configured:
+        from mmdocsum_desktop.engines.llama import resolve_model_path
+
+        try:
+            return resolve_model_path(configured), "the model in the settings"
+        except Exception as error:  # noqa: BLE001
+            return None, str(error)
+    try:
+        entry = get_model("smollm2-135m")
+        if is_present(entry):
+            return entry.path("model"), "no model configured: the packaged SmolLM2, to test the build"
+    except Exception:  # noqa: BLE001
+        pass
+    return None, "none"
 
 
 def _onnx(report: DoctorReport, gpus: list[devices.MemoryReading], nvidia: bool) -> None:
@@ -274,7 +340,13 @@ def _keyring(report: DoctorReport) -> None:
         report.add(section, "backend", name, ok=True)
 
 
-def run_doctor(*, on_step: Callable[[str], None] | None = None) -> DoctorReport:
+def check_local_model(path: Path, *, n_threads: int | None = None) -> ModelTrial:
+    """A real load and a few tokens of the GGUF at ``path`` in a child process (doctor, and Settings ▸
+    Models before "Use this model" switches): a crash is reported here, never felt by the app."""
+    return trial_in_child(path, n_threads=n_threads)
+
+
+def run_doctor(*, on_step: Callable[[str], None] | None = None, try_model: bool = True) -> DoctorReport:
     """Look at this machine and say what the app's models will run on. Reads, never changes anything;
     ``on_step`` hears the name of each part as it starts (for a progress line)."""
     started = time.perf_counter()
@@ -294,6 +366,7 @@ def run_doctor(*, on_step: Callable[[str], None] | None = None) -> DoctorReport:
         ("onnxruntime", lambda: _onnx(report, state["gpus"], state["nvidia"])),
         ("memory", lambda: _memory(report, state["gpus"], state["nvidia"])),
         ("models", lambda: _models(report, state["info"])),
+        ("language model", lambda: _model_trial(report, state["info"], try_model)),
         ("keyring", lambda: _keyring(report)),
     ]
     for name, step in steps:

@@ -16,6 +16,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "doctor", help="what the app will run on (llama.cpp build, GPU, onnxruntime, memory, models, keyring)"
     )
     parser.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json")
+    parser.add_argument("--no-model-trial", action="store_true",
+                        help="do not load the language model and generate a few tokens (it runs in a child process)")
     parser.set_defaults(handler=run)
 
 
@@ -26,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "text" and sys.stderr.isatty():
             print(f"checking {name}...", file=sys.stderr, end="\r", flush=True)
 
-    report = run_doctor(on_step=step)
+    report = run_doctor(on_step=step, try_model=not args.no_model_trial)
     if args.format == "json":
         print(json.dumps(report.to_dict(), indent=2))
     else:

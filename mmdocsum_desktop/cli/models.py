@@ -87,6 +87,7 @@ def run_list(args: argparse.Namespace) -> int:
                 "present": presence(entry),
                 "device": device_for_role(entry.role),
                 "licence": entry.licence,
+                "install": entry.install or None,
             }
         )
     if args.json:
@@ -99,6 +100,12 @@ def run_list(args: argparse.Namespace) -> int:
     widths = [max(len(row[i]) for row in table) for i in range(5)]
     for row in table:
         print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:5])) + "  " + row[5])
+    # a better model is one command away: say the command for each known model that is not here yet
+    missing = [r for r in rows if r["present"] != "yes" and r["install"]]
+    if missing:
+        print("\nnot installed; each is one command:")
+        for row in missing:
+            print(f"  {row['name']}: {row['install']}")
     return 0
 
 

@@ -23,9 +23,9 @@ from mmdocsum_desktop.errors import EngineError, MmdocsumError, ModelFormatError
 from mmdocsum_desktop.settings import ENGINES, JUDGE_ENGINES, EngineChoice, EngineSettings, get_api_key
 
 JUDGE_NEEDS_MODEL = (
-    "Judging a summary needs a language model, and only the extractive engine is set up. Choose a GGUF "
-    "model (Settings ▸ Local model, or --judge-model) or an OpenAI-compatible endpoint (Settings ▸ Server, "
-    "or --judge-base-url), then judge again."
+    "Judging a summary needs a language model, and summaries are written by the extractive engine. Choose "
+    "the judge (Settings ▸ Judge: a GGUF model or an OpenAI-compatible endpoint, or --judge llama "
+    "--judge-model / --judge openai --judge-base-url), then judge again."
 )
 
 
@@ -71,12 +71,8 @@ def build_engine(choice: EngineChoice | None, settings: EngineSettings, *, embed
 
 
 def _llama_engine(choice: EngineChoice, settings: EngineSettings):
-    from mmdocsum_desktop.engines.llama import (
-        LlamaConfig,
-        LlamaEngine,
-        resolve_mmproj_for,
-        resolve_model_path,
-    )
+    from mmdocsum_desktop.engines.llama import LlamaConfig, resolve_mmproj_for, resolve_model_path
+    from mmdocsum_desktop.engines.llama_process import LlamaProcessEngine
 
     local = settings.llama
     model = choice.model or local.model
@@ -89,7 +85,8 @@ def _llama_engine(choice: EngineChoice, settings: EngineSettings):
             "the llama engine needs a GGUF model: give --model PATH (or a registered model name such as "
             "smollm2-135m), or set llama.model in the settings"
         )
-    return LlamaEngine(
+    # llama.cpp runs in a child process: a crash there is a message here, never the end of the app
+    return LlamaProcessEngine(
         LlamaConfig(
             model=resolve_model_path(model),
             mmproj=resolve_mmproj_for(model) if mmproj is None else Path(mmproj).expanduser(),
@@ -157,11 +154,11 @@ def judge_engine_name(settings: EngineSettings, choice: EngineChoice | None = No
                 "the openai judge needs an endpoint: give --judge-base-url URL (and --judge-api-model)"
             )
         return asked
-    if settings.engine in usable and usable[settings.engine]:
-        return settings.engine
-    for name in JUDGE_ENGINES:
-        if usable[name]:
-            return name
+    # "auto" judges with the engine that writes the user's summaries, and only when that is a language
+    # model: a GGUF left in the settings after switching summaries to extractive is never picked up
+    summary_engine = choose_engine_name(None, settings)
+    if summary_engine in usable and usable[summary_engine]:
+        return summary_engine
     raise JudgeNotConfiguredError(JUDGE_NEEDS_MODEL)
 
 

@@ -39,7 +39,13 @@ import numpy as np
 from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions, TextEngine
 from mmdocsum_desktop.engines.extractive import MAX_WORDS, ROLE_TARGETS, ROLE_TITLES, Embedder, opener
-from mmdocsum_desktop.errors import EndpointError, EngineError, SecretError, SummaryCancelled
+from mmdocsum_desktop.errors import (
+    EndpointError,
+    EngineError,
+    ModelProcessError,
+    SecretError,
+    SummaryCancelled,
+)
 from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
 from mmdocsum_desktop.summarize import prompt as prompts
 from mmdocsum_desktop.summarize.evidence import EvidenceItem, ParagraphEvidence
@@ -152,10 +158,11 @@ class GroundedWriter:
                     cancelled.partial = {**cancelled.partial, "paragraphs": [
                         {"role": p.role, "text": p.text} for p in result.paragraphs]}
                     raise
-                except (EndpointError, SecretError) as error:
-                    # A server that cannot be reached or refuses the key is the user's setup, not a bad
-                    # paragraph: said at once instead of a summary quietly made of fallbacks. Once a
-                    # paragraph has come back, a later failure is a fallback like any other.
+                except (EndpointError, SecretError, ModelProcessError) as error:
+                    # A server that cannot be reached or refuses the key, or a model process that crashed,
+                    # is the user's setup, not a bad paragraph: said at once instead of a summary quietly
+                    # made of fallbacks. Once a paragraph has come back, a later failure is a fallback like
+                    # any other (recorded in the repairs; the next paragraph starts a new model process).
                     if counts["written"] == 0 and not result.generations:
                         raise
                     failure = f"the model failed: {error}"

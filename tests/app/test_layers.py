@@ -47,7 +47,9 @@ def test_the_application_layer_knows_no_adapter():
 
 def test_the_engine_factory_is_the_only_place_that_builds_summary_engines():
     builders = ("mmdocsum_desktop.engines.llama.LlamaEngine", "mmdocsum_desktop.engines.openai.OpenAIEngine",
+                "mmdocsum_desktop.engines.llama_process.LlamaProcessEngine",
                 "mmdocsum_desktop.engines.openai.OpenAIConfig", "mmdocsum_desktop.engines.llama.LlamaConfig")
-    allowed = {PACKAGE / "engines" / "factory.py", PACKAGE / "engines" / "llama.py", PACKAGE / "engines" / "openai.py"}
+    allowed = {PACKAGE / "engines" / "factory.py", PACKAGE / "engines" / "llama.py", PACKAGE / "engines" / "openai.py",
+               PACKAGE / "engines" / "llama_process.py"}
     files = [p for p in _files("app", "gui", "cli", "bench", "summarize") if p not in allowed]
     assert _offenders(files, builders) == []

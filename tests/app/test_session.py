@@ -13,7 +13,7 @@ from mmdocsum_desktop.cli import summarize as cli_summarize
 from mmdocsum_desktop.cli.engine_flags import engine_choice
 from mmdocsum_desktop.engines.extractive import ExtractiveEngine
 from mmdocsum_desktop.engines.factory import JudgeNotConfiguredError
-from mmdocsum_desktop.engines.llama import LlamaEngine
+from mmdocsum_desktop.engines.llama_process import LlamaProcessEngine
 from mmdocsum_desktop.gui import core as gui_core
 from mmdocsum_desktop.settings import EngineChoice, Settings, save_settings
 from tests.app.conftest import llama_settings
@@ -33,7 +33,7 @@ def test_gui_cli_and_benchmark_build_the_same_engine_from_the_same_settings(smol
         cli_values = from_cli.option_values()
     gui_session = gui_core.session(settings)
     with gui_session.engine() as from_gui:
-        assert isinstance(from_gui.engine, LlamaEngine)
+        assert isinstance(from_gui.engine, LlamaProcessEngine)
         assert from_gui.engine.config == cli_config
         assert from_gui.engine.describe() == cli_info
         assert from_gui.option_values() == cli_values
@@ -66,7 +66,7 @@ def test_an_engine_is_loaded_once_and_replaced_when_the_settings_change(smollm):
         session.use_settings(Settings.model_validate({"engines": {"engine": "extractive"}}))
         with session.engine() as other:
             assert isinstance(other.engine, ExtractiveEngine)
-        assert engine.llm is None  # the llama model of the old settings was closed
+        assert engine.pid is None  # the llama model of the old settings was closed with its process
     finally:
         session.close()
 
