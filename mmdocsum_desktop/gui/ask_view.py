@@ -77,11 +77,13 @@ class AskView(QWidget):
         state.documentChanged.connect(self._document_changed)
 
     def _document_changed(self, document: Document | None) -> None:
-        if self.answer is not None and (self._answered_document is not document):
-            self.answer = None
-            self.browser.clear()
-            self.status.setText("Open a document, then ask it a question." if document is None
-                                else "Ask the paper a question.")
+        if self.answer is not None and self._answered_document is document:
+            return  # the same document shown again: its answer stays
+        self.answer = None
+        self.browser.clear()
+        # said for the document there is now (the words "Open a document" beside an open one were stale)
+        self.status.setText("Open a document, then ask it a question." if document is None
+                            else "Ask the paper a question.")
 
     def ask(self) -> Job | None:
         workspace = self.window_.workspace

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -70,6 +71,9 @@ class AuthoringView(QWidget):
         self.place_button.clicked.connect(self.place_images)
         self.status = QLabel("")
         self.status.setStyleSheet("color: #555;")
+        # a long message wraps inside the pane; it never widens the pane or the window
+        self.status.setWordWrap(True)
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         top = QHBoxLayout()
         top.addWidget(self.place_button)
         top.addWidget(QLabel("from"))

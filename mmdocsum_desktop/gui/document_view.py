@@ -1,17 +1,32 @@
 """The document pane, a reader: every PDF page in one continuous scroll (pages rendered by PyMuPDF in the
-background as they come into view), zoom steps, fit-width and fit-page, a page-thumbnail sidebar, search,
-the detected figures and tables outlined; the page and zoom go with the project. Articles (HTML,
-Markdown, JATS) are shown as their extracted text."""
+background as they come into view), zoom steps, fit-width (the default) and fit-page, pages rotated one by
+one, a page-thumbnail sidebar, text selection with copy and a context menu (PyMuPDF's words and their
+boxes), search over the normalised text with every hit marked, the detected figures and tables outlined;
+the page and zoom go with the project. Articles (HTML, Markdown, JATS) are shown as their extracted text."""
 
 from __future__ import annotations
 
 import bisect
 import html
 import threading
+import unicodedata
 from pathlib import Path
+from typing import NamedTuple
 
-from PySide6.QtCore import QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QBrush, QColor, QIcon, QImage, QKeySequence, QPainter, QPen, QPixmap
+from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QAction,
+    QBrush,
+    QColor,
+    QGuiApplication,
+    QIcon,
+    QImage,
+    QKeySequence,
+    QPainter,
+    QPen,
+    QPixmap,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QGraphicsPixmapItem,
     QGraphicsRectItem,
@@ -24,6 +39,7 @@ from PySide6.QtWidgets import (
     QListView,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QSpinBox,
     QSplitter,
     QStackedWidget,
@@ -34,6 +50,7 @@ from PySide6.QtWidgets import (
 )
 
 from mmdocsum_desktop.document.model import Document, Figure
+from mmdocsum_desktop.document.normalize import normalize_text
 from mmdocsum_desktop.gui import icons, render_process
 from mmdocsum_desktop.gui.workers import Job, JobRunner
 
@@ -46,6 +63,77 @@ KEEP_RENDERED = 16  # rendered pages kept (more would hold hundreds of MB at hig
 _FIGURE_COLOUR = QColor(43, 110, 200)
 _TABLE_COLOUR = QColor(210, 120, 30)
 _HIGHLIGHT = QColor(255, 200, 0)
+_SELECTION = QColor(40, 110, 230, 80)
+_HIT = QColor(255, 215, 0, 110)
+
+Rect = tuple[float, float, float, float]
+
+
+class Word(NamedTuple):
+    """One word of a PDF page as PyMuPDF gives it: its box in points and its place in reading order."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+    block: int
+    line: int
+
+
+def search_key(text: str) -> str:
+    """What search compares, for the page's words and the query alike: the reader's own normalisation
+    (ligatures as letters, soft hyphens gone), then NFKC (full-width forms, other compatibility
+    characters) and case folding. Only for matching: what is shown and copied keeps the paper's text."""
+    return unicodedata.normalize("NFKC", normalize_text(text)).casefold()
+
+
+def words_text(words: list[Word]) -> str:
+    """Selected words as text: a space between words, a line break between blocks, ligatures as letters."""
+    parts: list[str] = []
+    previous: Word | None = None
+    for word in words:
+        if previous is not None:
+            parts.append("\n" if word.block != previous.block else " ")
+        parts.append(word.text)
+        previous = word
+    return normalize_text("".join(parts))
+
+
+def line_boxes(words: list[Word]) -> list[Rect]:
+    """One box per line of the words (what a selection or a search hit is drawn as)."""
+    boxes: dict[tuple[int, int], list[float]] = {}
+    for word in words:
+        box = boxes.setdefault((word.block, word.line), [word.x0, word.y0, word.x1, word.y1])
+        box[0], box[1] = min(box[0], word.x0), min(box[1], word.y0)
+        box[2], box[3] = max(box[2], word.x1), max(box[3], word.y1)
+    return [tuple(box) for box in boxes.values()]
+
+
+def find_in_words(words: list[Word], query: str) -> list[list[int]]:
+    """Every place the query occurs in the page's words, each as the indexes of the words it covers
+    (matching on :func:`search_key` of both, so "flow" finds the "ﬂow" a ligature font printed)."""
+    key = " ".join(search_key(query).split())
+    if not key:
+        return []
+    starts: list[int] = []
+    parts: list[str] = []
+    offset = 0
+    for word in words:
+        starts.append(offset)
+        part = " ".join(search_key(word.text).split())
+        parts.append(part)
+        offset += len(part) + 1
+    text = " ".join(parts)
+    hits: list[list[int]] = []
+    position = text.find(key)
+    while position >= 0:
+        end = position + len(key)
+        first = bisect.bisect_right(starts, position) - 1
+        last = bisect.bisect_right(starts, end - 1) - 1
+        hits.append(list(range(first, last + 1)))
+        position = text.find(key, end)
+    return hits
 
 
 class _PdfRenderer:
@@ -63,6 +151,17 @@ class _PdfRenderer:
             self.pdf.authenticate(password)
         # every page's size in points, for the continuous layout before any page is rendered
         self.sizes = [(page.rect.width, page.rect.height) for page in self.pdf]
+        self._words: dict[int, list[Word]] = {}  # page index -> its words (read once, for selection and search)
+
+    def words(self, page: int) -> list[Word]:
+        """The words of page ``page`` (0-based) in reading order, with their boxes in points."""
+        with self._lock:
+            if page not in self._words:
+                self._words[page] = [Word(*w[:7]) for w in self.pdf.load_page(page).get_text("words", sort=False)]
+            return self._words[page]
+
+    def has_words(self, page: int) -> bool:
+        return page in self._words
 
     def render(self, page: int, zoom: float) -> QImage:
         if self.in_child and not render_process.ready():
@@ -86,13 +185,16 @@ class _PdfRenderer:
             out.append((page, self.render(page - 1, THUMB_SCALE)))
         return out
 
-    def search(self, text: str, control) -> list[tuple[int, tuple[float, float, float, float]]]:
+    def search(self, text: str, control) -> list[tuple[int, list[Rect]]]:
+        """Every occurrence of ``text`` as (page, its boxes, one per line), in reading order. PyMuPDF's
+        own search compares the raw text, where a ligature font's "ﬂ" is not "fl": the words are
+        compared normalised instead."""
         hits = []
-        with self._lock:
-            for number in range(self.pdf.page_count):
-                control.report(number, self.pdf.page_count, "searching")
-                for rect in self.pdf.load_page(number).search_for(text):
-                    hits.append((number + 1, (rect.x0, rect.y0, rect.x1, rect.y1)))
+        for number in range(self.pdf.page_count):
+            control.report(number, self.pdf.page_count, "searching")
+            words = self.words(number)
+            for indexes in find_in_words(words, text):
+                hits.append((number + 1, line_boxes([words[i] for i in indexes])))
         return hits
 
     def close(self) -> None:
@@ -102,15 +204,76 @@ class _PdfRenderer:
 
 
 class PageView(QGraphicsView):
+    """The pages. A left-button drag selects text (as in every PDF reader); the middle button, or the
+    left one with Space held, pans; a right click asks for the context menu."""
+
     zoomRequested = Signal(int)
     resized = Signal()
+    selectionStarted = Signal(QPointF)  # scene positions
+    selectionDragged = Signal(QPointF)
+    contextMenuAt = Signal(QPointF, QPoint)  # scene position, global position
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
-        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setDragMode(QGraphicsView.DragMode.NoDrag)
         self.setBackgroundBrush(QBrush(QColor(90, 94, 102)))
         self.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        self.viewport().setCursor(Qt.CursorShape.IBeamCursor)
+        self._selecting = False
+        self._pan_from: QPoint | None = None
+        self._space = False
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802 — Qt's name
+        pan = event.button() == Qt.MouseButton.MiddleButton or (
+            event.button() == Qt.MouseButton.LeftButton and self._space)
+        if pan:
+            self._pan_from = event.position().toPoint()
+            self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
+            event.accept()
+        elif event.button() == Qt.MouseButton.LeftButton:
+            self._selecting = True
+            self.selectionStarted.emit(self.mapToScene(event.position().toPoint()))
+            event.accept()
+        else:
+            super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+        if self._pan_from is not None:
+            delta = event.position().toPoint() - self._pan_from
+            self._pan_from = event.position().toPoint()
+            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - delta.x())
+            self.verticalScrollBar().setValue(self.verticalScrollBar().value() - delta.y())
+        elif self._selecting:
+            self.selectionDragged.emit(self.mapToScene(event.position().toPoint()))
+        else:
+            super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802
+        if self._pan_from is not None:
+            self._pan_from = None
+            self.viewport().setCursor(Qt.CursorShape.IBeamCursor)
+        elif self._selecting:
+            self._selecting = False
+            self.selectionDragged.emit(self.mapToScene(event.position().toPoint()))
+        else:
+            super().mouseReleaseEvent(event)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = True
+            self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
+        super().keyPressEvent(event)
+
+    def keyReleaseEvent(self, event) -> None:  # noqa: N802
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = False
+            self.viewport().setCursor(Qt.CursorShape.IBeamCursor)
+        super().keyReleaseEvent(event)
+
+    def contextMenuEvent(self, event) -> None:  # noqa: N802
+        self.contextMenuAt.emit(self.mapToScene(event.pos()), event.globalPos())
+        event.accept()
 
     def wheelEvent(self, event) -> None:  # noqa: N802 — Qt's name
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
@@ -131,6 +294,7 @@ class DocumentView(QWidget):
     pageChanged = Signal(int)
     positionChanged = Signal(dict)  # {"page", "zoom", "fit"}: what the project keeps
     message = Signal(str)
+    askRequested = Signal(str)  # "Ask about this" on selected text
 
     def __init__(self, runner: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -148,8 +312,14 @@ class DocumentView(QWidget):
         self._page_items: dict[int, QGraphicsRectItem] = {}  # the white sheet of each page
         self._drawn: dict[int, float] = {}  # page -> scale of the pixmap on its sheet
         self._pixmaps: dict[int, QGraphicsPixmapItem] = {}
-        self._hits: list[tuple[int, tuple[float, float, float, float]]] = []
+        self._hits: list[tuple[int, Rect]] = []  # each search hit: its page and the box around it
+        self._hit_boxes: list[tuple[int, list[Rect]]] = []  # the same hits, one box per line they span
         self._hit_index = -1
+        self._rotation: dict[int, int] = {}  # page -> degrees clockwise (90, 180, 270) the user turned it
+        self._selection: tuple[int, int, int] | None = None  # page, the word the drag began at, the word now
+        self._selection_items: list[QGraphicsRectItem] = []
+        self._anchor_pos = QPointF()
+        self.last_menu: QMenu | None = None  # the context menu shown last (tests and screenshots look at it)
         self.highlighted: str | None = None  # id of the figure/table/block shown, or "page:N"
         self._highlight_rect: tuple[float, float, float, float] | None = None
         self._highlight_item: QGraphicsRectItem | None = None
@@ -162,6 +332,9 @@ class DocumentView(QWidget):
         self.view.setScene(self.scene)
         self.view.zoomRequested.connect(self._zoom_step)
         self.view.resized.connect(self._resized)
+        self.view.selectionStarted.connect(self._select_from)
+        self.view.selectionDragged.connect(self._select_to)
+        self.view.contextMenuAt.connect(self._context_menu)
         self.view.verticalScrollBar().valueChanged.connect(self._scrolled)
         self._fit_timer = QTimer(self)
         self._fit_timer.setSingleShot(True)
@@ -209,9 +382,18 @@ class DocumentView(QWidget):
         self.fit_page_action = self._view_action("Fit &Page", "Ctrl+2", lambda: self.set_fit("page"))
         self.thumbs_action = self._view_action("Page &Thumbnails", "Ctrl+T", self.show_thumbnails)
         self.thumbs_action.setCheckable(True)
+        self.rotate_action = self._view_action("&Rotate Page", "Ctrl+]", lambda: self.rotate_page(90))
+        self.rotate_back_action = self._view_action("Rotate Page &Back", "Ctrl+[", lambda: self.rotate_page(-90))
         self.fit_width_button = self._tool_for(self.fit_width_action, "↔")
         self.fit_page_button = self._tool_for(self.fit_page_action, "⤢")
         self.thumbs_button = self._tool_for(self.thumbs_action, "▦")
+        self.rotate_button = self._tool_for(self.rotate_action, "↻")
+        # Copy works where the pages have focus; the summary's and the editor's own Copy stay theirs
+        self.copy_action = QAction("&Copy", self)
+        self.copy_action.setShortcut(QKeySequence.StandardKey.Copy)
+        self.copy_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.copy_action.triggered.connect(lambda checked=False: self.copy_selection())
+        self.view.addAction(self.copy_action)
         self.search_box = QLineEdit()
         self.search_box.setPlaceholderText("Search the document…")
         self.search_box.setClearButtonEnabled(True)
@@ -219,7 +401,7 @@ class DocumentView(QWidget):
         self.search_label = QLabel("")
         for widget in (self.thumbs_button, self.prev_button, self.page_box, self.page_count_label, self.next_button,
                        self.zoom_out_button, self.zoom_label, self.zoom_in_button, self.fit_width_button,
-                       self.fit_page_button):
+                       self.fit_page_button, self.rotate_button):
             bar.addWidget(widget)
         bar.addSpacing(12)
         bar.addWidget(self.search_box, 1)
@@ -260,7 +442,8 @@ class DocumentView(QWidget):
 
     def view_actions(self) -> list[QAction]:
         """The reader's actions for the window's View menu (their shortcuts work anywhere in the window)."""
-        return [self.fit_width_action, self.fit_page_action, self.thumbs_action]
+        return [self.fit_width_action, self.fit_page_action, self.thumbs_action, self.rotate_action,
+                self.rotate_back_action]
 
     def _add_shortcuts(self) -> None:
         for keys, slot in (
@@ -298,6 +481,8 @@ class DocumentView(QWidget):
                 self.page_box.blockSignals(False)
                 self._fill_thumbnail_list()
                 self._page = 1
+                self.fit = "width"  # a new document fills the pane's width (a project's saved zoom wins)
+                self._apply_fit(relayout=False)
                 self._layout()
                 self.show_page(1)
         else:
@@ -327,7 +512,11 @@ class DocumentView(QWidget):
         self._thumb_jobs = []
         self._cache.clear()
         self._hits = []
+        self._hit_boxes = []
         self._hit_index = -1
+        self._rotation = {}
+        self._selection = None
+        self._selection_items = []
         self.highlighted = None
         self._highlight_rect = None
         self._highlight_item = None
@@ -365,7 +554,10 @@ class DocumentView(QWidget):
 
     @property
     def position(self) -> dict:
-        return {"page": self._page, "zoom": round(self._zoom, 3), "fit": self.fit}
+        position = {"page": self._page, "zoom": round(self._zoom, 3), "fit": self.fit}
+        if self._rotation:
+            position["rotation"] = {str(page): degrees for page, degrees in self._rotation.items()}
+        return position
 
     def restore_position(self, position: dict) -> None:
         """Go back to where the reader was (a project's saved page and zoom)."""
@@ -378,6 +570,10 @@ class DocumentView(QWidget):
         elif isinstance(position.get("zoom"), (int, float)):
             self.fit = None
             self._zoom = max(ZOOMS[0], min(ZOOMS[-1], float(position["zoom"])))
+        rotation = position.get("rotation")
+        if isinstance(rotation, dict):
+            self._rotation = {int(page): int(degrees) % 360 for page, degrees in rotation.items()
+                              if str(page).isdigit() and int(degrees) % 90 == 0 and int(degrees) % 360}
         self._layout()
         self.show_page(int(position.get("page") or 1))
         self._update_controls()
@@ -385,7 +581,8 @@ class DocumentView(QWidget):
     def _update_controls(self) -> None:
         pdf = self._renderer is not None
         for widget in (self.prev_button, self.next_button, self.page_box, self.zoom_in_button,
-                       self.zoom_out_button, self.fit_width_button, self.fit_page_button, self.thumbs_button):
+                       self.zoom_out_button, self.fit_width_button, self.fit_page_button, self.thumbs_button,
+                       self.rotate_button):
             widget.setEnabled(pdf)
         for action in self.view_actions():
             action.setEnabled(pdf)
@@ -410,25 +607,34 @@ class DocumentView(QWidget):
         self._pixmaps.clear()
         self._drawn.clear()
         self._highlight_item = None
-        widest = max((w for w, _ in self._renderer.sizes), default=0) * scale
+        self._selection_items = []
+        shown = [self._shown_size(number) for number in range(1, len(self._renderer.sizes) + 1)]
+        widest = max((w for w, _ in shown), default=0) * scale
         self._tops = []
         y = 0.0
-        for number, (width, height) in enumerate(self._renderer.sizes, start=1):
+        for number, ((width, height), (shown_w, shown_h)) in enumerate(zip(self._renderer.sizes, shown), start=1):
+            # the sheet keeps the page's own coordinates; a turned page is the same sheet rotated
             sheet = QGraphicsRectItem(0, 0, width * scale, height * scale)
-            sheet.setPos((widest - width * scale) / 2, y)
+            degrees = self._rotation.get(number, 0)
+            sheet.setRotation(degrees)
+            offset = {90: (height * scale, 0.0), 180: (width * scale, height * scale),
+                      270: (0.0, width * scale)}.get(degrees, (0.0, 0.0))
+            sheet.setPos((widest - shown_w * scale) / 2 + offset[0], y + offset[1])
             sheet.setBrush(QBrush(QColor("white")))
             sheet.setPen(QPen(Qt.PenStyle.NoPen))
             self.scene.addItem(sheet)
             self._page_items[number] = sheet
             self._tops.append(y)
-            y += height * scale + PAGE_GAP
+            y += shown_h * scale + PAGE_GAP
         self.scene.setSceneRect(QRectF(0, 0, widest, max(0.0, y - PAGE_GAP)))
-        for page, rect in self._hits:
+        for page, boxes in self._hit_boxes:
             if page in self._page_items:
-                mark = QGraphicsRectItem(self._scaled(rect, scale), self._page_items[page])
-                mark.setPen(QPen(Qt.PenStyle.NoPen))
-                mark.setBrush(QBrush(QColor(255, 230, 0, 90)))
-                mark.setZValue(2)
+                for box in boxes:
+                    mark = QGraphicsRectItem(self._scaled(box, scale), self._page_items[page])
+                    mark.setPen(QPen(Qt.PenStyle.NoPen))
+                    mark.setBrush(QBrush(_HIT))
+                    mark.setZValue(2)
+        self._draw_selection()
         for (page, cached_scale), image in list(self._cache.items()):
             if cached_scale == scale:
                 self._place(page, image)
@@ -463,6 +669,30 @@ class DocumentView(QWidget):
         item.setZValue(3)
         self._highlight_item = item
 
+    def _shown_size(self, page: int) -> tuple[float, float]:
+        """The page's width and height in points as shown (a page turned by 90° is as wide as it was high)."""
+        width, height = self._renderer.sizes[page - 1] if self._renderer is not None else (0.0, 0.0)
+        return (height, width) if self._rotation.get(page, 0) in (90, 270) else (width, height)
+
+    def rotate_page(self, degrees: int = 90, page: int | None = None) -> None:
+        """Turn one page (the current one) clockwise by ``degrees``: a sideways table reads upright."""
+        if self._renderer is None:
+            return
+        page = page or self._page
+        turned = (self._rotation.get(page, 0) + degrees) % 360
+        if turned:
+            self._rotation[page] = turned
+        else:
+            self._rotation.pop(page, None)
+        if self.fit is not None:
+            self._apply_fit(relayout=False)
+        self._layout()
+        self.show_page(page)
+        self.positionChanged.emit(self.position)
+
+    def rotation(self, page: int) -> int:
+        return self._rotation.get(page, 0)
+
     def _page_at(self, y: float) -> int:
         return max(1, min(len(self._tops), bisect.bisect_right(self._tops, y))) if self._tops else 1
 
@@ -493,7 +723,7 @@ class DocumentView(QWidget):
                 self.view.ensureVisible(focus, 20, 20)
                 self.view.centerOn(focus.center())
             elif sheet is not None:
-                self.view.verticalScrollBar().setValue(int(sheet.pos().y()))
+                self.view.verticalScrollBar().setValue(int(self._tops[page - 1]))
         finally:
             self._moving = False
         self._request_render()
@@ -579,7 +809,7 @@ class DocumentView(QWidget):
     def _apply_fit(self, *, relayout: bool = True) -> None:
         if self.fit is None or self._renderer is None or not self._renderer.sizes:
             return
-        width, height = self._renderer.sizes[self._page - 1]
+        width, height = self._shown_size(self._page)
         viewport = self.view.viewport().size()
         room_w = max(50, viewport.width() - 2 * MARGIN)
         room_h = max(50, viewport.height() - 2 * MARGIN)
@@ -753,9 +983,12 @@ class DocumentView(QWidget):
 
     def search(self, text: str) -> Job | None:
         self._hits_for = text
+        if self.search_box.text().strip() != text.strip():
+            self.search_box.setText(text)
         if self._renderer is None:
+            count = self._count_in_text(text)
             found = self.text.find(text)
-            self.search_label.setText("found" if found else "not found")
+            self.search_label.setText(f"{count} matches" if found and count else "not found")
             return None
         renderer = self._renderer
         job = Job(f"search {text!r}", lambda control, stream: renderer.search(text, control), kind="search")
@@ -766,7 +999,8 @@ class DocumentView(QWidget):
         return job
 
     def _search_done(self, hits) -> None:
-        self._hits = list(hits)
+        self._hit_boxes = [(page, list(boxes)) for page, boxes in hits]
+        self._hits = [(page, _union(boxes)) for page, boxes in self._hit_boxes]
         self._layout()  # the hits are drawn on their pages
         if not self._hits:
             self.search_label.setText("not found")
@@ -779,12 +1013,144 @@ class DocumentView(QWidget):
             return
         self._hit_index = index % len(self._hits)
         page, rect = self._hits[self._hit_index]
-        self.search_label.setText(f"{self._hit_index + 1} of {len(self._hits)}")
+        self.search_label.setText(f"{self._hit_index + 1} of {len(self._hits)} matches")
         self.show_page(page, highlight=rect, key=f"search:{self._hit_index}")
 
     @property
     def search_hits(self) -> list[tuple[int, tuple[float, float, float, float]]]:
         return list(self._hits)
+
+    def _count_in_text(self, text: str) -> int:
+        count, cursor = 0, self.text.document().find(text)
+        while not cursor.isNull() and count < 10_000:
+            count += 1
+            cursor = self.text.document().find(text, cursor, QTextDocument.FindFlag(0))
+        return count
+
+    # ------------------------------------------------------------------------------ selection
+    def _word_at(self, scene_pos: QPointF, *, nearest: bool) -> tuple[int, int] | None:
+        """The page and the index of the word under ``scene_pos`` (or, with ``nearest``, the closest word
+        of that page: a drag that ends between lines still selects up to the line it is on)."""
+        if self._renderer is None or not self._tops:
+            return None
+        page = self._page_at(scene_pos.y())
+        sheet = self._page_items.get(page)
+        if sheet is None:
+            return None
+        point = sheet.mapFromScene(scene_pos)
+        x, y = point.x() / self.scale, point.y() / self.scale
+        words = self._renderer.words(page - 1)
+        best, best_distance = None, float("inf")
+        for index, word in enumerate(words):
+            dx = max(word.x0 - x, 0.0, x - word.x1)
+            dy = max(word.y0 - y, 0.0, y - word.y1)
+            distance = dx + 4 * dy  # the line a point is on counts more than how far along it is
+            if distance < best_distance:
+                best, best_distance = index, distance
+        if best is None or (not nearest and best_distance > 2.0):
+            return None
+        return page, best
+
+    def _select_from(self, scene_pos: QPointF) -> None:
+        self.view.setFocus(Qt.FocusReason.MouseFocusReason)
+        hit = self._word_at(scene_pos, nearest=False)
+        self._selection = (hit[0], hit[1], hit[1]) if hit is not None else None
+        self._anchor_pos = scene_pos
+        self._draw_selection()
+
+    def _select_to(self, scene_pos: QPointF) -> None:
+        if self._selection is None:
+            start = self._word_at(self._anchor_pos, nearest=True)
+            if start is None:
+                return
+            self._selection = (start[0], start[1], start[1])
+        page, anchor, _ = self._selection
+        if self._page_at(scene_pos.y()) != page:  # a selection stays on its page: clamp to its top or end
+            sheet = self._page_items[page]
+            top = sheet.sceneBoundingRect()
+            scene_pos = QPointF(scene_pos.x(), top.top() + 1 if scene_pos.y() < top.top() else top.bottom() - 1)
+        hit = self._word_at(scene_pos, nearest=True)
+        if hit is not None and hit[0] == page:
+            self._selection = (page, anchor, hit[1])
+        self._draw_selection()
+
+    def select_words(self, page: int, first: int, last: int) -> None:
+        """Select words ``first``..``last`` of ``page`` (what a drag over them does)."""
+        self._selection = (page, first, last)
+        self._draw_selection()
+
+    @property
+    def selected_words(self) -> list[Word]:
+        if self._selection is None or self._renderer is None:
+            return []
+        page, anchor, current = self._selection
+        words = self._renderer.words(page - 1)
+        return words[min(anchor, current): max(anchor, current) + 1]
+
+    @property
+    def selected_text(self) -> str:
+        return words_text(self.selected_words)
+
+    @property
+    def selection_page(self) -> int | None:
+        return self._selection[0] if self._selection is not None and self.selected_words else None
+
+    def _draw_selection(self) -> None:
+        for item in self._selection_items:
+            if item.scene() is self.scene:
+                self.scene.removeItem(item)
+        self._selection_items = []
+        if self._selection is None:
+            return
+        sheet = self._page_items.get(self._selection[0])
+        if sheet is None:
+            return
+        for box in line_boxes(self.selected_words):
+            item = QGraphicsRectItem(self._scaled(box, self.scale), sheet)
+            item.setPen(QPen(Qt.PenStyle.NoPen))
+            item.setBrush(QBrush(_SELECTION))
+            item.setZValue(4)
+            self._selection_items.append(item)
+
+    def copy_selection(self, *, citation: bool = False) -> str:
+        """Put the selected text on the clipboard (with ``citation``: followed by "(p. 4)"); returns it."""
+        text = self.selected_text
+        if not text:
+            return ""
+        if citation:
+            text = f"{text} (p. {self.selection_page})"
+        QGuiApplication.clipboard().setText(text)
+        return text
+
+    def context_menu(self, scene_pos: QPointF | None = None) -> QMenu:
+        """The page's right-click menu: Copy, Copy with citation, Ask about this, Find. A right click on
+        a word outside the selection selects that word first."""
+        if scene_pos is not None:
+            hit = self._word_at(scene_pos, nearest=False)
+            inside = hit is not None and self._selection is not None and hit[0] == self._selection[0] and (
+                min(self._selection[1:]) <= hit[1] <= max(self._selection[1:]))
+            if hit is not None and not inside:
+                self.select_words(hit[0], hit[1], hit[1])
+        text = self.selected_text
+        menu = QMenu(self)
+        copy = menu.addAction("&Copy", lambda: self.copy_selection())
+        copy.setShortcut(QKeySequence.StandardKey.Copy)
+        page = self.selection_page
+        cite = menu.addAction(f"Copy with &citation (p. {page})" if page else "Copy with &citation",
+                              lambda: self.copy_selection(citation=True))
+        ask = menu.addAction("&Ask about this", lambda: self.askRequested.emit(self.selected_text))
+        short = " ".join(text.split())
+        short = short if len(short) <= 30 else short[:29].rstrip() + "…"
+        find = menu.addAction(f"&Find “{short}”" if short else "&Find", lambda: self.search(" ".join(text.split())))
+        for action in (copy, cite, ask, find):
+            action.setEnabled(bool(text))
+        return menu
+
+    def _context_menu(self, scene_pos: QPointF, global_pos: QPoint) -> None:
+        menu = self.context_menu(scene_pos)
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        menu.popup(global_pos)
+        self.last_menu = menu
 
     # ------------------------------------------------------------------------------ articles
     def _show_text(self) -> None:
@@ -816,3 +1182,7 @@ class DocumentView(QWidget):
     def _scroll_text_to(self, anchor: str) -> None:
         self.highlighted = anchor
         self.text.scrollToAnchor(anchor)
+
+
+def _union(boxes: list[Rect]) -> Rect:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))

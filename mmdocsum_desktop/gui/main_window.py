@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMainWindow,
     QMessageBox,
+    QSizePolicy,
     QSplitter,
     QTabWidget,
     QTextBrowser,
@@ -226,6 +227,7 @@ class MainWindow(QMainWindow):
         self.document_view = DocumentView(self.runner)
         self.document_view.message.connect(lambda text: self.show_error(text, "warning"))
         self.document_view.positionChanged.connect(self._reader_moved)
+        self.document_view.askRequested.connect(self.ask_about)
         self.gallery = FigureGallery(self.runner)
         self.gallery.figureActivated.connect(self.document_view.show_figure)
         self.summary_view = SummaryView()
@@ -260,6 +262,11 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.tabs)
         self.splitter.setSizes([620, 660])
+        # the user decides how wide each side is: an explicit minimum lets the splitter go below the
+        # widest page's wish (the Benchmark tab's), and no content can push the divider or the window
+        for pane in (left, self.tabs):
+            pane.setMinimumWidth(300)
+        self.splitter.setChildrenCollapsible(False)
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(2, 2, 2, 2)
@@ -269,6 +276,8 @@ class MainWindow(QMainWindow):
 
         self.job_bar = JobBar()
         self.status_label = QLabel("")
+        # a long status line is cut at the window's edge; it never widens the window (the banner wraps)
+        self.status_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.statusBar().addWidget(self.status_label, 1)
         self.statusBar().addPermanentWidget(self.job_bar)
         # What the core says while jobs run (a model fell back to the CPU, a cache was recreated).
@@ -764,7 +773,13 @@ class MainWindow(QMainWindow):
                 continue
             editor.setProperty("mmdocsumDraftWatched", True)
             editor.textChanged.connect(lambda card=card: self._paragraph_draft(card))
-            button.toggled.connect(lambda checked, card=card: checked or self._paragraph_draft_closed(card))
+            button.toggled.connect(lambda checked, card=card: self._paragraph_edit_started(card) if checked
+                                   else self._paragraph_draft_closed(card))
+
+    def _paragraph_edit_started(self, card) -> None:
+        """The pencil opens a paragraph's editor: its text now is what Undo of this edit goes back to."""
+        if shiboken6.isValid(card) and card.paragraph is not None:
+            card.setProperty("mmdocsumTextBefore", card.paragraph.text)
 
     def _paragraph_draft(self, card) -> None:
         if not shiboken6.isValid(self) or not shiboken6.isValid(card) or not card.edit_button.isChecked():
@@ -779,10 +794,24 @@ class MainWindow(QMainWindow):
             self.mark_changed()
 
     def _paragraph_draft_closed(self, card) -> None:
-        """The editor closes: show the paragraph as the drafts left it."""
+        """The editor closes: the edit is one step of Undo (the drafts kept the text as it was typed, so
+        the text before is the one the editor opened with), and the paragraph is shown as edited."""
         summary = self.workspace.project.summary if self.workspace else None
-        if summary is not None and shiboken6.isValid(card) and any(p is card.paragraph for p in summary.paragraphs):
-            self._show_summary(summary, self.workspace)
+        if summary is None or not shiboken6.isValid(card) or not any(p is card.paragraph for p in summary.paragraphs):
+            return
+        index = next(i for i, p in enumerate(summary.paragraphs) if p is card.paragraph)
+        text_before = card.property("mmdocsumTextBefore")
+        card.setProperty("mmdocsumTextBefore", None)
+        typed = card.editor.toPlainText().strip()
+        if typed and typed != card.paragraph.text:
+            card.paragraph.text = typed
+        if isinstance(text_before, str) and card.paragraph.text != text_before:
+            before = summary.model_copy(deep=True)
+            before.paragraphs[index].text = text_before
+            self._record_summary_change(f"Edit paragraph {index + 1}", before)
+            self.mark_changed()
+            self.show_status(f"Paragraph {index + 1} edited (Ctrl+Z undoes it).")
+        self._show_summary(summary, self.workspace)
 
     def _show_summary(self, summary: proj.Summary | None, workspace: proj.Workspace | None) -> None:
         if workspace is self.workspace:
@@ -861,6 +890,16 @@ class MainWindow(QMainWindow):
         self.state.set_placements(workspace.project.placements)
         self.mark_changed()
         self._update_actions()
+
+    def ask_about(self, text: str) -> None:
+        """The reader's "Ask about this": the selected passage becomes a question in the Ask tab."""
+        passage = " ".join(text.split())
+        if not passage:
+            return
+        self.ask_view.question.setText(f"What does the paper mean by “{passage[:300]}”?")
+        self.tabs.setCurrentWidget(self.ask_view)
+        self.ask_view.question.setFocus()
+        self.ask_view.ask()
 
     def follow_citation(self, kind: str, ref: str) -> None:
         if kind == "page":

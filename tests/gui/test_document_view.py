@@ -1,0 +1,180 @@
+"""Issue 29, the reader, driven through the real window (offscreen) on a real paper: select text by
+dragging and copy it, the page's context menu, search over the normalised text (ligatures), fit width on
+open, rotating a page, and a window whose size and splitter stay the user's."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QGraphicsRectItem
+
+from mmdocsum_desktop.gui import document_view
+from tests.conftest import PAPERS
+from tests.gui.test_main_window import open_document
+
+LIGATURE_PAPER = PAPERS / "mineru_demo1.pdf"  # J. Hydrology: "ﬂow" is printed with a ligature glyph
+
+
+@pytest.fixture
+def reader(qtbot, make_window):
+    window = make_window()
+    window.resize(1280, 820)
+    open_document(qtbot, window, LIGATURE_PAPER)
+    view = window.document_view
+    qtbot.waitUntil(lambda: view.rendered_page == 1, timeout=15_000)
+    return window, view
+
+
+def viewport_point(view, page: int, x: float, y: float) -> QPoint:
+    """Where the point (x, y) of a page (in PDF points) is on the screen now."""
+    scene = view._page_items[page].mapToScene(QPointF(x * view.scale, y * view.scale))
+    return view.view.mapFromScene(scene)
+
+
+def words_on(view, page: int, first_text: str, count: int) -> tuple[int, int]:
+    """The indexes of ``count`` words from the first word reading ``first_text`` on ``page``."""
+    words = view._renderer.words(page - 1)
+    start = next(i for i, w in enumerate(words) if w.text == first_text and i + count <= len(words)
+                 and words[i + count - 1].line == w.line)
+    return start, start + count - 1
+
+
+def drag_select(qtbot, view, page: int, first: int, last: int) -> None:
+    words = view._renderer.words(page - 1)
+    start = viewport_point(view, page, words[first].x0 + 1, (words[first].y0 + words[first].y1) / 2)
+    end = viewport_point(view, page, words[last].x1 - 1, (words[last].y0 + words[last].y1) / 2)
+    viewport = view.view.viewport()
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=start)
+    qtbot.mouseMove(viewport, pos=(start + end) / 2)
+    qtbot.mouseMove(viewport, pos=end)
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=end)
+
+
+def test_a_new_document_opens_fitted_to_the_pane_width(reader):
+    window, view = reader
+    width = view.view.viewport().width()
+    page_width = view._page_items[1].rect().width()
+    assert view.fit == "width" and view.fit_width_button.isChecked()
+    assert width - 2 * document_view.MARGIN - 2 <= page_width <= width  # not cut off on the right
+
+
+def test_dragging_over_words_selects_them_and_ctrl_c_copies_them(qtbot, reader):
+    window, view = reader
+    page = 1
+    first, last = words_on(view, page, "zero", 3)
+    drag_select(qtbot, view, page, first, last)
+    assert view.selected_text == "zero flow days" or view.selected_text.startswith("zero flow days")
+    # the ligature glyph of the page is copied as letters
+    assert "ﬂ" not in view.selected_text
+    # the selection is drawn on the page
+    assert view._selection_items and all(item.scene() is view.scene for item in view._selection_items)
+    QGuiApplication.clipboard().clear()
+    view.view.setFocus()
+    qtbot.keyClick(view.view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    assert QGuiApplication.clipboard().text() == view.selected_text
+    # a drag is a selection, not a pan: the page did not move
+    assert view.current_page == page
+
+
+def test_the_context_menu_copies_with_citation_finds_and_asks(qtbot, reader):
+    window, view = reader
+    page = 4
+    view.show_page(page)
+    qtbot.waitUntil(lambda: view.rendered_page == page, timeout=15_000)
+    first, last = words_on(view, page, "zero", 3)
+    drag_select(qtbot, view, page, first, last)
+    selected = view.selected_text
+    assert selected.split()[:3] == ["zero", "flow", "days"] or selected.startswith("zero flow days")
+
+    menu = view.context_menu()
+    texts = [action.text().replace("&", "") for action in menu.actions()]
+    assert texts[0] == "Copy" and texts[1] == f"Copy with citation (p. {page})"
+    assert texts[2] == "Ask about this" and texts[3].startswith("Find “zero flow days")
+    menu.actions()[1].trigger()
+    assert QGuiApplication.clipboard().text() == f"{selected} (p. {page})"
+
+    with qtbot.waitSignal(view.askRequested, timeout=2_000) as asked:
+        menu.actions()[2].trigger()
+    assert asked.args == [selected]
+    assert selected in window.ask_view.question.text() and window.tabs.currentWidget() is window.ask_view
+
+    menu.actions()[3].trigger()  # Find: the selection becomes the search
+    qtbot.waitUntil(lambda: "matches" in view.search_label.text(), timeout=20_000)
+    assert view.search_box.text() == " ".join(selected.split()) and len(view.search_hits) >= 1
+
+    # a right click on the page opens the menu there; over a word outside the selection it selects it
+    words = view._renderer.words(page - 1)
+    other = next(i for i, w in enumerate(words) if i > last + 5 and len(w.text) > 4)
+    at = viewport_point(view, page, (words[other].x0 + words[other].x1) / 2, (words[other].y0 + words[other].y1) / 2)
+    view._context_menu(view.view.mapToScene(at), view.view.viewport().mapToGlobal(at))
+    assert view.last_menu is not None and view.selected_words == [words[other]]
+    view.last_menu.close()
+
+
+def test_search_finds_words_printed_with_ligatures_and_marks_every_hit(qtbot, reader):
+    window, view = reader
+    import pymupdf
+
+    pdf = pymupdf.open(LIGATURE_PAPER)
+    raw = sum(len(page.search_for("zero flow days")) for page in pdf)  # what the reader used to find
+    pdf.close()
+    view.search_box.setText("zero flow days")
+    qtbot.keyClick(view.search_box, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "matches" in view.search_label.text() or view.search_label.text() == "not found",
+                    timeout=20_000)
+    hits = view.search_hits
+    assert raw == 0 and len(hits) >= 10  # the phrase runs through the paper (the old search found none)
+    assert view.search_label.text() == f"1 of {len(hits)} matches"
+    marks = [item for item in view.scene.items()
+             if isinstance(item, QGraphicsRectItem) and item.brush().color() == document_view._HIT]
+    assert len(marks) >= len(hits)  # every hit is marked on its page, not only the current one
+    # Enter goes to the next hit
+    qtbot.keyClick(view.search_box, Qt.Key.Key_Return)
+    assert view.search_label.text() == f"2 of {len(hits)} matches"
+    assert view.current_page == hits[1][0]
+    # case and ligatures aside, a word inside the text is found as often as the paper prints it
+    one_word = document_view.find_in_words(view._renderer.words(0), "Flow")
+    assert len(one_word) >= 5
+
+
+def test_a_page_turned_sideways_is_laid_out_and_fitted_turned(qtbot, reader):
+    window, view = reader
+    page = 3
+    view.show_page(page)
+    width, height = view._renderer.sizes[page - 1]
+    view.rotate_action.trigger()
+    assert view.rotation(page) == 90 and view.current_page == page
+    sheet = view._page_items[page].sceneBoundingRect()
+    assert abs(sheet.width() - height * view.scale) < 1 and abs(sheet.height() - width * view.scale) < 1
+    # still fitted to the pane's width, now with the page's height across it
+    assert sheet.width() <= view.view.viewport().width()
+    assert sheet.left() >= -1 and sheet.top() >= view._tops[page - 1] - 1  # inside its own slot
+    qtbot.waitUntil(lambda: view.rendered_page == page, timeout=15_000)
+    # the turn goes with the project, and turning back four times is upright again
+    assert window.workspace.project.extra["reader"]["rotation"] == {str(page): 90}
+    for _ in range(3):
+        view.rotate_action.trigger()
+    assert view.rotation(page) == 0
+
+
+def test_long_messages_wrap_and_never_resize_the_window_or_lock_the_splitter(qtbot, reader):
+    window, view = reader
+    qtbot.waitExposed(window)
+    size = window.size()
+    long = "Placement note: " + "a long explanation without a line break " * 30
+    window.show_error(long, "warning")
+    window.authoring_view.status.setText(long)
+    window.ask_view.status.setText(long)
+    window.show_status(long)
+    window.tabs.setCurrentWidget(window.authoring_view)
+    qtbot.wait(50)
+    assert window.size() == size
+    assert window.banner.label.wordWrap() and window.banner.isVisible()
+    # the user drags the splitter: the reader takes most of the window, and then almost none of it
+    total = sum(window.splitter.sizes())
+    window.splitter.setSizes([total - 380, 380])
+    assert window.splitter.sizes()[1] <= 400, window.splitter.sizes()
+    window.splitter.setSizes([360, total - 360])
+    assert window.splitter.sizes()[0] <= 380, window.splitter.sizes()
+    assert window.size() == size
