@@ -3,14 +3,37 @@ can act on become one line on stderr and a non-zero exit code, never a traceback
 
 from __future__ import annotations
 
-import argparse
 import os
+import signal
 import sys
-from collections.abc import Sequence
 
-from mmdocsum_desktop import __version__
-from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
-from mmdocsum_desktop.messages import Notice, listening
+
+def _interrupted_while_starting(signum, frame) -> None:  # noqa: ARG001
+    """Ctrl-C while the command starts (imports, parsing, nothing written yet): one line and exit 130, not
+    a traceback through whichever import it hit."""
+    try:
+        sys.stderr.write("mmdocsum: interrupted\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(130)
+
+
+def _started_as_the_command() -> bool:
+    # the console script (bin/mmdocsum) or `python -m mmdocsum_desktop`; not a test importing this module
+    main_file = str(getattr(sys.modules.get("__main__"), "__file__", "") or "")
+    return os.path.basename(main_file) == "mmdocsum" or main_file.endswith(os.path.join("mmdocsum_desktop", "__main__.py"))
+
+
+# Installed before anything heavy is imported: the command's own handling takes over in main().
+if _started_as_the_command():
+    signal.signal(signal.SIGINT, _interrupted_while_starting)
+
+import argparse  # noqa: E402 — after the start-up Ctrl-C handler, on purpose
+from collections.abc import Sequence  # noqa: E402
+
+from mmdocsum_desktop import __version__, secrets  # noqa: E402
+from mmdocsum_desktop.errors import JobCancelled, MmdocsumError  # noqa: E402
+from mmdocsum_desktop.messages import Notice, listening  # noqa: E402
 
 # Each module exposes register(subparsers); adding a command means adding a module here.
 _COMMAND_MODULES = ["extract", "models", "summarize", "place", "ask", "bench", "doctor"]
@@ -36,11 +59,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Answered before the subcommands (and the libraries they import) are loaded.
         print(f"mmdocsum {__version__}")
         return 0
-    parser = build_parser()
-    args = parser.parse_args(arguments)
+    # What the command prints, logs and writes never holds an API key (mmdocsum_desktop.secrets).
+    secrets.install_process_guards()
+    try:
+        parser = build_parser()
+        args = parser.parse_args(arguments)
+    except KeyboardInterrupt:  # a start-up Ctrl-C where the early handler is not installed (main() in a test)
+        print("mmdocsum: interrupted", file=sys.stderr)
+        return 130
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
+    if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
+        # From here Ctrl-C is a KeyboardInterrupt (or the command's own handler): files being written are
+        # cleaned up on the way out, then "interrupted" and exit 130 below.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         # Notices from the core (a model falling back to the CPU, a damaged cache recreated) are one line
         # each on stderr, like errors, while the command runs.

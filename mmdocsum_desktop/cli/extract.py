@@ -9,6 +9,8 @@ from pathlib import Path
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.document.limits import ReadLimits
 from mmdocsum_desktop.document.reader import export_document
+from mmdocsum_desktop.errors import EmptyDocumentError
+from mmdocsum_desktop.fileio import check_output_path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -17,8 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-o", "--output", type=Path, required=True, help="output folder")
     parser.add_argument("--dpi", type=int, default=150, help="resolution of figure crops (default 150)")
     parser.add_argument("--password", help="password of an encrypted PDF")
-    parser.add_argument("--max-pages", type=int, default=ReadLimits.max_pages)
-    parser.add_argument("--max-file-mb", type=int, default=ReadLimits.max_file_bytes // 1024**2)
+    add_read_limit_arguments(parser)
     parser.add_argument(
         "--no-ocr", action="store_true", help="do not OCR scanned pages (a PDF with no text layer is refused)"
     )
@@ -26,13 +27,40 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (0 pages or -1 MB would refuse every file)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def add_read_limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """--max-pages and --max-file-mb, checked when the command line is parsed (extract and summarize)."""
+    parser.add_argument("--max-pages", type=positive_int, default=ReadLimits.max_pages, metavar="N",
+                        help=f"refuse documents with more pages (default {ReadLimits.max_pages})")
+    parser.add_argument("--max-file-mb", type=positive_int, default=ReadLimits.max_file_bytes // 1024**2,
+                        metavar="MB", help=f"refuse larger files (default {ReadLimits.max_file_bytes // 1024**2})")
+
+
+def read_limits(args: argparse.Namespace) -> ReadLimits:
+    return ReadLimits(max_pages=args.max_pages, max_file_bytes=args.max_file_mb * 1024**2)
+
+
 def run(args: argparse.Namespace) -> int:
     if not 36 <= args.dpi <= 600:
         raise SystemExit("mmdocsum: error: --dpi must be between 36 and 600")
-    limits = ReadLimits(max_pages=args.max_pages, max_file_bytes=args.max_file_mb * 1024**2)
+    # before any work: not onto the input, not a file where the folder goes, not /proc, a folder we can write
+    check_output_path(args.output, [args.file], folder=True)
+    limits = read_limits(args)
     started = time.perf_counter()
     with tqdm_control("reading", enabled=not args.quiet) as control:
         document = _read(args, limits, control)
+    if not document.blocks and not document.visuals:
+        raise EmptyDocumentError(f"{Path(args.file).name} has no text and no figures to extract")
     with tqdm_control("rendering", enabled=not args.quiet) as control:
         written = export_document(
             document, args.output, dpi=args.dpi, password=args.password, limits=limits, control=control

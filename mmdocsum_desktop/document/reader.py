@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
+import io
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from PIL import Image
 
 from mmdocsum_desktop.document.labels import link_mentions
-from mmdocsum_desktop.document.language import guess_language
+from mmdocsum_desktop.document.language import mark_languages
 from mmdocsum_desktop.document.limits import DEFAULT_LIMITS, ReadLimits, configure_pillow
 from mmdocsum_desktop.document.model import Document, DocumentKind
 from mmdocsum_desktop.errors import (
@@ -18,6 +18,13 @@ from mmdocsum_desktop.errors import (
     ImageTooLargeError,
     InputNotFoundError,
     UnsupportedFormatError,
+)
+from mmdocsum_desktop.fileio import (
+    OutputError,
+    output_error,
+    protect_input,
+    removed_on_failure,
+    write_bytes_atomic,
 )
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 
@@ -73,6 +80,7 @@ def read_document(
         raise InputNotFoundError(f"{source}: no such file")
     if not source.is_file():
         raise InputNotFoundError(f"{source}: not a file")
+    protect_input(source)  # no output of this process may replace it (fileio.check_output_path)
     size = source.stat().st_size
     if size > limits.max_file_bytes:
         raise DocumentTooLargeError(
@@ -102,9 +110,8 @@ def read_document(
         from mmdocsum_desktop.document.jats import read_jats
 
         document = read_jats(source, limits=limits, control=control)
+    mark_languages(document)  # before mentions: lower-case "tabela 2" counts in a Portuguese paper
     link_mentions(document)
-    if document.language is None:
-        document.language = guess_language(document.body_text())
     return document
 
 
@@ -117,18 +124,23 @@ def export_document(
     limits: ReadLimits = DEFAULT_LIMITS,
     control: JobControl | None = None,
 ) -> Path:
-    """Write OUT/document.json and one PNG per figure and table under OUT/figures/."""
+    """Write OUT/document.json and one PNG per figure and table under OUT/figures/; all or nothing (a
+    full disk or Ctrl-C leaves no crops and no empty folder behind)."""
     out = Path(out_dir)
     figures_dir = out / "figures"
-    figures_dir.mkdir(parents=True, exist_ok=True)
     control = ensure_control(control)
-    if document.kind == "pdf":
-        from mmdocsum_desktop.document.pdf import render_visuals
+    with removed_on_failure(out):
+        try:
+            figures_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise output_error(figures_dir, error) from error
+        if document.kind == "pdf":
+            from mmdocsum_desktop.document.pdf import render_visuals
 
-        render_visuals(document, figures_dir, dpi=dpi, password=password, limits=limits, control=control)
-    else:
-        _copy_article_images(document, figures_dir, limits=limits, control=control)
-    return document.save(out / "document.json")
+            render_visuals(document, figures_dir, dpi=dpi, password=password, limits=limits, control=control)
+        else:
+            _copy_article_images(document, figures_dir, limits=limits, control=control)
+        return document.save(out / "document.json")
 
 
 def _copy_article_images(
@@ -147,6 +159,8 @@ def _copy_article_images(
         except ImageTooLargeError as error:
             document.warnings.append(f"{visual.id}: image {source.name} was skipped: {error}")
             continue
+        except OutputError:
+            raise  # the output cannot be written (full disk, read-only folder): the user's error, not the image's
         except (OSError, ValueError) as error:
             document.warnings.append(f"{visual.id}: image {source.name} could not be read ({error})")
             continue
@@ -169,13 +183,13 @@ def save_image_as_png(source: Path, target: Path, *, limits: ReadLimits = DEFAUL
                     )
                 if source.suffix.lower() == ".png":
                     image.verify()
-                    shutil.copyfile(source, target)
+                    write_bytes_atomic(target, source.read_bytes(), durable=False)
                     return
                 image.load()
                 converted = image.convert("RGBA" if "A" in image.getbands() else "RGB")
-                tmp = target.with_suffix(".png.tmp")
-                converted.save(tmp, format="PNG")
-                tmp.replace(target)
+                buffer = io.BytesIO()
+                converted.save(buffer, format="PNG")
+                write_bytes_atomic(target, buffer.getvalue(), durable=False)
         except (Image.DecompressionBombError, Image.DecompressionBombWarning) as error:
             # Pillow's own guard (set from the same limit by configure_pillow) fired while opening the file
             raise ImageTooLargeError(f"over the limit of {limits.max_image_pixels:,} pixels ({error})") from error

@@ -3,8 +3,14 @@ LM Studio, hosted APIs. Standard library HTTP only (``http.client``), streamed w
 
 * the API key comes from the system keyring (``settings.get_api_key``), never from a file;
 * images are sent as base64 ``image_url`` parts (PNG, resized) when the endpoint is marked ``vision``;
-* a connect timeout and a read timeout; requests that fail before any text arrived (connection refused,
-  timeouts, HTTP 429 and 5xx) are retried with exponential back-off; 4xx errors are not;
+* one deadline for the whole call — connecting, retries with their back-off, waiting for the first
+  byte and streaming — the request's time limit, else ``total_timeout_s``: a watchdog thread shuts the
+  socket down when it passes (or when the job is cancelled), so a server that never answers, drips a
+  byte every few seconds or streams forever is cut off on time; a connect timeout and a read timeout
+  (silence) inside it; requests that fail before any text arrived (connection refused, timeouts,
+  HTTP 429 and 5xx) are retried with exponential back-off while the deadline allows; 4xx errors are not;
+* the API key is registered with the secret scrubber (``mmdocsum_desktop.secrets``): a server that
+  echoes it into its reply or its error messages has it replaced before the text goes anywhere;
 * a server that answers something that is not an OpenAI chat response gets a clear EndpointError that
   quotes the start of what it said.
 """
@@ -15,6 +21,7 @@ import http.client
 import json
 import socket
 import ssl
+import threading
 import time
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -33,9 +40,15 @@ from mmdocsum_desktop.engines.base import (
 from mmdocsum_desktop.engines.messages import openai_chat_messages
 from mmdocsum_desktop.errors import EndpointError
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.secrets import StreamScrubber, register, scrub
 
 _RETRY_STATUS = {408, 429, 500, 502, 503, 504}
 USER_AGENT = "mmdocsum-desktop"
+# A reply that is one JSON body (a server that ignores "stream"), or one server-sent event, larger than
+# this is not a chat answer: refused instead of held in memory.
+MAX_BODY_BYTES = 16 * 1024**2
+# A server that ignores max_tokens and streams on: cut after this many pieces over max_tokens.
+EXTRA_PIECES = 256
 
 
 @dataclass(frozen=True)
@@ -45,8 +58,13 @@ class OpenAIConfig:
     # resolved from the keyring by the caller (auto.py); never saved, never in a repr (logs, tracebacks)
     api_key: str | None = field(default=None, repr=False)
     context_length: int = 8192
-    timeout_s: float = 120.0
+    timeout_s: float = 120.0  # silence: no byte for this long fails the attempt
     connect_timeout_s: float = 10.0
+    # the whole call (connect, retries, waiting, streaming) when the request has no time limit of its own:
+    # a slow CPU server reads an 8k-token prompt and writes 1024 tokens well within it
+    total_timeout_s: float = 600.0
+    # listing the server's models (when no model is named) is a small request: this long in all
+    listing_timeout_s: float = 30.0
     retries: int = 2
     backoff_s: float = 0.5
     vision: bool = False
@@ -62,6 +80,7 @@ class OpenAIEngine:
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
             raise EndpointError(f"not an http(s) URL: {config.base_url!r} (expected e.g. http://127.0.0.1:8080/v1)")
         self.config = config
+        register(config.api_key)  # from now on the key is scrubbed from every string that leaves the process
         self._scheme = parsed.scheme
         self._host = parsed.hostname
         self._port = parsed.port or (443 if parsed.scheme == "https" else 80)
@@ -89,19 +108,26 @@ class OpenAIEngine:
             headers["Authorization"] = f"Bearer {self.config.api_key}"
         return headers
 
-    def _open(self, method: str, path: str, payload: dict[str, Any] | None, control: JobControl | None):
-        """Send a request, retrying what can be retried; return (connection, response) with status 200."""
+    def _open(self, method: str, path: str, payload: dict[str, Any] | None, control: JobControl | None,
+              deadline: _Deadline):
+        """Send a request, retrying what can be retried while ``deadline`` allows; return (connection,
+        response) with status 200, the connection watched by the deadline."""
         body = json.dumps(payload).encode("utf-8") if payload is not None else None
         url = f"{self.base_url}{path}"
         attempt = 0
         while True:
             if control is not None:
                 control.check()
+            if deadline.remaining() <= 0:
+                raise deadline.error(url)
             connection = self._connection()
+            connection.timeout = min(self.config.connect_timeout_s, deadline.remaining())
             try:
                 connection.connect()
                 if connection.sock is not None:
-                    connection.sock.settimeout(self.config.timeout_s)
+                    # the socket itself: the response keeps reading it after the connection lets go of it
+                    deadline.watch(connection.sock)
+                    connection.sock.settimeout(min(self.config.timeout_s, max(deadline.remaining(), 0.001)))
                 connection.request(method, self._prefix + path, body=body, headers=self._headers(body is not None))
                 response = connection.getresponse()
             except (ConnectionRefusedError, socket.gaierror) as error:
@@ -109,45 +135,55 @@ class OpenAIEngine:
                 failure = EndpointError(_refused_message(url, error))
             except TimeoutError as error:
                 connection.close()
+                if deadline.expired:
+                    raise deadline.error(url) from error
                 failure = EndpointError(f"{url} did not answer within {self.config.timeout_s:g} s ({error or 'timeout'})")
             except (OSError, http.client.HTTPException) as error:
                 connection.close()
-                failure = EndpointError(f"the connection to {url} failed: {type(error).__name__}: {error}")
+                if control is not None:
+                    control.check()  # the watchdog shut the socket because the job was cancelled
+                if deadline.expired:
+                    raise deadline.error(url) from error
+                failure = EndpointError(f"the connection to {url} failed: {type(error).__name__}: {scrub(str(error))}")
             else:
                 if response.status == 200:
                     return connection, response
-                detail = self._hide_key(_read_error(response))
+                detail = scrub(_read_error(response))
                 connection.close()
+                if deadline.expired:
+                    raise deadline.error(url)
                 failure = EndpointError(_status_message(url, response.status, detail))
                 if response.status not in _RETRY_STATUS:
                     raise failure
-            if attempt >= self.config.retries:
-                if self.config.retries:
+            pause = self.config.backoff_s * (2**attempt)
+            if attempt >= self.config.retries or pause >= deadline.remaining():
+                if attempt:
                     raise EndpointError(f"{failure} (after {attempt + 1} attempts)")
                 raise failure
-            time.sleep(self.config.backoff_s * (2**attempt))
+            deadline.sleep(pause)
             attempt += 1
 
     def _get_json(self, path: str) -> Any:
-        connection, response = self._open("GET", path, None, None)
-        try:
-            raw = response.read()
-        finally:
-            connection.close()
-        try:
-            return _decode_json(raw, f"{self.base_url}{path}")
-        except EndpointError as error:
-            self._hide_key_in(error)
-            raise
+        url = f"{self.base_url}{path}"
+        with _Deadline(self.config.listing_timeout_s, None, "in all") as deadline:
+            connection, response = self._open("GET", path, None, None, deadline)
+            try:
+                raw = response.read(MAX_BODY_BYTES + 1)
+            except (OSError, http.client.HTTPException) as error:
+                if deadline.expired:
+                    raise deadline.error(url) from error
+                raise EndpointError(f"the connection to {url} broke: {type(error).__name__}: {error}") from error
+            finally:
+                connection.close()
+            if deadline.expired:
+                raise deadline.error(url)
+        return _decode_json(raw, url)
 
-    def _hide_key(self, text: str) -> str:
-        """A server may quote the key back ("Incorrect API key provided: Bearer sk-…", an echoing proxy):
-        what it said reaches messages, logs and reports with the key left out."""
-        key = self.config.api_key
-        return text.replace(key, "[API key]") if key and text else text
-
-    def _hide_key_in(self, error: EndpointError) -> None:
-        error.args = tuple(self._hide_key(a) if isinstance(a, str) else a for a in error.args)
+    def _deadline(self, time_limit_s: float | None, control: JobControl | None) -> _Deadline:
+        """The request's own time limit, else the engine's total deadline: whichever ends first."""
+        if time_limit_s is not None and time_limit_s <= self.config.total_timeout_s:
+            return _Deadline(time_limit_s, control, "(the time limit)")
+        return _Deadline(self.config.total_timeout_s, control, "in all (openai total deadline)")
 
     def _first_model(self) -> str:
         listing = self._get_json("/models")
@@ -205,51 +241,40 @@ class OpenAIEngine:
         progress = TokenProgress(control, options.max_tokens)
 
         def pieces() -> Iterator[str]:
+            if options.time_limit_s is not None and options.time_limit_s <= 0:
+                state["finish"] = "timeout"  # the caller's time was up before the call: nothing is sent
+                return
+            scrubber = StreamScrubber()  # a key the server echoes never reaches the text, even split in two
             progress.prompt(0, prompt_estimate)
-            connection, response = self._open("POST", "/chat/completions", payload, control)
-            try:
-                content_type = response.getheader("Content-Type", "")
-                if "text/event-stream" not in content_type:
-                    # A server that ignores "stream": one JSON body.
-                    data = _decode_json(response.read(), url)
-                    text, finish, usage = _parse_full_response(data, url)
-                    state["finish"], state["usage"] = finish, usage
-                    progress.prompt(prompt_estimate, prompt_estimate)
-                    progress.tokens(int((usage or {}).get("completion_tokens") or estimate_tokens(text)))
-                    if text:
-                        yield text
-                    return
-                for event in _sse_events(response, url):
-                    if event == "[DONE]":
-                        break
-                    data = _decode_json(event.encode("utf-8"), url)
-                    if isinstance(data, dict) and "error" in data:
-                        raise EndpointError(f"{url} reported an error: {_error_text(data['error'])}")
-                    if isinstance(data, dict) and data.get("usage"):
-                        state["usage"] = data["usage"]
-                    choices = data.get("choices") if isinstance(data, dict) else None
-                    if choices is None:
-                        raise EndpointError(_garbage_message(url, event))
-                    if not choices:
-                        continue
-                    choice = choices[0]
-                    if choice.get("finish_reason"):
-                        state["finish"] = choice["finish_reason"]
-                    delta = (choice.get("delta") or {}).get("content")
-                    if delta:
-                        if progress.generated == 0:
-                            progress.prompt(prompt_estimate, prompt_estimate)
-                        progress.tokens(progress.generated + 1)
-                        yield delta
-            except EndpointError as error:  # what the server said is quoted: never the key with it
-                self._hide_key_in(error)
-                raise
-            except TimeoutError as error:
-                raise EndpointError(f"{url} stopped sending within {self.config.timeout_s:g} s") from error
-            except (OSError, http.client.HTTPException) as error:
-                raise EndpointError(f"the connection to {url} broke: {type(error).__name__}: {error}") from error
-            finally:
-                connection.close()
+            with self._deadline(options.time_limit_s, control) as deadline:
+                connection, response = self._open("POST", "/chat/completions", payload, control, deadline)
+                try:
+                    for text in self._read_reply(response, url, state, progress, prompt_estimate, options):
+                        safe = scrubber.feed(text)
+                        if safe:
+                            yield safe
+                except (EndpointError, OSError, http.client.HTTPException) as error:
+                    if control is not None:
+                        control.check()  # the watchdog shut the socket because the job was cancelled
+                    if not deadline.expired:
+                        if isinstance(error, EndpointError):
+                            raise EndpointError(scrub(str(error))) from error
+                        if isinstance(error, TimeoutError):
+                            raise EndpointError(f"{url} stopped sending for {self.config.timeout_s:g} s") from error
+                        raise EndpointError(
+                            f"the connection to {url} broke: {type(error).__name__}: {scrub(str(error))}") from error
+                    if progress.generated == 0:
+                        raise deadline.error(url) from error
+                    state["finish"] = "timeout"  # what it wrote before the deadline is kept
+                finally:
+                    connection.close()
+                if deadline.expired and state["finish"] != "timeout":
+                    if progress.generated == 0:
+                        raise deadline.error(url)
+                    state["finish"] = "timeout"
+            tail = scrubber.flush()
+            if tail:
+                yield tail
 
         def finish(text: str, prompt_s: float, gen_s: float, cancelled: bool) -> Generation:
             usage = state["usage"] if isinstance(state["usage"], dict) else None
@@ -271,6 +296,54 @@ class OpenAIEngine:
 
         return GenerationStream(pieces(), finish, control, time_limit_s=options.time_limit_s)
 
+    def _read_reply(self, response: http.client.HTTPResponse, url: str, state: dict[str, Any],
+                    progress: TokenProgress, prompt_estimate: int, options: GenerationOptions) -> Iterator[str]:
+        """The text pieces of a 200 reply: server-sent events, or one JSON body from a server that
+        ignores "stream"."""
+        content_type = response.getheader("Content-Type", "")
+        if "text/event-stream" not in content_type:
+            raw = response.read(MAX_BODY_BYTES + 1)
+            if len(raw) > MAX_BODY_BYTES:
+                raise EndpointError(f"{url} answered more than {MAX_BODY_BYTES // 1024**2} MB: not a chat reply")
+            data = _decode_json(raw, url)
+            text, finish, usage = _parse_full_response(data, url)
+            state["finish"], state["usage"] = finish, usage
+            progress.prompt(prompt_estimate, prompt_estimate)
+            progress.tokens(int((usage or {}).get("completion_tokens") or estimate_tokens(text)))
+            if text:
+                yield text
+            return
+        most = options.max_tokens + EXTRA_PIECES
+        pieces = 0
+        for event in _sse_events(response, url):
+            if event == "[DONE]":
+                break
+            data = _decode_json(event.encode("utf-8"), url)
+            if isinstance(data, dict) and "error" in data:
+                raise EndpointError(f"{url} reported an error: {_error_text(data['error'])}")
+            if isinstance(data, dict) and data.get("usage"):
+                state["usage"] = data["usage"]
+            choices = data.get("choices") if isinstance(data, dict) else None
+            if choices is None:
+                raise EndpointError(_garbage_message(url, event))
+            if not choices or not isinstance(choices[0], dict):
+                continue
+            choice = choices[0]
+            if choice.get("finish_reason"):
+                state["finish"] = choice["finish_reason"]
+            delta = (choice.get("delta") or {}).get("content")
+            if delta:
+                if progress.generated == 0:
+                    progress.prompt(prompt_estimate, prompt_estimate)
+                progress.tokens(progress.generated + 1)
+                pieces += 1
+                yield str(delta)
+                if pieces >= most:
+                    # a server that ignores max_tokens and streams on would never end by itself
+                    state["finish"] = "length"
+                    self.warnings.append(f"{url} sent more than {most} pieces for max_tokens={options.max_tokens}; cut off")
+                    return
+
     def generate(
         self,
         messages: list[Message],
@@ -291,6 +364,7 @@ class OpenAIEngine:
 def _sse_events(response: http.client.HTTPResponse, url: str) -> Iterator[str]:
     """The ``data:`` payloads of a server-sent event stream (multi-line data joined with newlines)."""
     lines: list[str] = []
+    size = 0
     seen_any = False
     while True:
         raw = response.readline(1 << 20)
@@ -300,7 +374,7 @@ def _sse_events(response: http.client.HTTPResponse, url: str) -> Iterator[str]:
         if not line:
             if lines:
                 yield "\n".join(lines)
-                lines = []
+                lines, size = [], 0
             continue
         if line.startswith(":"):
             continue  # a comment / keep-alive
@@ -308,6 +382,9 @@ def _sse_events(response: http.client.HTTPResponse, url: str) -> Iterator[str]:
         if field == "data":
             seen_any = True
             lines.append(value[1:] if value.startswith(" ") else value)
+            size += len(lines[-1])
+            if size > MAX_BODY_BYTES:
+                raise EndpointError(f"{url} sent one event of more than {MAX_BODY_BYTES // 1024**2} MB: not a chat reply")
         elif field not in ("event", "id", "retry"):
             raise EndpointError(_garbage_message(url, line))
     if lines:
@@ -333,7 +410,7 @@ def _parse_full_response(data: Any, url: str) -> tuple[str, str, dict | None]:
 
 
 def _garbage_message(url: str, text: str) -> str:
-    snippet = " ".join(str(text).split())[:120]
+    snippet = scrub(" ".join(str(text).split())[:120])
     return f"{url} answered something that is not an OpenAI-compatible chat response: {snippet!r}"
 
 
@@ -379,3 +456,61 @@ def _status_message(url: str, status: int, detail: str) -> str:
     if detail:
         parts.append(detail)
     return ": ".join(parts[:1]) + (" — " + "; ".join(parts[1:]) if len(parts) > 1 else "")
+
+
+class _Deadline:
+    """The one deadline of a request: connecting, retries, their back-off, waiting and streaming all end
+    by it. A watchdog thread shuts the watched socket down when the deadline passes or the job is
+    cancelled, which wakes a read blocked on a silent or dripping server at once (a socket timeout only
+    bounds each single read, and a server that sends a byte every few seconds never trips it)."""
+
+    POLL_S = 0.1
+
+    def __init__(self, seconds: float, control: JobControl | None, what: str) -> None:
+        self.seconds = max(float(seconds), 0.0)
+        self.what = what
+        self._at = time.monotonic() + self.seconds
+        self._control = control
+        self._lock = threading.Lock()
+        self._socket: socket.socket | None = None
+        self._done = threading.Event()
+        self.expired = False
+        self._thread = threading.Thread(target=self._watch, name="openai-deadline", daemon=True)
+        self._thread.start()
+
+    def __enter__(self) -> _Deadline:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._thread.join(timeout=1.0)
+
+    def remaining(self) -> float:
+        return max(self._at - time.monotonic(), 0.0)
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._socket = sock
+
+    def sleep(self, seconds: float) -> None:
+        """Back-off that ends early at the deadline."""
+        self._done.wait(min(seconds, self.remaining()))
+
+    def error(self, url: str) -> EndpointError:
+        return EndpointError(f"{url} did not finish within {self.seconds:g} s {self.what}; "
+                             "the server stalled, dripped or streamed on, and was cut off")
+
+    def _watch(self) -> None:
+        while not self._done.wait(min(self.POLL_S, max(self.remaining(), 0.001))):
+            cancelled = self._control is not None and self._control.cancelled
+            if self.remaining() <= 0 or cancelled:
+                with self._lock:
+                    self.expired = self.remaining() <= 0
+                    sock = self._socket
+                if sock is not None:
+                    try:
+                        sock.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                if self.expired or cancelled:
+                    return

@@ -1,0 +1,239 @@
+"""The one secret scrubber: API keys never leave the process in any string the app writes or prints.
+
+A key is registered once, where it is put to use (``engines.openai`` when it builds an engine). From then
+on :func:`scrub` replaces it in every string that leaves the process: text files (``fileio``), what the
+command line prints (stdout, stderr, tracebacks with ``--debug``), log records (a record factory, so every
+logger and handler is covered), notices, and the text an OpenAI-compatible server sends back (a server or
+proxy that echoes the key into its reply or its error message).
+
+A key leaks in more forms than one: as typed, in upper or lower case, as the first characters of it
+("Incorrect API key provided: sk-proj-abc1…"), base64-encoded at any alignment (``Basic`` headers, data
+URIs), hex or percent-encoded. Each form is recognised; what matches becomes ``[API key]``.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import logging
+import sys
+import threading
+import urllib.parse
+from typing import Any, TextIO
+
+MASK = "[API key]"
+# The first characters of a key are a leak when at least this many of them appear together ("sk-proj-…"
+# printed by a server that shortens the key it refuses). Shorter keys are only matched whole.
+MIN_PREFIX = 8
+
+_lock = threading.Lock()
+_keys: list[str] = []
+_forms: list[str] = []  # exact (case-sensitive) forms: base64 at each alignment, hex, percent-encoded
+_longest = 0
+
+
+def register(secret: str | None) -> None:
+    """Scrub ``secret`` (and its forms) from every string that leaves the process from now on."""
+    global _longest
+    if not secret or len(secret) < 4:
+        return
+    with _lock:
+        if secret in _keys:
+            return
+        _keys.append(secret)
+        _forms.extend(f for f in _encoded_forms(secret) if len(f) >= MIN_PREFIX and f not in _forms)
+        _forms.sort(key=len, reverse=True)
+        _longest = max([_longest, len(secret), *(len(f) for f in _forms)])
+
+
+def registered() -> bool:
+    return bool(_keys)
+
+
+def clear() -> None:
+    """Forget every key (tests)."""
+    global _longest
+    with _lock:
+        _keys.clear()
+        _forms.clear()
+        _longest = 0
+
+
+def _encoded_forms(secret: str) -> list[str]:
+    raw = secret.encode("utf-8")
+    forms = [raw.hex(), raw.hex().upper(), urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret)]
+    for shift in range(3):
+        # the key inside a longer base64 text: only the characters that depend on the key alone
+        padded = b"\0" * shift + raw
+        start = {0: 0, 1: 2, 2: 3}[shift]
+        usable = (len(padded) // 3) * 4 - 4
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            core = encode(padded).decode("ascii")[start:usable]
+            forms.append(core)
+    forms.append(base64.b64encode(raw).decode("ascii"))  # the whole key encoded alone, with its padding
+    return [f for f in forms if f and f != secret]
+
+
+def scrub(text: str) -> str:
+    """``text`` with every registered key, in any of its forms, replaced by ``[API key]``."""
+    if not _keys or not text:
+        return text
+    return _mask(text, _spans(text))
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """Where keys and their forms are in ``text``: sorted, overlapping ones merged."""
+    with _lock:
+        keys, forms = list(_keys), list(_forms)
+    found: list[tuple[int, int]] = []
+    for form in forms:
+        start = text.find(form)
+        while start != -1:
+            found.append((start, start + len(form)))
+            start = text.find(form, start + 1)
+    folded = text.casefold()
+    same_length = len(folded) == len(text)  # casefold can lengthen (ß → ss): then exact matches only
+    for key in keys:
+        if not same_length:
+            start = text.find(key)
+            while start != -1:
+                found.append((start, start + len(key)))
+                start = text.find(key, start + 1)
+            continue
+        found.extend(_key_runs(folded, key.casefold()))
+    found.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in found:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _key_runs(folded_text: str, folded_key: str) -> list[tuple[int, int]]:
+    """The key in any case, and any run of its first MIN_PREFIX or more characters."""
+    head = folded_key[: min(MIN_PREFIX, len(folded_key))]
+    runs = []
+    found = folded_text.find(head)
+    while found != -1:
+        end = found + len(head)
+        while end < len(folded_text) and end - found < len(folded_key) and folded_text[end] == folded_key[end - found]:
+            end += 1
+        runs.append((found, end))
+        found = folded_text.find(head, end)
+    return runs
+
+
+def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    if not spans:
+        return text
+    pieces, position = [], 0
+    for start, end in spans:
+        pieces += [text[position:start], MASK]
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def scrub_value(value: Any) -> Any:
+    """``value`` (JSON-like: dicts, lists, strings) with every string scrubbed."""
+    if not _keys:
+        return value
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {scrub_value(k): scrub_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(scrub_value(v) for v in value)
+    return value
+
+
+class StreamScrubber:
+    """Scrubs text that arrives in pieces (a model's streamed reply): a key split over two pieces is
+    still caught, because the end of the text that could start a key is held back until the next piece
+    shows what it is. ``feed`` returns what is safe to pass on; ``flush`` the rest at the end."""
+
+    def __init__(self) -> None:
+        self._pending = ""
+
+    def feed(self, piece: str) -> str:
+        raw = self._pending + piece
+        if not _keys:
+            self._pending = ""
+            return raw
+        hold = max(_longest - 1, 0)
+        if len(raw) <= hold:
+            self._pending = raw
+            return ""
+        cut = len(raw) - hold
+        spans = _spans(raw)
+        for start, end in spans:
+            if start < cut < end:
+                # a key across the cut: whole and passed on if it ends before the text does, else it may
+                # go on in the next piece and waits with it
+                cut = end if end < len(raw) else start
+                break
+        self._pending = raw[cut:]
+        return _mask(raw[:cut], [(s, e) for s, e in spans if e <= cut])
+
+    def flush(self) -> str:
+        text, self._pending = scrub(self._pending), ""
+        return text
+
+
+class ScrubbingStream(io.TextIOBase):
+    """A text stream (stdout, stderr) that scrubs what is written through it."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(scrub(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self._stream, "encoding", "utf-8")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+_installed = False
+
+
+def install_process_guards() -> None:
+    """Scrub stdout, stderr, every log record and uncaught tracebacks of this process (the command line
+    and the desktop app call it once at start-up; cheap while no key is registered)."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    if not isinstance(sys.stdout, ScrubbingStream) and sys.stdout is not None:
+        sys.stdout = ScrubbingStream(sys.stdout)
+    if not isinstance(sys.stderr, ScrubbingStream) and sys.stderr is not None:
+        sys.stderr = ScrubbingStream(sys.stderr)
+    previous_factory = logging.getLogRecordFactory()
+
+    def scrubbed_record(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous_factory(*args, **kwargs)
+        if _keys:
+            try:
+                record.msg, record.args = scrub(record.getMessage()), None
+            except Exception:  # noqa: BLE001 — a badly formatted record is logging's to report, unscrubbed args dropped
+                record.msg, record.args = scrub(str(record.msg)), None
+        return record
+
+    logging.setLogRecordFactory(scrubbed_record)
+    # uncaught tracebacks (--debug) and faulthandler go to stderr: scrubbed by the wrapper above, or
+    # (faulthandler, straight to the file descriptor) frames only, never values
