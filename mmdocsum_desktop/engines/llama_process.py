@@ -270,10 +270,10 @@ class LlamaProcessEngine:
                             state["generation"] = message[1]
                             finished = True
                             return
-                finally:
+                except GeneratorExit:
                     if not finished and self._process is not None:
-                        # the caller stopped reading (a stop, a time limit, an error): ask the child to
-                        # end this generation and wait for its counts so the next call starts clean
+                        # the caller stopped reading (a stop sequence of its own, a time limit): ask the
+                        # child to end this generation and wait for its counts, so the next call starts clean
                         self._stop_flag.value = 1
                         try:
                             while True:
@@ -283,6 +283,13 @@ class LlamaProcessEngine:
                                     break
                         except (ModelProcessError, SummaryCancelled, EngineError):
                             pass
+                    raise
+                except BaseException:
+                    # Ctrl-C (KeyboardInterrupt) or a failure on this side while the child works: the
+                    # child could still be reading a long prompt, so it is stopped now, not waited for
+                    if not finished:
+                        self._kill()
+                    raise
 
         def finish(text: str, prompt_s: float, gen_s: float, cancelled: bool) -> Generation:
             child: Generation | None = state.get("generation")

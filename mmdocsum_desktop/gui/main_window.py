@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QObject, QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
     QDialog,
@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 from mmdocsum_desktop import app
 from mmdocsum_desktop import project as proj
 from mmdocsum_desktop.document.model import Document
-from mmdocsum_desktop.errors import EncryptedDocumentError, MmdocsumError
+from mmdocsum_desktop.errors import EncryptedDocumentError, MmdocsumError, ModelProcessError
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.ask_view import AskView
 from mmdocsum_desktop.gui.authoring_view import AuthoringView
@@ -105,6 +105,32 @@ _FLAG_WORDS = (
     (re.compile(r"--mmproj(?: PATH)?"), "a vision projector (Settings ▸ Local model)"),
     (re.compile(r"--model(?: PATH)?"), "a model (Settings ▸ Local model)"),
 )
+
+
+# what a PDF library says in brackets after the reader's own words: a path, "filename=", its phrasing
+_LIBRARY_WORDS = re.compile(r"\s*\((?:[^()]*?(?:filename=|Failed to open|Cannot open|format error|code=|'/)[^()]*)\)")
+
+
+def open_failure_text(path: Path, message: str) -> str:
+    """"Could not open NAME: what is wrong." — the file named once, in the reader's words, not the
+    library's ("broken.pdf: broken.pdf: ...", "(Cannot open empty file: filename='/tmp/...')")."""
+    message = message.strip()
+    for prefix in (f"{path}: ", f"{path.name}: "):
+        while message.startswith(prefix):
+            message = message[len(prefix):]
+    message = _LIBRARY_WORDS.sub("", message).strip().rstrip(".")
+    try:
+        empty = path.is_file() and path.stat().st_size == 0
+    except OSError:
+        empty = False
+    if empty:
+        message = "the file is empty"
+    return f"Could not open {path.name}: {message or 'it is not a document this app can read'}."
+
+
+def counted(number: int, noun: str) -> str:
+    """"1 table", "3 tables", "no figures"."""
+    return f"{number} {noun}" if number == 1 else f"{number or 'no'} {noun}s"
 
 
 def window_words(message: str) -> str:
@@ -218,6 +244,7 @@ class MainWindow(QMainWindow):
         self.last_autosave = 0.0
         self._regenerations = 0  # a new seed for each regenerated paragraph (LLM engines)
         self._closing = False
+        self._fitness_banner = False  # the banner shows the "model too small" warning of the last run
         self.undo_stack = QUndoStack(self)
         self._applying_undo = False  # a change made by Undo/Redo is not recorded again
         self._authoring_text = ""  # the text before the latest edit (what Undo of typing goes back to)
@@ -436,6 +463,7 @@ class MainWindow(QMainWindow):
     def show_error(self, message: str, kind: str = "error") -> None:
         """Tell the user in one line; the window stays usable and nothing typed is touched."""
         message = window_words(message)
+        self._fitness_banner = False  # the banner says something else now
         self.banner.show_message(message, kind)
         self.status_label.setText(message.splitlines()[0][:200] if message else "")
 
@@ -447,8 +475,18 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, title, self.prefs.last_dir or "", filters)
         return path or None
 
+    def save_folder(self) -> Path:
+        """Where Save and Export dialogs open: the project's own folder, else where the user saved last,
+        else their Documents folder; never the paper's folder (often read-only, or someone else's)."""
+        saved = self.workspace.project.saved_to if self.workspace is not None else None
+        for folder in (Path(saved).parent if saved else None, Path(self.prefs.save_dir) if self.prefs.save_dir else None):
+            if folder is not None and folder.is_dir():
+                return folder
+        documents = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+        return Path(documents) if documents and Path(documents).is_dir() else Path.home()
+
     def ask_save_path(self, title: str, filters: str, suggested: str) -> str | None:
-        start = str(Path(self.prefs.last_dir or str(Path.home())) / suggested)
+        start = str(self.save_folder() / suggested)
         path, _ = QFileDialog.getSaveFileName(self, title, start, filters)
         return path or None
 
@@ -552,7 +590,7 @@ class MainWindow(QMainWindow):
             if password:
                 self.open_document(path, password=password)
                 return
-        self.show_error(f"Could not open {path.name}: {message}")
+        self.show_error(open_failure_text(path, message))
 
     def _document_ready(self, workspace: proj.Workspace, document: Document, path: Path) -> None:
         if not shiboken6.isValid(self):  # destroyed while the job ran
@@ -578,7 +616,7 @@ class MainWindow(QMainWindow):
             self.dirty = False
             self.autosave()
         warnings = "; ".join(document.warnings[:2])
-        count = f"{len(document.figures)} figures, {len(document.tables)} tables"
+        count = f"{counted(len(document.figures), 'figure')}, {counted(len(document.tables), 'table')}"
         self.show_status(f"Opened {path.name}: {document.page_count or '–'} pages, {count}."
                          + (f" Note: {warnings}" if warnings else ""))
         self.documentOpened.emit(document)
@@ -663,6 +701,7 @@ class MainWindow(QMainWindow):
         writer = fitness.for_settings(settings, "summary_writer", engine=engine)
         if writer is not None and writer.warns:
             self.show_error(writer.sentence() + " What it writes is marked.", "warning")
+            self._fitness_banner = True
         if replace is None:
             title = "Summarizing"
             fn = core.summarize(workspace.document, workspace.root, settings)
@@ -722,7 +761,13 @@ class MainWindow(QMainWindow):
         writer = fitness.for_summary(summary)
         if writer is None or not writer.warns:
             self.banner.hide()  # success: no earlier failure or warning stays up
-        self.show_status("Summary ready." if replace is None else f"Paragraph {replace + 1} regenerated.")
+        if replace is None:
+            self.show_status("Summary ready.")
+        elif before is not None and replace < len(before.paragraphs) and \
+                before.paragraphs[replace].text == summary.paragraphs[replace].text:
+            self.show_status(f"Paragraph {replace + 1}: the engine wrote the same text again; nothing changed.")
+        else:
+            self.show_status(f"Paragraph {replace + 1} regenerated.")
         self.summaryReady.emit(summary)
 
     def _summary_cancelled(self, workspace: proj.Workspace, partial: Any) -> None:
@@ -999,6 +1044,7 @@ class MainWindow(QMainWindow):
             return False
         self.dirty = False
         self.prefs.add_recent(written)
+        self.prefs.save_dir = str(Path(written).parent)
         save_prefs(self.prefs)
         self._update_title()
         self.show_status(f"Saved {written}.")
@@ -1027,6 +1073,7 @@ class MainWindow(QMainWindow):
             return None
         workspace = self.workspace
         self.autosave()
+        self.prefs.save_dir = str(path.parent)  # the next export's dialog opens here
         job = Job(f"Exporting {path.name}",
                   lambda control, stream: proj.export(workspace, fmt, path, which=which, control=control),
                   kind="export")
@@ -1041,8 +1088,19 @@ class MainWindow(QMainWindow):
 
         dialog = SettingsDialog(self.runner, self)
         dialog.exec()
+        self._settings_changed()
         if dialog.notice:  # e.g. no system keyring: the API key is kept for this session only
             self.show_error(dialog.notice, "warning")
+
+    def _settings_changed(self) -> None:
+        """A warning that the chosen model is too small goes once another engine is chosen."""
+        if not self._fitness_banner or not self.banner.isVisible():
+            return
+        settings = self.engine_settings()
+        writer = fitness.for_settings(settings, "summary_writer", engine=core.engine_name(settings))
+        if writer is None or not writer.warns:
+            self.banner.hide()
+            self._fitness_banner = False
 
     def show_help(self, which: str) -> QDialog:
         """The quick guide or the keyboard shortcuts, in a window that stays open beside the work."""
@@ -1078,8 +1136,23 @@ class MainWindow(QMainWindow):
     def start_job(self, job: Job) -> Job:
         """Run ``job`` in the background with its progress in the window's job bar (the views' way in)."""
         self.job_bar.track(job)
+        job.signals.failed.connect(lambda _message: self.job_failed(job))
         self.runner.start(job)
         return job
+
+    def job_failed(self, job: Job) -> None:
+        """A language model's process that crashed or hung is said in a dialog as well as in the banner: the
+        window, the document, the summary and the user's text stay as they were, and the next run starts a
+        new model process."""
+        if not shiboken6.isValid(self) or not isinstance(job.exception, ModelProcessError):
+            return
+        dialog = QMessageBox(QMessageBox.Icon.Warning, "The language model stopped",
+                             f"{job.title}: {job.exception}", QMessageBox.StandardButton.Ok, self)
+        dialog.setInformativeText("Your document, summary and text are unchanged. The next run starts the model "
+                                  "again; Settings ▸ Doctor tries it and says what to do.")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.model_error_dialog = dialog
+        dialog.open()  # window-modal and non-blocking: the event loop (and autosave) go on
 
     def remember_bench_run(self, run: Path) -> None:
         """Put a benchmark run first in the list the Benchmark view offers next time."""

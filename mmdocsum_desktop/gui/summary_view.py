@@ -547,6 +547,9 @@ class SummaryView(QWidget):
         track = getattr(job_bar, "track", None)
         if callable(track):  # the window's job bar shows it too (and its Cancel / Esc stops it)
             track(job)
+        job_failed = getattr(self.window(), "job_failed", None)
+        if callable(job_failed):  # a crashed model process is also said in the window's dialog
+            job.signals.failed.connect(lambda _message: job_failed(job))
         self._job_runner().start(job)
         return job
 

@@ -60,3 +60,20 @@ def png(tmp_path) -> Path:
         image.putpixel((x, 100), (200, 30, 30))
     image.save(path)
     return path
+
+
+def model_children(parent: int) -> list[int]:
+    """The parent's spawned children that run the model (not multiprocessing's resource tracker)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == parent and "spawn_main" in cmdline and "resource_tracker" not in cmdline:
+            found.append(int(entry.name))
+    return found
