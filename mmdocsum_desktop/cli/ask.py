@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     from mmdocsum_desktop.app.ask import ask
     from mmdocsum_desktop.app.session import Session
     from mmdocsum_desktop.document.language import guess_language
-    from mmdocsum_desktop.fileio import write_text_atomic
+    from mmdocsum_desktop.fileio import check_output_path, write_text_atomic
     from mmdocsum_desktop.settings import EngineChoice
 
     question, _ = prepare_question(args.question)  # empty → a clear error before anything loads
@@ -58,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
         raise MmdocsumError("--max-tokens must be at least 1")
     if args.output is not None and args.output.is_dir():
         raise MmdocsumError(f"{args.output} is a folder; -o takes the file to write")
+    if args.output is not None:
+        check_output_path(args.output, [args.file])  # not onto the document asked about, /proc, /sys
     choice = EngineChoice(
         engine=args.engine, model=args.model, n_ctx=args.n_ctx, n_threads=args.threads, base_url=args.base_url,
         api_model=args.api_model, key_name=args.api_key_name, max_tokens=args.max_tokens,

@@ -12,7 +12,7 @@ from pathlib import Path
 from mmdocsum_desktop.cli.engine_flags import add_placement_arguments, placement_settings
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.errors import InputNotFoundError
-from mmdocsum_desktop.fileio import write_json_atomic, write_text_atomic
+from mmdocsum_desktop.fileio import check_output_path, write_json_atomic, write_text_atomic
 from mmdocsum_desktop.placement import (
     STRATEGIES,
     ImageCandidate,
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     if args.threshold is not None and not 0.0 < args.threshold < 1.0:
         raise PlacementError("--threshold is a calibrated score between 0 and 1")
     paragraphs = read_paragraphs(args.paragraphs)
-    out: Path = args.output
+    out: Path = check_output_path(args.output, [args.paragraphs, *([args.images] if args.images.is_file() else [])], folder=True)
     out.mkdir(parents=True, exist_ok=True)
     candidates, pool_kind = load_pool(
         args.images, out, captions=args.captions, include_tables=not args.no_tables, quiet=args.quiet,

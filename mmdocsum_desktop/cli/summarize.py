@@ -14,9 +14,10 @@ from pathlib import Path
 
 from mmdocsum_desktop.cli.bench_common import cancel_on_sigint
 from mmdocsum_desktop.cli.engine_flags import add_engine_arguments, engine_choice
+from mmdocsum_desktop.cli.extract import add_read_limit_arguments, read_limits
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
-from mmdocsum_desktop.fileio import write_json_atomic
+from mmdocsum_desktop.fileio import check_output_path, write_json_atomic
 from mmdocsum_desktop.summarize.render import FORMATS
 
 
@@ -38,6 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--time-limit", type=float, metavar="SECONDS", default=None,
                         help="stop the model after this many seconds in all and keep what it wrote (default: no limit)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars and no summary table")
+    add_read_limit_arguments(parser)
     add_engine_arguments(parser, title="engine (over the saved settings)")
     parser.set_defaults(handler=run)
 
@@ -54,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     output: Path = args.output
     if output.exists() and output.is_dir():
         raise MmdocsumError(f"{output} is a folder; -o takes the summary file to write (e.g. summary.json)")
+    check_output_path(output, [args.file])  # not onto the input, /proc, /sys; a folder it can write
     fmt = format_for(output, args.format)
     choice = engine_choice(args)
     started = time.perf_counter()
@@ -67,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         with tqdm_control("reading", enabled=not args.quiet) as control:
             # scanned pages are read with OCR unless --no-ocr, as in every command and the GUI
             document = session.read(args.file, password=args.password, control=control,
-                                    ocr=not getattr(args, "no_ocr", False))
+                                    ocr=not getattr(args, "no_ocr", False), limits=read_limits(args))
         assets = output.parent / f"{output.stem}_files"
         with tqdm_control("figures", enabled=not args.quiet) as control:
             export_document(document, assets, dpi=args.dpi, password=args.password, control=control)
