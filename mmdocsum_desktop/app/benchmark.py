@@ -72,15 +72,14 @@ def run_ftii(
 ) -> dict[str, Any]:
     """FTII flow insertion: place the images of every article of ``data`` ("demo": the bundled split)
     and score them; writes OUT/predictions.json and OUT/metrics.json. ``warnings`` in the metrics."""
+    from mmdocsum_desktop.bench import splits
     from mmdocsum_desktop.bench.metrics.ftii import score_articles
     from mmdocsum_desktop.bench.splits import load_flow_insertion
     from mmdocsum_desktop.bench.suites.ftii import run_flow_insertion
     from mmdocsum_desktop.placement import read_captions_file
 
-    if str(data) == "demo":
-        from mmdocsum_desktop.bench import splits
-
-        data, images_root, captions = splits.demo_ftii()
+    if splits.bundled(data) is not None:  # "demo", "pmc-test": the data, images and captions it ships
+        data, images_root, captions = splits.bundled_ftii(str(data))
         captions = captions if captions.is_file() else None
     data = Path(data)
     if images_root is None:

@@ -530,6 +530,29 @@ def sections(metrics: dict[str, Any]) -> list[tuple[str, list[str], list[list[An
                 [[f["id"], "; ".join(f["reasons"])[:500]] for f in failures],
             )
         )
+    out += _paper_sections(metrics)
+    return out
+
+
+def _paper_sections(metrics: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:
+    """Per-role ROUGE (splits whose gold paragraphs have roles) and the papers a run used with their
+    licences (bundled splits of real papers)."""
+    out: list[tuple[str, list[str], list[list[Any]]]] = []
+    by_role = metrics.get("rouge_by_role") or {}
+    if by_role:
+        out.append((
+            "ROUGE per role (each paragraph against the gold paragraph of its role)",
+            ["role", "ROUGE-1", "ROUGE-2", "ROUGE-L", "documents"],
+            [[role, v.get("rouge1"), v.get("rouge2"), v.get("rougeL"), v.get("n_docs")] for role, v in by_role.items()],
+        ))
+    papers = metrics.get("papers") or []
+    if papers:
+        out.append((
+            "Papers (redistributed under their licences; see the split's ATTRIBUTION.md)",
+            ["id", "title", "authors", "journal", "year", "DOI", "licence"],
+            [[p.get("id"), p.get("title"), p.get("authors"), p.get("journal"), p.get("year"), p.get("doi"),
+              " ".join(x for x in (p.get("licence"), p.get("licence_url")) if x)] for p in papers],
+        ))
     return out
 
 

@@ -23,6 +23,20 @@ Layouts (also in the README section "Benchmark splits"):
 - **FTII-Bench**: its flow-insertion JSON (:func:`load_flow_insertion`) and single-choice TSV
   (:func:`load_single_choice`); ``demo_ftii()`` gives the bundled one.
 
+Bundled splits, named instead of a path (:data:`BUNDLED`; their files under ``resources/splits/``):
+
+- ``demo``: five short invented articles, every suite; the quick smoke test.
+- ``pmc-test``: 16 CC BY papers of the TEST half of ``pmc/`` (``bench.pairs_split``), PDF + JATS.
+  ``mdocsum``: the 8 with a structured abstract, gold paragraph per role = that role's abstract
+  sections, gold image per role = the figure or table first cited in that role's body sections, by
+  label (``{"roles": [4 × {"summary", "image_label"}]}``; the label becomes the app's image number
+  through :mod:`~mmdocsum_desktop.bench.split_assets`), summarised without the abstract. ``rouge``: all
+  16 against their abstracts. ``ftii``: body paragraphs with citations removed, gold = the visual each
+  is the first to cite (:func:`bundled_ftii`). ``mcite``: generated questions whose answer is one figure
+  or table, images cut from the PDFs as the app reads them.
+- ``elife-digests``: ``rouge`` only, 40 eLife articles (JATS, gzipped) of the test half, against their
+  eLife digests (plain-language summaries).
+
 Predictions given instead of generated are read here too (:func:`read_prediction_file`). This module
 imports no suite: suites import it.
 """
@@ -30,10 +44,12 @@ imports no suite: suites import it.
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 import random
 import re
+import shutil
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -45,13 +61,15 @@ from mmdocsum_desktop.bench.metrics.mdocsum import parse_gold
 from mmdocsum_desktop.bench.schema import (
     BenchDataError,
     FtiiArticle,
+    GoldParagraph,
     MCiteRecord,
     MDocSumItem,
     RougeItem,
     SingleChoiceItem,
     Source,
 )
-from mmdocsum_desktop.errors import InputNotFoundError
+from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
+from mmdocsum_desktop.fileio import write_json_atomic
 
 SHUFFLE_SEED = 42  # MCiteBench's presentation order of evidence and distractors, fixed as it fixes it
 
@@ -64,6 +82,96 @@ DEMO_SPLITS = {
     "mcite": DEMO_ROOT / "mcite",
     "ftii": DEMO_ROOT / "ftii" / "flow_insertion.json",
 }
+
+
+SPLITS_ROOT = Path(__file__).resolve().parents[1] / "resources" / "splits"
+
+
+@dataclass(frozen=True)
+class BundledSplit:
+    """A split shipped with the app: its files per suite and, for the window, what each part measures."""
+
+    name: str
+    title: str
+    folder: Path
+    files: dict[str, str]  # suite -> file or folder inside ``folder``
+    measures: dict[str, str]  # suite -> what it measures on this split, in a sentence
+    licence_note: str = ""
+
+    def papers(self) -> list[dict[str, Any]]:
+        """The attribution records (``papers.json``): title, authors, journal, DOI, licence, source."""
+        index = self.folder / "papers.json"
+        if not index.is_file():
+            return []
+        return list(json.loads(index.read_text(encoding="utf-8")).get("papers", []))
+
+
+BUNDLED: dict[str, BundledSplit] = {
+    "demo": BundledSplit(
+        "demo", "Demo: five short invented articles (the quick smoke test)", DEMO_ROOT,
+        {"mdocsum": "mdocsum.jsonl", "rouge": "rouge.jsonl", "mcite": "mcite", "ftii": "ftii/flow_insertion.json"},
+        {"mdocsum": "summaries and figure choice against hand-written gold, 5 articles",
+         "rouge": "ROUGE against hand-written abstracts, 5 articles",
+         "mcite": "citations of 2 hand-written questions",
+         "ftii": "image placement in 2 invented articles"},
+        "written for the project",
+    ),
+    "pmc-test": BundledSplit(
+        "pmc-test", "pmc-test: 16 real CC BY papers (test half of the pairs corpus)", SPLITS_ROOT / "pmc-test",
+        {"mdocsum": "mdocsum.jsonl", "rouge": "rouge.jsonl", "mcite": "mcite.jsonl", "ftii": "ftii.json"},
+        {"mdocsum": "four-paragraph summaries of the 8 papers with a structured abstract, written without the "
+                    "abstract: ROUGE per role against its sections, figure choice (OMatch, JacSim, IS) against "
+                    "the figure first cited in each role's sections",
+         "rouge": "ROUGE of summaries written without the abstract, against the abstract, 16 papers",
+         "mcite": "citations of generated questions whose answer is one figure or table (39 questions)",
+         "ftii": "placing each figure and table at the paragraph that first cites it, 16 papers"},
+        "CC BY, see ATTRIBUTION.md",
+    ),
+    "elife-digests": BundledSplit(
+        "elife-digests", "elife-digests: 40 eLife articles (test half) with their plain-language digests",
+        SPLITS_ROOT / "elife-digests", {"rouge": "rouge.jsonl"},
+        {"rouge": "ROUGE of summaries written without the abstract and digest, against the eLife digest"},
+        "CC BY / CC0, see ATTRIBUTION.md",
+    ),
+}
+
+
+def bundled(name: str | Path) -> BundledSplit | None:
+    """The bundled split of that name, or None (a path)."""
+    return BUNDLED.get(str(name)) if isinstance(name, str) or not Path(name).exists() else None
+
+
+def papers_for(path: Path, ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Attribution of the papers a run used (``papers.json`` beside the split file), in ``ids`` order:
+    id, title, authors, journal, year, DOI, licence; [] for splits without one."""
+    index = path.parent / "papers.json"
+    if not index.is_file():
+        return []
+    try:
+        known = {p["id"]: p for p in json.loads(index.read_text(encoding="utf-8")).get("papers", [])}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return []
+    out = []
+    for paper_id in dict.fromkeys(ids):
+        paper = known.get(paper_id)
+        if paper is None:
+            continue
+        authors = list(paper.get("authors") or [])
+        out.append({
+            "id": paper_id,
+            "title": paper.get("title", ""),
+            "authors": ", ".join(authors[:3]) + (" et al." if len(authors) > 3 else ""),
+            "journal": paper.get("journal", ""),
+            "year": paper.get("year", ""),
+            "doi": paper.get("doi", ""),
+            "licence": paper.get("licence", ""),
+            "licence_url": paper.get("licence_url") or "",
+        })
+    return out
+
+
+def _split_name(split: str | Path, path: Path) -> str:
+    return str(split) if bundled(split) is not None else path.stem
 
 
 @dataclass
@@ -82,14 +190,23 @@ class Split(Generic[T]):
     path: Path
     items: list[T] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    # The gold comes from the documents' abstracts: summaries are written without them (mdocsum).
+    no_abstract: bool = False
+    notes: list[str] = field(default_factory=list)
 
 
 def resolve(split: str | Path, suite: str) -> Path:
-    """``demo`` → the bundled split of that suite; anything else is a path that must exist."""
-    if str(split) == "demo":
-        path = DEMO_SPLITS[suite]
+    """A bundled split's name (``demo``, ``pmc-test``, ``elife-digests``) → its file for that suite;
+    anything else is a path that must exist."""
+    named = bundled(split)
+    if named is not None:
+        if suite not in named.files:
+            raise InputNotFoundError(
+                f"the bundled split {named.name} has no {suite} part (it serves {', '.join(named.files)})"
+            )
+        path = named.folder / named.files[suite]
         if not path.exists():
-            raise InputNotFoundError(f"the bundled demo split for {suite} is missing ({path})")
+            raise InputNotFoundError(f"the bundled {named.name} split for {suite} is missing ({path})")
         return path
     path = Path(split).expanduser()
     if not path.exists():
@@ -192,7 +309,7 @@ def load_mdocsum(split: str | Path) -> Split[MDocSumItem]:
     path = resolve(split, "mdocsum")
     if path.is_dir():
         path = _pick_file(path, ("mdocsum.jsonl", "test.jsonl", "data.jsonl", "split.jsonl"))
-    result: Split[MDocSumItem] = Split(name="demo" if str(split) == "demo" else path.stem, path=path)
+    result: Split[MDocSumItem] = Split(name=_split_name(split, path), path=path)
     seen: set[str] = set()
     for number, data in _records(path, result.skipped):
         doc_id = _first(data, ("id", "paper_id", "doc_id", "arxiv_id"))
@@ -203,17 +320,26 @@ def load_mdocsum(split: str | Path) -> Split[MDocSumItem]:
         if doc_id in seen:
             result.skipped.append(Skipped(number, doc_id, "duplicate id (the first line with it is used)"))
             continue
-        gold_raw = _first(data, ("gold", "summary", "reference", "answer"))
-        if isinstance(gold_raw, str):
+        n_images = _count(data.get("n_images"))
+        if "roles" in data:  # gold images by label, numbered as the app reads the document
             try:
-                gold_raw = json.loads(gold_raw)
-            except (ValueError, RecursionError):
-                gold_raw = None
-        try:
-            gold = parse_gold(gold_raw)
-        except ValueError as error:
-            result.skipped.append(Skipped(number, doc_id, f"unusable gold: {error}"))
-            continue
+                gold, n_images = _gold_by_label(data["roles"], path.parent, data.get("document"))
+            except ValueError as error:
+                result.skipped.append(Skipped(number, doc_id, f"unusable gold: {error}"))
+                continue
+            result.no_abstract = result.no_abstract or data.get("gold_from") == "abstract"
+        else:
+            gold_raw = _first(data, ("gold", "summary", "reference", "answer"))
+            if isinstance(gold_raw, str):
+                try:
+                    gold_raw = json.loads(gold_raw)
+                except (ValueError, RecursionError):
+                    gold_raw = None
+            try:
+                gold = parse_gold(gold_raw)
+            except ValueError as error:
+                result.skipped.append(Skipped(number, doc_id, f"unusable gold: {error}"))
+                continue
         key_points = _first(data, ("key_points", "keypoints", "key_point"))
         if key_points is not None and not (
             isinstance(key_points, list)
@@ -235,12 +361,48 @@ def load_mdocsum(split: str | Path) -> Split[MDocSumItem]:
                 document=document_path,
                 gold=gold,
                 key_points=key_points,
-                n_images=_count(data.get("n_images")),
+                n_images=n_images,
                 n_tokens=_count(data.get("n_tokens")),
                 line=number,
             )
         )
+    if result.no_abstract:
+        result.notes.append(
+            "the gold paragraphs are the documents' abstracts: every document is summarised without its abstract"
+        )
     return result
+
+
+def _gold_by_label(roles: Any, folder: Path, document: Any) -> tuple[list[GoldParagraph], int]:
+    """Four ``{"summary", "image_label"}`` roles → gold paragraphs with the app's image numbers, and the
+    number of images the app finds. A label the app does not find in the document is refused (the
+    document could not be scored fairly)."""
+    from mmdocsum_desktop.bench.split_assets import paper_reading
+
+    if not isinstance(roles, list) or len(roles) != 4 or not all(isinstance(r, dict) for r in roles):
+        raise ValueError("roles must be a list of 4 objects")
+    path = _document_path(folder, document)
+    if not path.is_file():
+        raise ValueError(f"document missing: {path}")
+    try:
+        reading = paper_reading(path)
+    except MmdocsumError as error:
+        raise ValueError(f"the document could not be read ({error})") from error
+    found = reading.by_label()
+    gold = []
+    for role in roles:
+        label = role.get("image_label")
+        summary = role.get("summary")
+        if not isinstance(summary, str):
+            raise ValueError("a role has no summary text")
+        if label is None:
+            gold.append(GoldParagraph(summary, None, ""))
+            continue
+        visual = found.get(str(label).lower())
+        if visual is None:
+            raise ValueError(f"the app does not find {label} in {path.name}")
+        gold.append(GoldParagraph(summary, visual.number, visual.caption))
+    return gold, len(reading.visuals)
 
 
 # ------------------------------------------------------------------------------------------ mcite
@@ -371,8 +533,10 @@ def load_mcite(split: str | Path, images_root: str | Path | None = None) -> Spli
             if (folder / name).is_dir():
                 images_root = folder / name
                 break
+    if images_root is None and (folder / "papers").is_dir():
+        images_root = _cut_mcite_images(path, folder)  # a split of papers: images as the app reads them
     root = Path(images_root) if images_root is not None else None
-    result: Split[MCiteRecord] = Split(name="demo" if str(split) == "demo" else path.stem, path=path)
+    result: Split[MCiteRecord] = Split(name=_split_name(split, path), path=path)
     seen: set[str] = set()
     for number, data in _records(path, result.skipped):
         try:
@@ -402,6 +566,36 @@ def load_mcite(split: str | Path, images_root: str | Path | None = None) -> Spli
     return result
 
 
+def _cut_mcite_images(path: Path, folder: Path) -> Path:
+    """For records over ``papers/PDF_ID.pdf``: ``<root>/PDF_ID/images/figure-N.png`` for every figure and
+    table the app finds in the PDF (its crop), in the cache; a visual it does not find has no file and
+    the record says so (shown to the model as unavailable)."""
+    from mmdocsum_desktop.bench.split_assets import cache_root, paper_reading, slug
+
+    skipped: list[Skipped] = []
+    pdf_ids = {str(d.get("pdf_id", "")).replace(".pdf", "") for _, d in _records(path, skipped)}
+    root = cache_root() / "mcite" / _digest(path)
+    for pdf_id in sorted(p for p in pdf_ids if p):
+        pdf = folder / "papers" / f"{pdf_id}.pdf"
+        if not pdf.is_file() or (root / pdf_id / "done").is_file():
+            continue
+        images = root / pdf_id / "images"
+        images.mkdir(parents=True, exist_ok=True)
+        for key, visual in paper_reading(pdf).by_label().items():
+            target = images / f"{slug(key)}.png"
+            if visual.image.is_file() and not target.is_file():
+                shutil.copyfile(visual.image, target)
+        (root / pdf_id / "done").write_text("", encoding="utf-8")
+    return root
+
+
+def _digest(path: Path) -> str:
+    """A short hash of a file and of the reading code (split_assets' cache key), for cache folders."""
+    from mmdocsum_desktop.bench.split_assets import reading_key
+
+    return hashlib.sha256(path.read_bytes() + reading_key().encode()).hexdigest()[:16]
+
+
 # ------------------------------------------------------------------------------------------ rouge
 
 
@@ -409,7 +603,7 @@ def load_rouge(split: str | Path) -> Split[RougeItem]:
     path = resolve(split, "rouge")
     if path.is_dir():
         path = _pick_file(path, ("test.jsonl", "rouge.jsonl", "validation.jsonl"))
-    result: Split[RougeItem] = Split(name="demo" if str(split) == "demo" else path.stem, path=path)
+    result: Split[RougeItem] = Split(name=_split_name(split, path), path=path)
     seen: set[str] = set()
     for number, data in _records(path, result.skipped):
         item_id = _first(data, ("id", "article_id", "paper_id"))
@@ -432,6 +626,10 @@ def load_rouge(split: str | Path) -> Split[RougeItem]:
             except ValueError as error:
                 result.skipped.append(Skipped(number, item_id, str(error)))
                 continue
+            if document_path.suffix == ".gz" and document_path.is_file():  # bundled gzipped JATS
+                from mmdocsum_desktop.bench.split_assets import unpacked
+
+                document_path = unpacked(document_path)
             item = RougeItem(item_id, reference.strip(), document=document_path, line=number)
         elif isinstance(words, list) and words:
             item = RougeItem(item_id, reference.strip(), text=" ".join(str(w) for w in words), line=number)
@@ -451,6 +649,46 @@ def load_rouge(split: str | Path) -> Split[RougeItem]:
 def demo_ftii() -> tuple[Path, Path, Path]:
     """(flow-insertion JSON, images root, captions JSON) of the bundled FTII-style split."""
     return DEMO_SPLITS["ftii"], DEMO_ROOT, DEMO_ROOT / "ftii" / "captions.json"
+
+
+def bundled_ftii(name: str) -> tuple[Path, Path, Path]:
+    """(flow-insertion JSON, images root, captions JSON) of a bundled split by name.
+
+    ``pmc-test``'s are made in the cache from the papers as the app reads them: per paper one article
+    (its JATS body paragraphs, figure and table citations removed; gold = the visual a paragraph is the
+    first to cite, as its crop), the pool = the paper's labelled figures and tables the app finds, with
+    the labels and captions the app reads in the PDF (what placement sees when a user places figures)."""
+    if name == "demo":
+        return demo_ftii()
+    source = resolve(name, "ftii")
+    folder = source.parent
+    from mmdocsum_desktop.bench.split_assets import cache_root, paper_reading, slug
+
+    root = cache_root() / "ftii" / _digest(source)
+    data, captions = root / "flow_insertion.json", root / "captions.json"
+    if data.is_file() and captions.is_file():
+        return data, root, captions
+    groups: list[dict[str, Any]] = []
+    notes: dict[str, dict[str, Any]] = {}
+    for article in _read_json(source):
+        paper = article["id"]
+        found = paper_reading(folder / "papers" / f"{paper}.pdf").by_label()
+        (root / paper).mkdir(parents=True, exist_ok=True)
+        pool: list[str] = []
+        for label in article["labels"]:
+            visual = found.get(label.lower())
+            if visual is None or not visual.image.is_file():
+                continue
+            image = f"{paper}/{slug(label)}.png"
+            shutil.copyfile(visual.image, root / image)
+            pool.append(image)
+            notes[image] = {"caption": visual.caption, "label": visual.label, "kind": visual.kind}
+        truth = [f"{paper}/{slug(g)}.png" if g and f"{paper}/{slug(g)}.png" in pool else "" for g in article["groundtruth"]]
+        groups.append({"imagedatabase": pool,
+                       "news_text": [{"id": paper, "content": article["content"], "groundtruth": truth}]})
+    write_json_atomic(captions, notes)
+    write_json_atomic(data, groups)
+    return data, root, captions
 
 
 def _quoted(value: Any, limit: int = 60) -> str:
@@ -525,6 +763,9 @@ def parse_flow_insertion(data: Any, *, source: str = "data") -> list[FtiiArticle
 
 
 def load_flow_insertion(path: str | Path) -> list[FtiiArticle]:
+    """Articles of an FTII flow-insertion JSON, or of a bundled split by name ("demo", "pmc-test")."""
+    if bundled(path) is not None:
+        path = bundled_ftii(str(path))[0]
     return parse_flow_insertion(_read_json(path), source=str(path))
 
 

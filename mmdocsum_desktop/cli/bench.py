@@ -114,7 +114,7 @@ def _placement(args: argparse.Namespace):
 
     if args.threshold is not None and not 0.0 < args.threshold < 1.0:
         raise PlacementError("--threshold is a calibrated score between 0 and 1")
-    if args.images_root is None:
+    if args.images_root is None and splits.bundled(args.data) is None:  # a bundled split brings its images
         raise MmdocsumError("--images-root is needed to place images (or give --predictions to score them)")
     session = Session()
     return session, placement_settings(args, session.settings.placement)

@@ -338,6 +338,7 @@ def run_mcite(
             details={
                 "by_category": by_category,
                 "skipped": skipped,
+                "papers": splits.papers_for(loaded.path, [record.pdf_id for record in records]),
                 "judge": judge_info,
                 "notes": notes,
                 "model_hashes": engine_file_hashes(engine),

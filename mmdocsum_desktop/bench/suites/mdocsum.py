@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +161,8 @@ def _open_run(
 ) -> _Run:
     """Load the split and open (or resume) the run folder; a folder of another run is refused."""
     loaded = splits.load_mdocsum(split)
+    if loaded.no_abstract and not options.no_abstract:  # gold taken from the abstracts: never shown them
+        options = replace(options, no_abstract=True)
     settings = runner.split_settings(
         SUITE, loaded.path, mode, no_abstract=options.no_abstract, shuffle_seed=options.shuffle_seed
     )
@@ -179,6 +181,7 @@ def _open_run(
         judge=judge,
         predictions=Path(predictions) if predictions is not None else None,
         skipped=[s.to_json() for s in loaded.skipped],
+        notes=list(loaded.notes),
         concurrency=options.concurrency,
     )
     if run.engine is not None and run.concurrency > 1 and run.engine.in_process:
@@ -335,6 +338,7 @@ def _score_stage(
             n_images=n_images,
             n_tokens=n_tokens,
             rouge=scored.rouge_rows[item.id],
+            rouge_by_role=_rouge_by_role(item, parsed),
             seconds=record.get("seconds"),
             repairs=record.get("repairs"),
             warnings=record.get("warnings", []),
@@ -414,6 +418,7 @@ def _metrics(
         )
     details: dict[str, Any] = {
         "rouge": mean_rouge(scored.rouge_rows.values()),
+        "rouge_by_role": _mean_rouge_by_role(scored.rows),
         "per_paragraph": per_paragraph(scored.scores, judged),
         "by_length": breakdown(
             scored.scores, {k: length_bucket(v) for k, v in scored.tokens.items()}, judged
@@ -422,6 +427,7 @@ def _metrics(
             scored.scores, {k: image_bucket(v) for k, v in scored.images.items()}, judged
         ),
         "skipped": run.skipped,
+        "papers": splits.papers_for(run.loaded.path, [item.id for item in run.items]),
         "missing_predictions": scored.missing_predictions,
         "notes": notes,
         "judge": judge_info,
@@ -555,6 +561,32 @@ def judge_document(judge: Any, item: MDocSumItem, parsed: ParsedAnswer, control:
         "failures": failures,
         "raw": raw,
     }
+
+
+ROLES = ("background", "method", "results", "conclusion")  # what M-DocSum's four paragraphs are
+
+
+def _rouge_by_role(item: MDocSumItem, parsed: ParsedAnswer) -> list[dict[str, float] | None]:
+    """ROUGE of each answer paragraph against the gold paragraph of its role; None where the gold has
+    no text (a study protocol's abstract has no results section)."""
+    scores: list[dict[str, float] | None] = []
+    for index, gold in enumerate(item.gold):
+        if not gold.summary.strip():
+            scores.append(None)
+            continue
+        answer = parsed.paragraphs[index].summary if parsed.parsed and index < len(parsed.paragraphs) else ""
+        scores.append(rouge(answer, gold.summary))
+    return scores
+
+
+def _mean_rouge_by_role(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per role: mean ROUGE-1/2/L over the documents whose gold has text in that role, and how many."""
+    out: dict[str, dict[str, Any]] = {}
+    for index, role in enumerate(ROLES):
+        values = [r["rouge_by_role"][index] for r in rows
+                  if index < len(r.get("rouge_by_role") or []) and r["rouge_by_role"][index] is not None]
+        out[role] = {**mean_rouge(values), "n_docs": len(values)}
+    return out
 
 
 def _answer_hash(answer: Any) -> str:

@@ -67,6 +67,7 @@ def run_rouge(
             rows=rows,
             details={
                 "skipped": skipped,
+                "papers": splits.papers_for(loaded.path, [item.id for item in loaded.items]),
                 "model_hashes": engine.model_hashes() if engine is not None else {},
                 "notes": [
                     "ROUGE F1 (rouge-score, Porter stemmer); rougeL is summary-level LCS over sentences one per line"
