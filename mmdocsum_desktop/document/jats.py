@@ -25,6 +25,7 @@ from mmdocsum_desktop.document.limits import ReadLimits
 from mmdocsum_desktop.document.model import BlockType, Document
 from mmdocsum_desktop.errors import CorruptDocumentError
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.text.languages import language_table, primary_subtag
 
 _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
@@ -252,6 +253,7 @@ class _JatsConverter:
         self.builder = builder
         self.base_dir = base_dir
         self.back_matter = False
+        self.translation = False  # inside a translated sub-article: its floats are the original's
         self._paragraph: list[str] = []
         self._appendices: list[etree._Element] = []
 
@@ -281,7 +283,8 @@ class _JatsConverter:
             return False
         if name in _VISUALS or name == "table":
             self._flush()
-            self._visuals(element)
+            if not self.translation:
+                self._visuals(element)
             return False
         if name in _FORMULAS:
             self._flush()
@@ -452,8 +455,63 @@ def read_jats(path: Path, *, limits: ReadLimits, control: JobControl) -> Documen
             main_abstract = text or None
     builder.in_abstract = False
     main_abstract = main_abstract or builder.abstract_text()
+    language = root.get(_XML_LANG)
+    trans_abstracts = _children(article_meta, "trans-abstract") if article_meta is not None else []
+    for abstract in trans_abstracts:
+        _read_translation(builder, converter, abstract, abstract.get(_XML_LANG), heading_role="abstract")
 
     for part, is_back_matter in parts:
         converter.convert(part, back_matter=is_back_matter)
 
-    return builder.build(title=title, abstract=main_abstract, language=root.get(_XML_LANG))
+    for sub_article in _children(root, "sub-article"):
+        if (sub_article.get("article-type") or "") == "translation":
+            _read_translated_article(builder, converter, sub_article)
+
+    return builder.build(title=title, abstract=main_abstract, language=language)
+
+
+def _read_translation(
+    builder: ArticleBuilder,
+    converter: _JatsConverter,
+    element: etree._Element,
+    language: str | None,
+    *,
+    heading_role: str | None = None,
+) -> None:
+    """Read a <trans-abstract> or a translated article's part as blocks marked ``is_translation`` in
+    their own language: kept for reading and search, never summarised (document/language.py)."""
+    first_block = len(builder.blocks)
+    code = primary_subtag(language)
+    if heading_role and _child(element, "title") is None:
+        names = language_table(code).sections.get(heading_role) or ("Abstract",)
+        builder.add_heading(names[0])
+    converter.translation = True
+    try:
+        converter.convert(element)
+    finally:
+        converter.translation = False
+    for block in builder.blocks[first_block:]:
+        block.is_translation = True
+        block.is_abstract = False
+        block.language = code
+
+
+def _read_translated_article(builder: ArticleBuilder, converter: _JatsConverter, sub_article: etree._Element) -> None:
+    """A <sub-article article-type="translation">: its title, abstracts and body, as translation blocks."""
+    language = sub_article.get(_XML_LANG)
+    front = _child(sub_article, "front-stub")
+    front = front if front is not None else _child(sub_article, "front")
+    if front is not None:
+        meta = _child(front, "article-meta")
+        meta = meta if meta is not None else front
+        title = _child(_child(meta, "title-group"), "article-title")
+        if title is not None:
+            first_block = len(builder.blocks)
+            builder.add_heading(jats_text(title))
+            for block in builder.blocks[first_block:]:
+                block.is_translation, block.language = True, primary_subtag(language)
+        for abstract in [*_children(meta, "abstract"), *_children(meta, "trans-abstract")]:
+            _read_translation(builder, converter, abstract, abstract.get(_XML_LANG) or language, heading_role="abstract")
+    body = _child(sub_article, "body")
+    if body is not None:
+        _read_translation(builder, converter, body, language)

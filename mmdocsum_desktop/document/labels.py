@@ -7,43 +7,73 @@ from dataclasses import dataclass
 from typing import Literal
 
 from mmdocsum_desktop.document.model import Document
+from mmdocsum_desktop.text.languages import LABEL_KINDS, caption_words, language_table, language_tables
 
 VisualKind = Literal["figure", "table"]
 
-# Canonical label word for each spelling a paper may use; tables are the only non-figure kind.
+# Canonical label word and kind for each spelling a paper may use, in every tabled language: "Fig." and
+# "Figura" are "Figure", "Tabela" and "Tableau" are "Table" (resources/languages/*.toml, "captions").
+# Labels are canonical so that "Tabela 2" in a caption and "Table 2" in a question (or "Tab. 2" in the
+# text) name the same table.
 _WORDS: dict[str, tuple[str, VisualKind]] = {
-    "figure": ("Figure", "figure"),
-    "figures": ("Figure", "figure"),
-    "fig": ("Figure", "figure"),
-    "figs": ("Figure", "figure"),
-    "scheme": ("Scheme", "figure"),
-    "schemes": ("Scheme", "figure"),
-    "chart": ("Chart", "figure"),
-    "plate": ("Plate", "figure"),
-    "example": ("Example", "figure"),
-    "table": ("Table", "table"),
-    "tables": ("Table", "table"),
-    "tab": ("Table", "table"),
+    word: (label, LABEL_KINDS[label])  # type: ignore[misc]
+    for word, label in caption_words().items()
 }
+# Abbreviations whose full stop may be left out ("Fig 1"); "Tab." keeps its stop, or "tab" in prose
+# would read as a label.
+_OPTIONAL_STOP = frozenset({"fig", "figs", "figg", "abb"})
+_CJK_WORD = re.compile(r"^[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]+$")
+_ENGLISH = frozenset(language_table("en").caption_words)
+
+
+def _spellings(word: str, *, lowercase: bool) -> list[str]:
+    """The forms a label word is printed in: "Figura", "FIGURA" (and "figura" where asked); an
+    abbreviation with its full stop."""
+    if _CJK_WORD.match(word):
+        return [re.escape(word)]
+    forms = {word[:1].upper() + word[1:], word.upper()} | ({word} if lowercase else set())
+    stop = r"\.?" if word in _OPTIONAL_STOP else (r"\." if len(word) <= 3 and word not in _ENGLISH | {"bild"} else "")
+    if word == "tab":
+        stop = r"\."
+    return [re.escape(form) + stop for form in sorted(forms, key=len, reverse=True)]
+
+
+def _word_alternatives(*, lowercase: bool, english_lowercase: bool = False) -> str:
+    latin: list[str] = []
+    cjk: list[str] = []
+    for word in sorted(_WORDS, key=len, reverse=True):
+        forms = _spellings(word, lowercase=lowercase and (english_lowercase or word not in _ENGLISH))
+        (cjk if _CJK_WORD.match(word) else latin).extend(forms)
+    # Latin words start at a word boundary; Han, kana and Hangul words are written against the text
+    # around them ("如图1所示", "그림 1은").
+    return rf"(?:\b(?:{'|'.join(latin)})|(?<![A-Za-z])(?:{'|'.join(cjk)}))"
+
 
 _NUMBER = r"(?:S?\d{1,3}(?:[-.‐–]\d{1,3})?)"
 _ROMAN = r"(?:[IVXL]{1,6}\b)"  # IEEE numbers tables "TABLE IV"
 _CAPTION_RE = re.compile(
     rf"""^\s*
+    (?P<open>[<\[〈［【])?\s*
     (?:Supplementary\s+|Extended\s+Data\s+)?
-    (?P<word>Figure|FIGURE|Fig\.?|FIG\.?|Scheme|SCHEME|Chart|Plate|Example|Table|TABLE|Tab\.)
+    (?P<word>{_word_alternatives(lowercase=False)})
     \s*[-‐–]?\s*(?P<number>{_NUMBER}|{_ROMAN})(?P<sub>[a-zA-Z](?![a-zA-Z]))?
+    (?P<close>(?(open)\s*[>\]〉］】]))
     (?P<after>.*)$""",
     re.VERBOSE | re.DOTALL,
 )
-_STRONG_DELIMITER = re.compile(r"^\s*(?:[:.|—–]|-\s|\s\|)")
+_STRONG_DELIMITER = re.compile(r"^\s*(?:[:.|—–：．]|-\s|\s\|)")
 # "Figure 1 (A) Growth of ...", "Fig. 3(a–c). ...", "Table 2 (continued)": a panel letter or a note in
 # brackets right after the label, then the caption's text (capitalised), is a caption; "Figure 2 (right)
 # shows" is prose.
 _BRACKETED_START = re.compile(
-    r"^\s*\((?:[a-zA-Z](?:\s*[-–,]\s*[a-zA-Z])*|continued|cont['’]?d|cont\.|colou?r online)\)\s*(?:[:.|—–-]\s*)?(?:[A-Z(]|$)"
+    r"^\s*\((?:[a-zA-Z](?:\s*[-–,]\s*[a-zA-Z])*|continued|cont['’]?d|cont\.|colou?r online|continuação|continuación|suite)\)\s*(?:[:.|—–-]\s*)?(?:[A-Z(]|$)"
 )
-_CONTINUED = re.compile(r"^\s*[:.]?\s*\(?\s*(?:cont(?:inued|'d|\.)?)\b", re.IGNORECASE)
+_CONTINUED = re.compile(r"^\s*[:.]?\s*\(?\s*(?:cont(?:inued|'d|\.)?|continuação|continuación|suite)\b", re.IGNORECASE)
+
+
+def _canonical(word: str) -> tuple[str, VisualKind]:
+    key = word.rstrip(".").lower()
+    return _WORDS.get(key) or _WORDS.get(key.rstrip("s")) or ("Figure", "figure")
 
 
 @dataclass(frozen=True)
@@ -65,14 +95,18 @@ def parse_caption_start(text: str) -> CaptionStart | None:
     match = _CAPTION_RE.match(text)
     if not match:
         return None
-    word = match.group("word").rstrip(".").lower()
-    canonical, kind = _WORDS[word]
+    canonical, kind = _canonical(match.group("word"))
     after = match.group("after")
     if match.group("sub") and after[:1].isalpha():
         return None
     # "Figure 3.2" in "Figure 3.2 shows" is a number; "Fig. 3. The ..." is a delimiter.
     number = normalise_number(match.group("number"))
-    strong = bool(_STRONG_DELIMITER.match(after)) or after.strip() == "" or bool(_BRACKETED_START.match(after))
+    strong = (
+        bool(_STRONG_DELIMITER.match(after))
+        or after.strip() == ""
+        or bool(_BRACKETED_START.match(after))
+        or bool(match.group("open"))  # "<표 1> 연구 대상", "[Figura 2]": a bracketed label is a caption's
+    )
     # "Table 1 [27,28] compares ..." and "Figure 2 (right) shows": prose citing a figure, not its caption
     if after[:1] and after[:1] in ",;)" or (after.lstrip()[:1] in {"(", ",", "["} and not strong):
         return None
@@ -80,30 +114,59 @@ def parse_caption_start(text: str) -> CaptionStart | None:
     return CaptionStart(kind, f"{canonical} {number}", number, strong, continued, after.lstrip(" :.|—–-\t\n"))
 
 
-# Mentions: "Fig. 3", "Figure 3a", "Figs. 2 and 3", "Figures 2-4", "Table 1, 2, and 3", "Fig. 1(a)".
-_MENTION_RE = re.compile(
-    rf"""\b(?P<word>Figures?|FIGURES?|Figs?\.?|FIGS?\.?|Schemes?|Tables?|TABLES?|Tab\.|Example)
-    \s*(?P<list>(?:{_NUMBER}|(?<=Table\s){_ROMAN}|(?<=TABLE\s){_ROMAN})[a-z]?(?:\s*(?:,|and|&|to|[-–—])\s*(?:{_NUMBER}|[a-z]\b)[a-z]?)*)""",
-    re.VERBOSE,
+# Mentions: "Fig. 3", "Figure 3a", "Figs. 2 and 3", "Figures 2-4", "Table 1, 2, and 3", "Fig. 1(a)",
+# "Tabelas 1 e 2", "Figuras 2 a 4", "表1", "그림 2".
+_TABLES = language_tables().values()
+# Words joining numbers in a list of labels ("and", "e", "y", "et", "und", "및") or a range ("to", "a",
+# "até", "bis", "至"), in every tabled language.
+_JOINERS = sorted(
+    {"and", "&", "to"} | {w for t in _TABLES for w in (*t.label_and, *t.label_range) if w != ","}, key=len, reverse=True
 )
+_RANGE_WORDS = sorted({"to"} | {w for t in _TABLES for w in t.label_range}, key=len, reverse=True)
+_RANGES = "|".join(re.escape(w) for w in _RANGE_WORDS)
+# A range written with a word of more than one letter is a range even after a singular label word
+# ("Figure 2 to 4"); "a" ("Tabelas 1 a 3") only after a plural one.
+_LONG_RANGES = r"\s(?:" + "|".join(re.escape(w) for w in _RANGE_WORDS if len(w) > 1) + r")\s"
+
+
+def _mention_pattern(*, lowercase: bool) -> re.Pattern[str]:
+    joiners = "|".join(re.escape(c) for c in _JOINERS)
+    return re.compile(
+        rf"""(?P<word>{_word_alternatives(lowercase=lowercase, english_lowercase=lowercase)})
+    \s*(?P<list>(?:{_NUMBER}|(?<=Table\s){_ROMAN}|(?<=TABLE\s){_ROMAN})[a-z]?(?:\s*(?:,|{joiners}|[-–—])\s*(?:{_NUMBER}|[a-z]\b)[a-z]?)*)""",
+        re.VERBOSE,
+    )
+
+
+_MENTION_RE = _mention_pattern(lowercase=False)
+# Papers in other languages print their label words in lower case in running text ("na tabela 2",
+# "la figure 3"); English ones are kept capitalised there, as before.
+_MENTION_ANY_CASE_RE = _mention_pattern(lowercase=True)
 _NUMBER_IN_LIST = re.compile(rf"{_NUMBER}")
+_ONE_LETTER_JOINER = re.compile(r"\d\s+[a-z]\s+\d")
+_TRAILING_LETTERS = re.compile(r"(?<=\d)(?:\s*(?:,\s*|\s)[a-z]\b)+\s*$")
 
 
-def find_mentions(text: str) -> list[tuple[VisualKind, str]]:
-    """Return (kind, label) for every figure or table the text cites, in order, without repeats."""
+def find_mentions(text: str, language: str | None = None) -> list[tuple[VisualKind, str]]:
+    """Return (kind, label) for every figure or table the text cites, in order, without repeats.
+    ``language``: the text's language; other than English, label words in lower case count too."""
+    pattern = _MENTION_ANY_CASE_RE if language and not language.lower().startswith("en") else _MENTION_RE
     found: list[tuple[VisualKind, str]] = []
-    for match in _MENTION_RE.finditer(text):
+    for match in pattern.finditer(text):
         word = match.group("word").rstrip(".").lower()
-        canonical, kind = _WORDS.get(word, _WORDS.get(word.rstrip("s"), ("Figure", "figure")))
-        listed = match.group("list")
-        plural = word.endswith("s")
+        canonical, kind = _canonical(word)
+        # "Figuras 1 a 3, e o …": a letter after the last number is a panel or the next word, not the list's
+        listed = _TRAILING_LETTERS.sub("", match.group("list"))
+        plural = word.endswith("s") and word != "tab"
         # "Tables 1-3" and "Figures 2–4" are ranges; "Table 2-1" is chapter-style numbering.
-        range_match = re.fullmatch(r"(\d+)\s*(?:–|—|to|-)\s*(\d+)", listed.strip())
-        if range_match and (plural or "–" in listed or "to" in listed):
+        range_match = re.fullmatch(rf"(\d+)\s*(?:–|—|-|{_RANGES})\s*(\d+)", listed.strip())
+        if range_match and (plural or "–" in listed or re.search(_LONG_RANGES, listed)):
             low, high = int(range_match.group(1)), int(range_match.group(2))
             expanded = [str(n) for n in range(low, high + 1)] if 0 < high - low < 20 else [str(low), str(high)]
         else:
             expanded = [normalise_number(n) for n in _NUMBER_IN_LIST.findall(listed)]
+            if not plural and _ONE_LETTER_JOINER.search(listed):
+                expanded = expanded[:1]  # "Figura 1 a 25 pacientes": one figure; lists follow a plural
         for number in expanded:
             item = (kind, f"{canonical} {number}")
             if item not in found:
@@ -117,9 +180,9 @@ def link_mentions(document: Document) -> None:
     for visual in document.visuals:
         visual.mentions = []
     for block in document.blocks:
-        if block.type == "caption":
-            continue
-        for kind, label in find_mentions(block.text):
+        if block.type == "caption" or block.is_translation:
+            continue  # a translation's mentions are the original's, already linked
+        for kind, label in find_mentions(block.text, document.language):
             visual = by_label.get((kind, label.lower()))
             if visual is not None and block.id not in visual.mentions:
                 visual.mentions.append(block.id)

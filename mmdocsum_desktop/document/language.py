@@ -1,29 +1,132 @@
-"""A small stop-word vote for the document language, for files that do not declare one."""
+"""The language of a document and of each of its blocks, and which blocks are translations.
+
+Every reader's document passes through :func:`mark_languages` (``reader.read_document``):
+
+- each prose block, heading and caption gets ``Block.language`` where the detector can tell
+  (``text.languages.detect_language``; Hangul, kana and Han decide short ones);
+- the document's language is the one most of its body text is written in (letters counted), not the
+  declared one when they disagree: SciELO files declare ``xml:lang="pt"`` over Spanish bodies, PDFs carry
+  an English ``/Lang`` over Portuguese text. The declared language decides only where the text is too
+  short to tell;
+- blocks in another language are translations (``Block.is_translation``): an abstract printed again in
+  English or Spanish under its own heading ("Abstract", "Resumen", "Keywords"), or any paragraph the
+  detector is sure is in another language. They are kept for reading and search, and left out of
+  summaries (``Block.is_body`` is False for them) and of the document's abstract.
+"""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
-_STOPWORDS = {
-    "en": "the of and to in is that for are with as by this on be we from which an",
-    "de": "der die und den das ist nicht mit von sich des ein eine auch auf für werden",
-    "fr": "le la les des et est une dans du que pour pas sur par qui avec sont",
-    "es": "el la los las de que en y es por una para con del se su como",
-    "it": "il di che la per non una sono della con nel gli delle anche",
-    "pt": "de que os as uma para com não por mais dos das se ao",
-    "nl": "de het een van en is dat niet op te zijn voor met",
-}
-_WORDS = {language: set(words.split()) for language, words in _STOPWORDS.items()}
-_TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
+from mmdocsum_desktop.document.model import Block, Document
+from mmdocsum_desktop.document.sections import heading_roles, run_in_heading
+from mmdocsum_desktop.text.languages import detect_language, primary_subtag, script_language
+
+_TEXT_TYPES = frozenset({"paragraph", "list", "heading", "caption", "footnote"})
+# A paragraph is called a translation on its own only when it is long enough and the detector sure.
+TRANSLATION_MIN_LETTERS = 80
+TRANSLATION_MIN_CONFIDENCE = 0.95
+# Headings of a front-matter part that a journal prints once per language.
+_PER_LANGUAGE_ROLES = frozenset({"abstract", "keywords"})
 
 
 def guess_language(text: str) -> str | None:
-    tokens = [t.lower() for t in _TOKEN.findall(text[:20000])]
-    if len(tokens) < 20:
-        return None
-    if sum(1 for t in tokens if re.match(r"[\u4e00-\u9fff]", t)) > 0.3 * len(tokens):
-        return "zh"
-    votes = Counter({language: sum(t in words for t in tokens) for language, words in _WORDS.items()})
-    language, count = votes.most_common(1)[0]
-    return language if count >= 0.05 * len(tokens) else None
+    """The language of a text (ISO 639-1), or None when it is too short to tell."""
+    script = script_language(text)
+    guess = detect_language(text)
+    if guess is None:
+        return script
+    return guess.code
+
+
+def block_language(block: Block) -> tuple[str | None, float]:
+    """The block's language and the detector's confidence (1.0 for a script-decided short text)."""
+    guess = detect_language(block.text)
+    if guess is not None:
+        return guess.code, guess.confidence
+    script = script_language(block.text)
+    return (script, 1.0) if script else (None, 0.0)
+
+
+def document_language(document: Document, languages: dict[str, tuple[str | None, float]]) -> str | None:
+    """The language most of the body is written in (letters counted), else the declared one."""
+    votes: Counter[str] = Counter()
+    fallback: Counter[str] = Counter()
+    for block in document.blocks:
+        code, _confidence = languages.get(block.id, (None, 0.0))
+        if code is None or block.type not in ("paragraph", "list"):
+            continue
+        fallback[code] += len(block.text)
+        if block.section_kind in (None, "body") and not block.is_abstract:
+            votes[code] += len(block.text)
+    counted = votes if sum(votes.values()) >= 400 else votes + fallback
+    declared = primary_subtag(document.language)
+    if not counted:
+        return declared
+    language, letters = counted.most_common(1)[0]
+    if declared and declared != language and counted[declared] >= 0.4 * letters:
+        return declared  # a bilingual text that is about even: its declaration decides
+    return language
+
+
+def mark_languages(document: Document) -> None:
+    """Set ``Block.language``, ``Document.language`` and ``Block.is_translation`` (see the module)."""
+    languages = {
+        block.id: block_language(block) if block.type in _TEXT_TYPES and not block.is_translation else (None, 0.0)
+        for block in document.blocks
+    }
+    for block in document.blocks:
+        code, _confidence = languages[block.id]
+        block.language = block.language or code
+    language = document_language(document, languages)
+    document.language = language
+    if language is None:
+        return
+    _mark_translations(document, languages, language)
+
+
+def _mark_translations(document: Document, languages: dict[str, tuple[str | None, float]], language: str) -> None:
+    in_foreign_part = False  # under an abstract or keywords heading of another language
+    foreign_heading: Block | None = None  # that heading, marked once a block under it is found foreign
+    changed_abstract = False
+    for block in document.blocks:
+        code, confidence = languages[block.id]
+        if block.type == "heading":
+            role = heading_roles(block.text)
+            if role is not None and role.role in _PER_LANGUAGE_ROLES:
+                in_foreign_part = language not in role.languages and code != language
+            elif role is not None or block.section_kind in (None, "body"):
+                in_foreign_part = False
+            foreign_heading = block if in_foreign_part else None
+            continue
+        if block.is_translation or block.type == "caption":
+            continue
+        foreign = code is not None and code != language
+        run_in = run_in_heading(block.text) if block.type == "paragraph" else None
+        if run_in is not None and run_in.role in _PER_LANGUAGE_ROLES:
+            # "Abstract: …", "Keywords: …" printed as one paragraph: its label says its language
+            foreign = language not in run_in.languages and (code != language or code is None)
+        elif in_foreign_part:
+            pass  # under "Abstract" in a Portuguese paper: whatever the detector says is not Portuguese
+        elif foreign and (block.type not in ("paragraph", "list") or block.section_kind not in (None, "body", "front")):
+            foreign = False  # references, notes and furniture in another language are not translations
+        elif foreign:
+            letters = sum(ch.isalpha() for ch in block.text)
+            foreign = letters >= TRANSLATION_MIN_LETTERS and confidence >= TRANSLATION_MIN_CONFIDENCE
+        if foreign:
+            changed_abstract = changed_abstract or block.is_abstract
+            _translate(block, role_languages=None)
+            if foreign_heading is not None:
+                role = heading_roles(foreign_heading.text)
+                _translate(foreign_heading, role_languages=role.languages if role else None)
+                foreign_heading = None
+    if changed_abstract or (document.abstract and guess_language(document.abstract) not in (None, language)):
+        own = [b.text for b in document.blocks if b.is_abstract and b.type not in ("heading", "caption")]
+        document.abstract = "\n\n".join(own) or None
+
+
+def _translate(block: Block, *, role_languages: frozenset[str] | None) -> None:
+    block.is_translation = True
+    block.is_abstract = False
+    if block.language is None and role_languages and len(role_languages) == 1:
+        block.language = next(iter(role_languages))

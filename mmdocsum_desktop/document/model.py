@@ -37,11 +37,18 @@ class Block(BaseModel):
     # glyphs the PDF gives no Unicode for (U+FFFD, private use): the text is not what the page shows, so
     # summaries and quotes should avoid this block's sentences
     unmapped_glyphs: bool = False
+    # ISO 639-1 code of the block's own language where it could be told (document/language.py)
+    language: str | None = None
+    # text in another language than the document's: a translated abstract (SciELO prints two or three,
+    # JATS <trans-abstract>), a translated <sub-article>. Never summary text; the document's own abstract
+    # is the one with is_abstract.
+    is_translation: bool = False
 
     @property
     def is_body(self) -> bool:
-        """Body text: what summaries, answers and placement read (not front or back matter, not furniture)."""
-        return self.section_kind in (None, "body")
+        """Body text: what summaries, answers and placement read (not front or back matter, not furniture,
+        not a translation)."""
+        return self.section_kind in (None, "body") and not self.is_translation
 
 
 class Figure(BaseModel):

@@ -16,14 +16,21 @@ It sets ``Block.section_kind``; the text later stages summarise is the body (``B
   received/accepted dates, "To cite this article", "Academic Editor", DOIs and journal lines, "Page 3 of 9".
 - **Front matter**: the title, affiliations, correspondence lines, keywords.
 
-Cue lists were written from the dev half of the pairs benchmark (``bench/pairs_split.py``) only.
+Cue lists were written from the dev half of the pairs benchmark (``bench/pairs_split.py``) only. The
+English regular expressions below are those tuned cues; headings in the other languages (Portuguese "Resumo",
+"Referências", Spanish "Agradecimientos", Korean "참고문헌" …) come from the language tables
+(``resources/languages/*.toml``, through ``text.languages``) and are matched by :func:`heading_roles`.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
 
 from mmdocsum_desktop.document.model import Block, Document
+from mmdocsum_desktop.text.languages import BACK_MATTER_ROLES, language_tables
 
 _BACK_WORDS = (
     r"acknowledge?ments?|acknowledge?ment|funding(?:\s+(?:statement|information|sources?))?|sources? of funding|"
@@ -135,6 +142,98 @@ _REF_EVIDENCE = re.compile(
 )
 
 
+# A heading's numbering: "2.", "II.", "Ⅱ.", "一、", "(3)"; a trailing colon or full stop
+_HEADING_NUMBER = re.compile(r"^\s*(?:\(?(?:\d+(?:\.\d+)*|[IVXivx]+|[\u2160-\u217f]+|[一二三四五六七八九十]+)[.)、．]?\s*|[A-Z][.)]\s+)")
+_HEADING_END = re.compile(r"[\s:：.．。]+$")
+BODY_ROLES = frozenset({"introduction", "methods", "results", "discussion", "conclusions"})
+
+
+@dataclass(frozen=True)
+class HeadingRole:
+    role: str  # one of text.languages.SECTION_ROLES
+    languages: frozenset[str]  # the languages whose table names this heading so
+
+
+def _heading_key(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text or "").replace("’", "'")
+    text = _HEADING_END.sub("", _HEADING_NUMBER.sub("", text, count=1))
+    return " ".join(text.split()).casefold()
+
+
+@cache
+def _heading_index() -> dict[str, HeadingRole]:
+    found: dict[str, tuple[str, set[str]]] = {}
+    for code, table in language_tables().items():
+        for role, names in table.sections.items():
+            for name in names:
+                key = _heading_key(name)
+                known_role, languages = found.setdefault(key, (role, set()))
+                if known_role == role:
+                    languages.add(code)
+    return {key: HeadingRole(role, frozenset(languages)) for key, (role, languages) in found.items()}
+
+
+def heading_roles(text: str | None) -> HeadingRole | None:
+    """The role of a section heading in any tabled language ("Resumo" → abstract in pt; "Referencias" →
+    references in es; "2. Métodos" → methods in pt and es), numbering and a final colon ignored."""
+    if not text or len(text) > 120:
+        return None
+    return _heading_index().get(_heading_key(text))
+
+
+def is_abstract_heading(text: str | None) -> bool:
+    """Whether the text is an abstract's heading in any language ("Abstract", "Resumo", "Résumé", "요약"):
+    never a title. PDF title selection calls this to pass over it."""
+    found = heading_roles(text)
+    return found is not None and found.role == "abstract"
+
+
+@cache
+def _run_in_pattern() -> re.Pattern[str]:
+    names = sorted(_heading_index(), key=len, reverse=True)
+    return re.compile(r"^\s*(" + "|".join(re.escape(n) for n in names) + r")\s*[:：]\s*(?=\S)", re.IGNORECASE)
+
+
+def run_in_heading(text: str) -> HeadingRole | None:
+    """A section name printed at the start of a paragraph with a colon ("Métodos: Estudo transversal…",
+    "Palavras-chave: diabetes; …", "Conclusão: …"), in any tabled language; None otherwise."""
+    match = _run_in_pattern().match(unicodedata.normalize("NFKC", text or "")[:200])
+    return heading_roles(match.group(1)) if match else None
+
+
+def strip_run_in_heading(text: str) -> str:
+    """The paragraph without its run-in section name ("Conclusão: O estudo…" → "O estudo…")."""
+    normalised = unicodedata.normalize("NFKC", text or "")
+    match = _run_in_pattern().match(normalised[:200])
+    return normalised[match.end():] if match else text
+
+
+def _is_references_heading(text: str) -> bool:
+    found = heading_roles(text)
+    return bool(REFERENCES_HEADING.match(text)) or (found is not None and found.role == "references")
+
+
+def _is_back_heading(text: str) -> bool:
+    found = heading_roles(text)
+    return bool(BACK_HEADING.match(text)) or (found is not None and found.role in BACK_MATTER_ROLES)
+
+
+def _is_body_heading(text: str) -> bool:
+    found = heading_roles(text)
+    return bool(_BODY_HEADING.match(text)) or (found is not None and found.role in BODY_ROLES)
+
+
+def _is_localised_front(text: str) -> bool:
+    """ "Palavras-chave: …", "Mots-clés : …", "주요어: …": keywords in any language are front matter."""
+    found = run_in_heading(text)
+    return found is not None and found.role == "keywords"
+
+
+def _is_localised_run_in_back(text: str) -> bool:
+    found = run_in_heading(text)
+    return found is not None and found.role in BACK_MATTER_ROLES
+
+
 # Back-matter headings in the first half of a paper are sections of it ("Ethics approval" in the Methods,
 # an abbreviation list before the Introduction); the reference list is recognised anywhere.
 EARLIEST_BACK = 0.5
@@ -175,6 +274,8 @@ def furniture_kind(block: Block, *, first_page: bool) -> str | None:
     if len(text) < 200 and _RUNNING_HEAD.match(text):
         return "furniture"
     if _FRONT.match(text) or _CONTRIBUTED_EQUALLY.search(text) and len(text) < 300:
+        return "front"
+    if len(text) < 600 and _is_localised_front(text):
         return "front"
     if len(text) < 250 and _EMAIL.search(text):
         return "front"
@@ -237,12 +338,12 @@ def mark_section_kinds(document: Document) -> None:
             block.section_kind = "front"
             continue
         if block.type == "heading":
-            if REFERENCES_HEADING.match(text):
+            if _is_references_heading(text):
                 state, back_is_early = "references", False
-            elif BACK_HEADING.match(text) and share_before >= EARLIEST_BACK:
+            elif _is_back_heading(text) and share_before >= EARLIEST_BACK:
                 state, back_is_early = "back", False
             elif state in ("back", "references") and (
-                back_is_early or _BODY_HEADING.match(text) or (state == "back" and _NUMBERED_HEADING.match(text))
+                back_is_early or _is_body_heading(text) or (state == "back" and _NUMBERED_HEADING.match(text))
             ):
                 state = "body"
             block.section_kind = state  # type: ignore[assignment]
@@ -251,7 +352,9 @@ def mark_section_kinds(document: Document) -> None:
             state, back_is_early = "references", False
             block.section_kind = "references"
             continue
-        if _RUN_IN_BACK.match(text) and (share_before >= EARLIEST_BACK or _RUN_IN_COLON.match(text)):
+        if (_RUN_IN_BACK.match(text) or _is_localised_run_in_back(text)) and (
+            share_before >= EARLIEST_BACK or _RUN_IN_COLON.match(text)
+        ):
             block.section_kind = "back"
             if state == "body" and share_before >= EARLIEST_BACK:
                 state, back_is_early = "back", False
