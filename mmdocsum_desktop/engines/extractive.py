@@ -456,7 +456,8 @@ def _back_matter_block(text: str) -> bool:
 
 
 def _is_body(block: Block) -> bool:
-    return getattr(block, "section_kind", None) in (None, "body")
+    # a translated abstract or article (issue 26) is never summary text, whatever section holds it
+    return getattr(block, "section_kind", None) in (None, "body") and not getattr(block, "is_translation", False)
 
 
 def _unmapped(block: Block) -> bool:

@@ -189,7 +189,7 @@ def document_segments(document: Document, slots: list[ImageSlot], *, include_abs
                 omitted.append(block.text.strip()[:60])
             else:
                 lines.append(f"## {' '.join(block.text.split())}")
-        elif not skipping and block.type in ("paragraph", "list", "equation"):
+        elif not skipping and block.type in ("paragraph", "list", "equation") and not block.is_translation:
             if block.is_abstract and not include_abstract:
                 pass
             else:
