@@ -16,15 +16,16 @@ from typing import Any
 
 from mmdocsum_desktop.errors import MissingDependencyError
 from mmdocsum_desktop.text.sentences import split_sentences
+from mmdocsum_desktop.text.tokens import rouge_tokens
 
 ROUGE_KEYS = ("rouge1", "rouge2", "rougeL")
 
 
-def sentences_per_line(text: str) -> str:
+def sentences_per_line(text: str, language: str | None = None) -> str:
     """One sentence per line (blank lines and paragraph breaks collapse); what rougeLsum expects."""
     lines = []
     for block in re.split(r"\n\s*\n|\n", text):
-        lines.extend(split_sentences(block))
+        lines.extend(split_sentences(block, language))
     return "\n".join(lines)
 
 
@@ -53,8 +54,12 @@ def _stemmer() -> _CachedStemmer:
     return _CachedStemmer()
 
 
-def tokens(text: str) -> list[str]:
-    """rouge-score's own tokenizer (lower case, alphanumeric runs, Porter stems of words over 3 letters)."""
+def tokens(text: str, language: str | None = None) -> list[str]:
+    """rouge-score's own tokenizer (lower case, alphanumeric runs, Porter stems of words over 3 letters) for
+    English; for another ``language`` text.tokens.rouge_tokens, which keeps accented letters and Hangul
+    (rouge-score's drops them) and does not stem (issue 26)."""
+    if language and not language.lower().startswith("en"):
+        return rouge_tokens(text)
     try:  # lazy, as the stemmer: only ROUGE needs rouge-score
         from rouge_score import tokenize
     except ImportError as error:  # pragma: no cover — a declared dependency
@@ -181,14 +186,15 @@ def _union_lcs_hits(ref_sentences: list[list[str]], cand_sentences: list[list[st
     return hits, n, m
 
 
-def rouge(prediction: str, reference: str) -> dict[str, float]:
+def rouge(prediction: str, reference: str, language: str | None = None) -> dict[str, float]:
     """F-measures (and precision/recall) of one prediction against one reference: the numbers of
     rouge-score's ``RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"], use_stemmer=True)``
-    (tests check they are identical), computed fast enough to score 500 documents in seconds."""
-    reference_lines = sentences_per_line(reference).split("\n")
-    prediction_lines = sentences_per_line(prediction).split("\n")
-    ref_sentences = [tokens(line) for line in reference_lines if line]
-    pred_sentences = [tokens(line) for line in prediction_lines if line]
+    (tests check they are identical), computed fast enough to score 500 documents in seconds. A
+    ``language`` other than English scores with text.tokens.rouge_tokens (see ``tokens``)."""
+    reference_lines = sentences_per_line(reference, language).split("\n")
+    prediction_lines = sentences_per_line(prediction, language).split("\n")
+    ref_sentences = [tokens(line, language) for line in reference_lines if line]
+    pred_sentences = [tokens(line, language) for line in prediction_lines if line]
     ref_tokens = [t for s in ref_sentences for t in s]
     pred_tokens = [t for s in pred_sentences for t in s]
     result: dict[str, float] = {}
