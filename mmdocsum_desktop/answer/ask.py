@@ -1,9 +1,13 @@
 """Ask the paper: question → evidence → an answer whose every sentence cites its page, figure or table.
 
 Without a language model the answer is **extractive**: the best evidence passages themselves, each with
-the figures and tables it rests on (a sentence citing "Fig. 3" rests on Figure 3; a caption on its own
-figure). When the best passage cites no figure, the best passage that does is added, so a question
-about what supports a claim is answered with the figure that supports it.
+the figures and tables it rests on (a sentence citing "Fig. 3" rests on Figure 3, a sentence in a
+paragraph about it too; a caption or a table row on its own visual). The search also says which figure
+or table answers the question (``retrieval/visuals.py``, fitted on dev questions): when no quoted
+passage rests on it, its best passage is quoted second, and the answer's ``visual`` names it, so an
+answer cites a figure or table whenever the document has one that fits. A question that names a
+visual ("What does Figure 5 show?", "Table II") is answered with that visual's caption and the best
+passage about it; a visual the document does not have is said so in the notes.
 
 With a language model (any :class:`~mmdocsum_desktop.engines.base.TextEngine`: llama.cpp GGUF or an
 OpenAI-compatible server) the answer is written from the retrieved evidence only, in a short prompt that
@@ -39,7 +43,7 @@ from mmdocsum_desktop.document.labels import find_mentions
 from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.errors import EmptyDocumentError, EmptyQuestionError
 from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
-from mmdocsum_desktop.retrieval.search import Evidence, EvidenceIndex, Retriever
+from mmdocsum_desktop.retrieval.search import Evidence, EvidenceIndex, Retriever, SearchResult
 from mmdocsum_desktop.text.sentences import split_answer_sentences
 
 MAX_QUESTION_CHARS = 2000
@@ -108,12 +112,14 @@ def answer_question(
     notes = list(retriever.notes)
     if not document.visuals:
         notes.append("the document has no figures or tables: answers cite pages and passages only")
-    evidence = retriever.search(index, query, k=options.evidence_k, keep=keep,
-                                control=nested_control(control, 1, 3, "searching"))
+    found = retriever.find(index, query, k=options.evidence_k, keep=keep,
+                           control=nested_control(control, 1, 3, "searching"))
+    for label in found.unknown_named:
+        notes.append(f"the document has no {label}: the answer comes from the rest of the document")
     answering = nested_control(control, 2, 3, "answering")
     answer = answer_from_evidence(
-        question, evidence, index, engine, retriever, answering,
-        options=options, on_text=on_text, source=document.source, notes=notes, started=started,
+        question, found.evidence, index, engine, retriever, answering,
+        options=options, on_text=on_text, source=document.source, notes=notes, started=started, found=found,
     )
     answering.report(1, 1, "done")
     return answer
@@ -132,13 +138,15 @@ def answer_from_evidence(
     source: str = "",
     notes: list[str] | None = None,
     started: float | None = None,
+    found: SearchResult | None = None,
 ) -> Answer:
     """The answer written from evidence already found, best first: what :func:`answer_question` does
     after its search, and what a benchmark that gives the evidence itself (MCiteBench's sources) calls.
 
     ``index`` is the one the evidence came from (its labels are the figures a model may cite);
     ``retriever`` rescores a model's sentences against the evidence; ``started`` (``perf_counter``) is
-    when the caller began, so the timings count its search too."""
+    when the caller began, so the timings count its search too. ``found``: the search's result, when
+    the caller searched (the visual it names or chose, and its best passage)."""
     options = options or AskOptions()
     control = ensure_control(control)
     started = time.perf_counter() if started is None else started
@@ -155,23 +163,50 @@ def answer_from_evidence(
     answer.engine["retrieval"] = {"reranker": retriever.uses_reranker, "passages": len(index.passages)}
     answer.timings["retrieval_s"] = retrieval_s
 
-    weak = not evidence or evidence[0].support < options.weak_threshold
+    named = list(found.named) if found is not None else []
+    visual = _answering_visual(found, evidence, options)
+    weak = not evidence or (evidence[0].support < options.weak_threshold and not named)
     if weak:
         answer.not_in_document = True
         answer.sentences = [AnswerSentence(text=NOT_IN_DOCUMENT, source="notice")]
+    elif engine is None and named:
+        answer.sentences = named_visual_sentences(evidence, named, options)
     elif engine is None:
-        answer.sentences = extractive_sentences(evidence, options)
+        answer.sentences = extractive_sentences(evidence, options, visual=visual)
     else:
         _write_with_model(answer, engine, evidence, index, retriever, options, control, on_text, started)
+    if not answer.not_in_document:
+        cited = {label for sentence in answer.sentences for label in sentence.labels}
+        chosen = named[0] if named else visual
+        answer.visual = chosen if chosen in cited else next(iter(answer.cited_labels), None)
+        if answer.visual is not None and found is not None:
+            answer.visual_probability = next(
+                (round(v.probability, 4) for v in found.visuals if v.label == answer.visual), None)
     answer.timings["total_s"] = time.perf_counter() - started
     return answer
+
+
+def _answering_visual(found: SearchResult | None, evidence: list[Evidence], options: AskOptions) -> str | None:
+    """The label the answer should rest on: the scorer's likeliest visual when it is likely enough or
+    its passage ranks among the evidence anyway (see ``retrieval.visuals.CITE_MIN_PROBABILITY``)."""
+    from mmdocsum_desktop.retrieval.visuals import CITE_MIN_PROBABILITY
+
+    if found is None or found.visual is None:
+        return None
+    choice = found.visual
+    among = any(choice.label in e.labels for e in evidence[: options.evidence_k])
+    return choice.label if among or choice.probability >= CITE_MIN_PROBABILITY else None
 
 
 # ------------------------------------------------------------------------------------- extractive
 
 
-def extractive_sentences(evidence: list[Evidence], options: AskOptions) -> list[AnswerSentence]:
-    """The best passages, each citing its page, block and the figures/tables it rests on."""
+def extractive_sentences(
+    evidence: list[Evidence], options: AskOptions, *, visual: str | None = None
+) -> list[AnswerSentence]:
+    """The best passages, each citing its page, block and the figures/tables it rests on; when
+    ``visual`` (the figure or table that answers the question) is not among them, its best passage is
+    quoted after the best one."""
     best = evidence[0]
     chosen = [best]
     for item in evidence[1:]:
@@ -179,12 +214,35 @@ def extractive_sentences(evidence: list[Evidence], options: AskOptions) -> list[
             break
         if item.support >= max(options.weak_threshold, best.support - options.margin):
             chosen.append(item)
+    if visual is not None and not any(visual in item.labels for item in chosen):
+        showing = next((e for e in evidence if visual in e.labels), None)
+        if showing is not None:
+            chosen = [*chosen[: max(1, options.max_sentences - 1)], showing]
     if not any(item.labels for item in chosen):
         # the answer should rest on a figure or table when one is in the evidence at all
         with_label = next((e for e in evidence if e.labels and e not in chosen), None)
         if with_label is not None and with_label.support >= options.weak_threshold:
             chosen = [*chosen[: max(1, options.max_sentences - 1)], with_label]
     number = {id(e): i + 1 for i, e in enumerate(evidence)}
+    return [_cite(AnswerSentence(text=e.text, source="extracted", support=round(e.support, 4)), [(number[id(e)], e)])
+            for e in chosen]
+
+
+def named_visual_sentences(evidence: list[Evidence], named: list[str], options: AskOptions) -> list[AnswerSentence]:
+    """A question naming a figure or table: its caption (or its best passage when it has none), then
+    the best other passage about it (a sentence citing it, a row of the table), then the best
+    evidence resting on a second named visual when the question names two."""
+    number = {id(e): i + 1 for i, e in enumerate(evidence)}
+    chosen: list[Evidence] = []
+    for label in named[:2]:
+        own = [e for e in evidence if label in e.labels and e not in chosen]
+        captions = [e for e in own if e.kind == "caption"]
+        others = sorted((e for e in own if e.kind != "caption"), key=lambda e: -e.support)
+        picked = (captions[:1] + others[:1]) if label == named[0] else (captions or others)[:1]
+        chosen += [e for e in picked if e not in chosen]
+    if not chosen:
+        chosen = evidence[:1]
+    chosen = chosen[: max(options.max_sentences, len(named[:2]) + 1)]
     return [_cite(AnswerSentence(text=e.text, source="extracted", support=round(e.support, 4)), [(number[id(e)], e)])
             for e in chosen]
 

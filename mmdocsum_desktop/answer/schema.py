@@ -69,6 +69,10 @@ class Answer(BaseModel):
     sentences: list[AnswerSentence] = Field(default_factory=list)
     evidence: list[AnswerEvidence] = Field(default_factory=list)
     not_in_document: bool = False  # the evidence was too weak to answer
+    # the figure or table that answers the question: the one it names, else the likeliest by the visual
+    # scorer (retrieval/visuals.py); None when the document has none or the answer rests on none
+    visual: str | None = None
+    visual_probability: float | None = None
     repairs: list[Repair] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)  # what the user should know (no figures, no rescoring…)
     engine: dict[str, Any] = Field(default_factory=dict)
@@ -82,8 +86,11 @@ class Answer(BaseModel):
 
     @property
     def cited_labels(self) -> list[str]:
-        """Every figure and table cited anywhere in the answer, in first-cited order."""
+        """Every figure and table cited anywhere in the answer: the answer's ``visual`` first, then the
+        others in first-cited order."""
         seen: list[str] = []
+        if self.visual and any(self.visual in s.labels for s in self.sentences):
+            seen.append(self.visual)
         for sentence in self.sentences:
             for label in sentence.labels:
                 if label not in seen:

@@ -8,9 +8,18 @@ evidence stage, placement and the judge. :func:`build_retriever` loads the model
 from __future__ import annotations
 
 from mmdocsum_desktop.retrieval.passages import Passage, build_passages, canonical_label
-from mmdocsum_desktop.retrieval.search import Evidence, EvidenceIndex, Retriever
+from mmdocsum_desktop.retrieval.search import Evidence, EvidenceIndex, Retriever, SearchResult
 
-__all__ = ["Evidence", "EvidenceIndex", "Passage", "Retriever", "build_passages", "build_retriever", "canonical_label"]
+__all__ = [
+    "Evidence",
+    "EvidenceIndex",
+    "Passage",
+    "Retriever",
+    "SearchResult",
+    "build_passages",
+    "build_retriever",
+    "canonical_label",
+]
 
 
 def build_retriever(*, rerank: bool = True, embedder=None) -> Retriever:

@@ -1,10 +1,13 @@
-"""The units evidence search ranks: the document's prose sentences, figure and table captions, and the
-text read inside figures (OCR), each with where it is (page, block) and the figures or tables it rests on.
+"""The units evidence search ranks: the document's prose sentences, figure and table captions, the rows
+of each table and the text inside each figure (from the PDF's text layer, or OCR the caller read), each
+with where it is (page, block) and the figures or tables it rests on.
 
 A prose sentence rests on the figures and tables it cites ("as Fig. 3 shows" → Figure 3): those are the
 "sentences that cite each figure", which tell what a figure is *for* better than its caption often does.
-A caption and a figure's OCR text rest on their own figure. Labels are canonical ("Figure 3", "Table 2")
-so a question's "Fig. 3" and a PDF's "FIG. 3" meet.
+A sentence that cites nothing but sits in a paragraph that does rests on the figure its paragraph is
+about (the nearest citation before it in the paragraph, else the first after it; ``inherited`` says so).
+A caption, a table's rows and a figure's text rest on their own figure. Labels are canonical
+("Figure 3", "Table 2") so a question's "Fig. 3" and a PDF's "FIG. 3" meet.
 """
 
 from __future__ import annotations
@@ -16,14 +19,23 @@ from typing import Literal
 
 from mmdocsum_desktop.document.labels import find_mentions, parse_caption_start
 from mmdocsum_desktop.document.model import Document, Figure
+from mmdocsum_desktop.retrieval.visual_text import RegionText
 from mmdocsum_desktop.text.sentences import split_sentences
 
-PassageKind = Literal["sentence", "caption", "ocr"]
+PassageKind = Literal["sentence", "caption", "ocr", "cells", "figure-text"]
+# Kinds that hold what is inside a figure or table (its content, not what the prose says about it).
+CONTENT_KINDS = ("cells", "figure-text", "ocr")
 PROSE_TYPES = ("paragraph", "list")
 # Sentences shorter than this are headings that lost their type or page furniture, never evidence.
 MIN_SENTENCE_CHARS = 20
 # OCR text longer than this is a page of tiny labels; its start says what the figure shows.
 MAX_OCR_CHARS = 1500
+# A table row is read with the table's header line, cut to this many characters, so that "12.4" means
+# something to the cross-encoder ("Mortality (%) | ... : Group B | 12.4").
+MAX_HEADER_CHARS = 160
+# Rows beyond this many are merged two by two, three by three..., so one long table does not flood the
+# index (a 60-row composition table still gives every compound's name to BM25).
+MAX_ROW_PASSAGES = 40
 # Back matter is never evidence for a question about the work: a reference list would otherwise answer
 # every question that names an author or a year.
 _BACK_MATTER = re.compile(
@@ -43,6 +55,7 @@ class Passage:
     labels: tuple[str, ...]  # the figures / tables it rests on, canonical ("Figure 3")
     section: str | None = None
     figure: str | None = None  # id of the figure a caption or OCR text belongs to
+    inherited: bool = False  # the labels come from the paragraph the sentence sits in, not the sentence
 
 
 # Lower-case mentions ("shown in figure 2", "see table 3"), which the document reader's mention finder
@@ -92,33 +105,81 @@ def mentioned_labels(document: Document) -> set[str]:
     return labels
 
 
-def build_passages(document: Document, figure_text: Mapping[str, str] | None = None) -> list[Passage]:
+def build_passages(
+    document: Document,
+    figure_text: Mapping[str, str] | None = None,
+    region_text: Mapping[str, RegionText] | None = None,
+) -> list[Passage]:
     """All passages of a document, in document order within each kind.
 
     ``figure_text`` maps a figure's id to the text OCR read inside it (optional: the CLI and the app
-    pass what they already have; nothing is OCR'd here)."""
+    pass what they already have; nothing is OCR'd here). ``region_text``: the words printed inside each
+    figure and table region (:func:`~mmdocsum_desktop.retrieval.visual_text.read_region_text`)."""
     passages: list[Passage] = []
 
-    def add(kind: PassageKind, text: str, page, block, labels, section=None, figure=None) -> None:
-        passages.append(Passage(len(passages), kind, text, page, block, tuple(labels), section, figure))
+    def add(kind: PassageKind, text: str, page, block, labels, section=None, figure=None, inherited=False) -> None:
+        passages.append(Passage(len(passages), kind, text, page, block, tuple(labels), section, figure, inherited))
 
     for block in document.blocks:
         if block.type not in PROSE_TYPES or (block.section and _BACK_MATTER.match(block.section)):
             continue
-        for sentence in split_sentences(block.text):
-            if len(sentence) < MIN_SENTENCE_CHARS:
-                continue
-            labels = sentence_labels(sentence)
-            add("sentence", sentence, block.page, block.id, labels, block.section)
+        sentences = [s for s in split_sentences(block.text) if len(s) >= MIN_SENTENCE_CHARS]
+        cited = [sentence_labels(s) for s in sentences]
+        for position, sentence in enumerate(sentences):
+            labels, inherited = cited[position], False
+            if not labels:
+                labels = _paragraph_labels(cited, position)
+                inherited = bool(labels)
+            add("sentence", sentence, block.page, block.id, labels, block.section, inherited=inherited)
     for visual in document.visuals:
         label = visual_label(visual)
+        own = [label] if label else []
         caption = " ".join(visual.caption.split())
         if caption:
             # The label leads the caption text so that "Table 2" in a question finds it lexically.
             shown = caption if label is None or parse_caption_start(caption) is not None else f"{label}: {caption}"
-            add("caption", shown, visual.page, visual.caption_block, [label] if label else [], figure=visual.id)
+            add("caption", shown, visual.page, visual.caption_block, own, figure=visual.id)
+        region = (region_text or {}).get(visual.id)
+        if region is not None:
+            name = label or ("the table" if visual.kind == "table" else "the figure")
+            if visual.kind == "table":
+                for text in table_row_texts(name, region.lines, caption):
+                    add("cells", text, visual.page, None, own, figure=visual.id)
+            else:
+                words = " ".join(region.text.split())[:MAX_OCR_CHARS]
+                if len(words) >= MIN_SENTENCE_CHARS:
+                    add("figure-text", f"Text in {name}: {words}", visual.page, None, own, figure=visual.id)
         ocr = " ".join((figure_text or {}).get(visual.id, "").split())[:MAX_OCR_CHARS]
         if len(ocr) >= MIN_SENTENCE_CHARS // 2:
-            add("ocr", f"Text in {label or 'the figure'}: {ocr}", visual.page, None, [label] if label else [],
-                figure=visual.id)
+            add("ocr", f"Text in {label or 'the figure'}: {ocr}", visual.page, None, own, figure=visual.id)
     return passages
+
+
+def _paragraph_labels(cited: list[list[str]], position: int) -> list[str]:
+    """The labels of the nearest citing sentence before ``position`` in its paragraph, else after it."""
+    for before in range(position - 1, -1, -1):
+        if cited[before]:
+            return cited[before]
+    for after in range(position + 1, len(cited)):
+        if cited[after]:
+            return cited[after]
+    return []
+
+
+def table_row_texts(name: str, lines: tuple[str, ...] | list[str], caption: str = "") -> list[str]:
+    """One passage per table row: "Table 2 (header): row", rows merged in groups when there are many.
+
+    The first line that is not the caption's own text is taken for the header."""
+    caption_start = " ".join(caption.split()[:6]).lower()
+    body = [line for line in lines if not (caption_start and line.lower().startswith(caption_start[:30]))]
+    if not body:
+        return []
+    header, rows = body[0], body[1:]
+    if not rows:
+        return [f"{name}: {header}"]
+    header = header if len(header) <= MAX_HEADER_CHARS else header[:MAX_HEADER_CHARS].rsplit(" ", 1)[0] + " …"
+    per = -(-len(rows) // MAX_ROW_PASSAGES)  # ceiling: rows per passage
+    texts = []
+    for start in range(0, len(rows), per):
+        texts.append(f"{name} ({header}): {' ; '.join(rows[start:start + per])}")
+    return texts

@@ -26,8 +26,14 @@ def test_passages_carry_page_block_and_the_figures_they_rest_on(paper):
         assert passage.page is not None
         if passage.kind == "sentence":
             assert passage.block in block_ids
-    citing = [p for p in passages if p.kind == "sentence" and "Figure 5" in p.labels]
+    citing = [p for p in passages if p.kind == "sentence" and "Figure 5" in p.labels and not p.inherited]
     assert citing and all("Fig" in p.text for p in citing)  # "Fig. 5" in the text → Figure 5
+    # a sentence that cites nothing rests on the figure its paragraph cites
+    inherited = [p for p in passages if p.inherited]
+    assert inherited and all("Fig" not in p.text and "Table" not in p.text for p in inherited)
+    for passage in inherited:
+        same_block = [q for q in passages if q.block == passage.block and not q.inherited and q.labels]
+        assert any(set(passage.labels) == set(q.labels) for q in same_block)
     captions = {label for p in passages if p.kind == "caption" for label in p.labels}
     assert {"Figure 1", "Table 1"} <= captions
 
@@ -44,6 +50,32 @@ def test_figure_text_from_ocr_becomes_a_passage_of_its_figure(paper):
     ocr = [p for p in passages if p.kind == "ocr"]
     assert len(ocr) == 1 and ocr[0].figure == figure.id
     assert ocr[0].labels == (canonical_label(figure.label),)
+
+
+def test_table_rows_are_passages_of_their_table(paper):
+    from mmdocsum_desktop.retrieval.visual_text import read_region_text
+
+    passages = build_passages(paper, None, read_region_text(paper))
+    rows = [p for p in passages if p.kind == "cells"]
+    assert {label for p in rows for label in p.labels} == {"Table 1", "Table 2", "Table 3", "Table 4", "Table 5"}
+    redhill = [p for p in rows if p.labels == ("Table 4",) and "Redhill" in p.text]
+    assert redhill and "6.13" in redhill[0].text  # the row, with its values
+    assert all(p.text.startswith(p.labels[0]) for p in rows)  # read with the table's name and header
+
+
+def test_a_question_naming_a_figure_gets_its_caption_first(retriever, paper):
+    found = retriever.find(paper, "What does Figure 5 show?", k=5)
+    assert found.named == ["Figure 5"] and found.visual.label == "Figure 5"
+    assert found.evidence[0].kind == "caption" and found.evidence[0].labels == ("Figure 5",)
+    assert all("Figure 5" in e.labels for e in found.evidence[:2])
+    missing = retriever.find(paper, "What does Figure 9 show?", k=5)
+    assert missing.named == [] and missing.unknown_named == ["Figure 9"]
+
+
+def test_a_question_about_table_values_finds_the_table_by_its_cells(retriever, paper):
+    found = retriever.find(paper, "How many hectares is the Glendhu catchment?", k=5)
+    assert found.visual.label == "Table 1", [(v.label, round(v.probability, 2)) for v in found.visuals[:3]]
+    assert found.evidence_for("Table 1") is not None  # its passage is among the evidence
 
 
 def test_canonical_labels():
