@@ -445,11 +445,22 @@ ExportFormat = Literal["markdown", "html", "pdf", "mdocsum"]
 EXPORT_SUFFIXES: dict[str, str] = {"markdown": ".md", "html": ".html", "pdf": ".pdf", "mdocsum": ".json"}
 
 
+_IMAGE_LINE = re.compile(r"\s*!\[[^\]]*\]\([^)]*\)\s*")
+_CAPTION_LINE = re.compile(r"\s*\*[^*\n].*\*\s*")
+
+
 def split_paragraphs(markdown: str) -> list[str]:
-    """Paragraphs of the user's Markdown: blank-line separated, image-only lines left out."""
+    """Paragraphs of the user's Markdown: blank-line separated, image-only lines left out, and so is
+    an image's caption (one italic line right under it, as an accepted placement writes it)."""
     out = []
+    after_image = False
     for chunk in re.split(r"\n\s*\n", markdown):
-        lines = [line for line in chunk.strip().splitlines() if not re.fullmatch(r"\s*!\[[^\]]*\]\([^)]*\)\s*", line)]
+        raw = chunk.strip().splitlines()
+        if after_image and len(raw) == 1 and _CAPTION_LINE.fullmatch(raw[0]):
+            after_image = False
+            continue
+        lines = [line for line in raw if not _IMAGE_LINE.fullmatch(line)]
+        after_image = bool(raw) and _IMAGE_LINE.fullmatch(raw[-1]) is not None
         text = "\n".join(lines).strip()
         if text:
             out.append(text)
@@ -520,10 +531,7 @@ def _export_authoring(workspace: Workspace, fmt: str, target: Path) -> list[Path
 USER_IMAGES = "images"  # the folder of the project that holds the images the user's text shows
 
 
-def label_file_name(label: str | None, fallback: str, suffix: str) -> str:
-    """"Figure 3" → "figure-3.png", "Table S2" → "table-s2.png": a name a person recognises."""
-    slug = re.sub(r"[^a-z0-9]+", "-", (label or fallback).lower()).strip("-") or "image"
-    return f"{slug}{suffix.lower() or '.png'}"
+label_file_name = render.label_file_name  # "Figure 3" → "figure-3.png", as the summary's exports name them
 
 
 def adopt_image(workspace: Workspace, source: Path, label: str | None) -> str:

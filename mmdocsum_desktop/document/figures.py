@@ -114,7 +114,7 @@ def find_regions(
     for picture in pictures:
         if id(picture) in used:
             continue
-        if _is_decoration(picture, page_area, geometry):
+        if _is_decoration(picture, page_area, geometry) or _is_masthead(picture, page_area, geometry, blocks):
             continue
         regions.uncaptioned.append(_within_text_area(picture, geometry))
     return regions
@@ -499,3 +499,18 @@ def _is_decoration(picture: Rect, page_area: float, geometry: PageGeometry) -> b
     page_height = bottom - top
     in_margin = picture[3] < top + 0.09 * page_height or picture[1] > bottom - 0.09 * page_height
     return in_margin and area(picture) < 0.05 * page_area
+
+
+MASTHEAD_BAND = 0.25  # of the page's height, from its top: where journals print their logos and banners
+MASTHEAD_AREA = 0.06  # of the page's area: a logo or a banner, not a figure
+
+
+def _is_masthead(picture: Rect, page_area: float, geometry: PageGeometry, blocks: list[TextBlock]) -> bool:
+    """A publisher's logo, a journal masthead or a "CASE REPORT" banner: an uncaptioned small picture in
+    the top band of the page with no body paragraph above it (a real figure at a page's top sits under
+    the running head, and nearly always has a caption; these never do)."""
+    top, bottom = geometry.rect[1], geometry.rect[3]
+    if picture[3] > top + MASTHEAD_BAND * (bottom - top) or area(picture) >= MASTHEAD_AREA * page_area:
+        return False
+    return not any(block.role == "body" and block.bbox[3] <= picture[1] and len(block.text.split()) > 25
+                   for block in blocks)

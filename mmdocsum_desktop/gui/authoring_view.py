@@ -8,7 +8,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QImageReader
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -28,12 +29,14 @@ from PySide6.QtWidgets import (
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.workers import Job
 from mmdocsum_desktop.project import PlacementSuggestion, Workspace, adopt_image, split_paragraphs
-from mmdocsum_desktop.summarize.render import markdown_to_html
+from mmdocsum_desktop.summarize.render import caption_text, escape_markdown, markdown_to_html
 
 if TYPE_CHECKING:
     from mmdocsum_desktop.gui.main_window import MainWindow
 
 PREVIEW_DELAY_MS = 250
+PREVIEW_MARGIN = 36  # pixels left beside an image in the preview (its frame and scroll bar)
+_PREVIEW_IMAGE = re.compile(r'<img src="([^"]+)"')
 
 
 class AuthoringView(QWidget):
@@ -58,6 +61,8 @@ class AuthoringView(QWidget):
         self.editor.textChanged.connect(self._edited)
         self.preview = QTextBrowser()
         self.preview.setOpenLinks(False)
+        self.preview.installEventFilter(self)  # images are scaled to the preview's width when it resizes
+        self._preview_width = 0
         self.preview_timer = QTimer(self)
         self.preview_timer.setSingleShot(True)
         self.preview_timer.setInterval(PREVIEW_DELAY_MS)
@@ -111,6 +116,7 @@ class AuthoringView(QWidget):
     def set_workspace(self, workspace: Workspace | None) -> None:
         if workspace is not self.workspace:
             self._placed_paragraphs = None  # suggestions of another project: not compared with this text
+            self.status.setText("")  # "3 suggestion(s)…" was about the other project
         self.workspace = workspace
         self._loading = True
         text = workspace.project.authoring if workspace is not None else ""
@@ -139,7 +145,15 @@ class AuthoringView(QWidget):
             self._show_suggestions()  # rows whose paragraph changed since are marked, not offered
         base = self.workspace.root if self.workspace is not None else Path.cwd()
         self.preview.document().setBaseUrl(QUrl.fromLocalFile(str(base) + "/"))
-        self.preview.setHtml(markdown_to_html(self.editor.toPlainText()))
+        self._preview_width = self.preview.viewport().width()
+        room = max(80, self._preview_width - PREVIEW_MARGIN)
+        self.preview.setHtml(scaled_images(markdown_to_html(self.editor.toPlainText()), base, room))
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 — Qt's name
+        if watched is self.preview and event.type() == QEvent.Type.Resize and \
+                abs(self.preview.viewport().width() - self._preview_width) > 8:
+            self.preview_timer.start()
+        return False
 
     # ---- placement
     def _source_chosen(self, index: int) -> None:
@@ -174,7 +188,9 @@ class AuthoringView(QWidget):
                                settings=self.window_.engine_settings())
         job = Job("Placing images", fn, kind="placement")
         job.signals.succeeded.connect(self._placed)
-        job.signals.failed.connect(lambda message: self.window_.show_error(f"Place images failed: {message}"))
+        job.signals.failed.connect(lambda message: (self.window_.show_error(f"Place images failed: {message}"),
+                                                    self.status.setText("Place images failed; your text is unchanged.")))
+        job.signals.cancelled.connect(lambda partial: self.status.setText("Place images cancelled; your text is unchanged."))
         job.signals.finished.connect(self._finished)
         self._job = job
         self.place_button.setEnabled(False)
@@ -197,8 +213,9 @@ class AuthoringView(QWidget):
         self.workspace.project.placements = [PlacementSuggestion(**row) for row in rows if row.get("image")]
         placed = len(self.workspace.project.placements)
         self._placed_paragraphs = split_paragraphs(self.editor.toPlainText())
-        self.status.setText(f"{placed} suggestion(s) for {len(rows)} paragraph(s). Nothing goes into your text "
-                            "until you press Accept.")
+        suggestions = "1 suggestion" if placed == 1 else f"{placed or 'No'} suggestions"
+        paragraphs = "1 paragraph" if len(rows) == 1 else f"{len(rows)} paragraphs"
+        self.status.setText(f"{suggestions} for {paragraphs}. Nothing goes into your text until you press Accept.")
         self._show_suggestions()
         self.suggestionsChanged.emit()
 
@@ -295,7 +312,7 @@ class AuthoringView(QWidget):
         if suggestion.status == "accepted":
             link = self._image_link(suggestion)
             text = self.editor.toPlainText()
-            line = re.compile(r"\n*!\[[^\]]*\]\(<?" + re.escape(link) + r">?\)[ \t]*")
+            line = re.compile(r"\n*!\[[^\]]*\]\(<?" + re.escape(link) + r">?\)[ \t]*(?:\n\n\*[^\n]*\*[ \t]*)?")
             self.changing_text = True
             try:
                 self.editor.setPlainText(line.sub("", text, count=1))
@@ -317,6 +334,13 @@ class AuthoringView(QWidget):
             return image.as_posix()
         return adopt_image(self.workspace, image, suggestion.label)
 
+    def _caption(self, suggestion: PlacementSuggestion) -> str:
+        """The caption line of a document's figure ("Figure 2: Flow duration curves…"), else ''."""
+        figure = self.workspace.figure(suggestion.figure) if self.workspace is not None and suggestion.figure else None
+        if figure is None:
+            return ""
+        return " ".join(caption_text(figure.label or suggestion.label, figure.caption).split())
+
     def _insert_image(self, suggestion: PlacementSuggestion) -> bool:
         text = self.editor.toPlainText()
         paragraphs = split_paragraphs(text)
@@ -329,8 +353,25 @@ class AuthoringView(QWidget):
         end = position + len(target)
         alt = re.sub(r"[\[\]]", "", suggestion.label or "image")
         insertion = f"\n\n![{alt}]({self._image_link(suggestion)})"
+        caption = self._caption(suggestion)
+        if caption:  # the figure's caption goes with it, as its own line under the image
+            insertion += f"\n\n*{escape_markdown(caption)}*"
         self.editor.setPlainText(text[:end] + insertion + text[end:])
         return True
+
+
+def scaled_images(page: str, base: Path, room: int) -> str:
+    """Every image of the preview's HTML at most ``room`` pixels wide (a figure is often wider than the
+    pane: shown at its own size it needed a horizontal scroll bar); smaller ones keep their size."""
+
+    def scale(match: re.Match[str]) -> str:
+        source = match.group(1)
+        path = Path(source) if Path(source).is_absolute() else base / source
+        natural = QImageReader(str(path)).size().width() if path.is_file() else -1
+        width = min(room, natural) if natural > 0 else room
+        return f'<img width="{width}" src="{source}"'
+
+    return _PREVIEW_IMAGE.sub(scale, page)
 
 
 def _why_short(why: dict | None) -> str:

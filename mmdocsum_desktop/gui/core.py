@@ -248,7 +248,24 @@ def _suggestion(placement: Any, pool: list[Any]) -> dict[str, Any]:
         "figure": getattr(chosen, "source_id", None) if data.get("image") else None,
         "label": (chosen.display_name() if chosen is not None and data.get("image") else None),
         "score": float(data.get("score") or 0.0),
-        "why": data.get("why"),  # placement.PlacementWhy as JSON, shown as the suggestion's tooltip
+        # placement.PlacementWhy as JSON: the Why column and the row's tooltip
+        "why": data.get("why") or _why_from_signals(data, chosen),
+    }
+
+
+def _why_from_signals(data: dict[str, Any], chosen: Any) -> dict[str, Any] | None:
+    """A PlacementWhy from the placement's signals, where the engine's strategy gave none (its global
+    and greedy assignments explain nothing yet): the mention and the caption match, which is what the
+    Why column shows."""
+    signals = data.get("signals") or {}
+    if not data.get("image") or not signals:
+        return None
+    caption = next((signals[name] for name in ("caption_sent", "caption", "caption_lex") if name in signals), None)
+    return {
+        "candidate": int(data.get("candidate") or 0),
+        "caption_match": caption,
+        "mention": getattr(chosen, "label", None) if signals.get("mention") else None,
+        "decision": "placed",
     }
 
 

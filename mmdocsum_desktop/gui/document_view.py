@@ -592,6 +592,9 @@ class DocumentView(QWidget):
         self.fit_page_button.setChecked(self.fit == "page")
         self.search_box.setEnabled(self.document is not None)
         self.page_count_label.setText(f"/ {self.page_count}")
+        # an article (HTML, Markdown, JATS) has no pages to go to: no "5 / 0"
+        self.page_box.setVisible(pdf)
+        self.page_count_label.setVisible(pdf)
         self.zoom_label.setText(f"{round(self.zoom * 100)} %")
 
     # ------------------------------------------------------------------------------ layout

@@ -33,7 +33,8 @@ def config_dir() -> Path:
 class GuiPrefs(BaseModel):
     format: int = 1
     recent_files: list[str] = Field(default_factory=list)
-    last_dir: str | None = None
+    last_dir: str | None = None  # where the user opened a file last (Open dialogs start there)
+    save_dir: str | None = None  # where the user saved or exported last (Save and Export dialogs start there)
     geometry: str | None = Field(default=None, description="QMainWindow.saveGeometry(), base64")
     window_state: str | None = None
     zoom: float = 1.0

@@ -23,6 +23,7 @@ import re
 import shutil
 import tempfile
 import urllib.parse
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,13 @@ def data_uri(path: Path) -> str | None:
 
 
 # -------------------------------------------------------------------------------------- paths
+
+
+def label_file_name(label: str | None, fallback: str, suffix: str) -> str:
+    """"Figure 3" → "figure-3.png", "Table S2" → "table-s2.png": an exported image is named after the
+    label a reader sees beside it."""
+    slug = re.sub(r"[^a-z0-9]+", "-", (label or fallback).lower()).strip("-") or "image"
+    return f"{slug}{suffix.lower() or '.png'}"
 
 
 def image_path(image: str | None, base_dir: str | Path | None) -> Path | None:
@@ -137,12 +145,25 @@ def caption_text(label: str | None, caption: str) -> str:
 
 
 def _paragraph_markdown(paragraph: SummaryParagraph, citations: bool) -> str:
-    sentences = paragraph.cited_sentences() if citations else None
-    if sentences is None:
-        marker = paragraph.marker() if citations else ""
-        return escape_markdown(clean_text(paragraph.text)) + (f" {_bracketed(marker)}" if marker else "")
-    return " ".join(escape_markdown(clean_text(s.text)) + (f" {_bracketed(s.marker)}" if s.marker else "")
-                    for s in sentences)
+    if not citations:
+        return escape_markdown(clean_text(paragraph.text))
+    sentences = paragraph.cited_sentences()
+    if sentences is not None:
+        pairs = [(s.text, s.marker) for s in sentences]
+    else:
+        pairs = edited_sentence_markers(paragraph)
+    return " ".join(escape_markdown(clean_text(text)) + (f" {_bracketed(marker)}" if marker else "")
+                    for text, marker in pairs)
+
+
+def edited_sentence_markers(paragraph: SummaryParagraph) -> list[tuple[str, str]]:
+    """The sentences of a paragraph the user edited, each with the citation of the sentence it still is
+    (same words), and none for a sentence the user wrote or changed: a citation vouches for words that
+    came from the paper, never for the user's own."""
+    from mmdocsum_desktop.text.sentences import split_sentences
+
+    cited = {tuple(s.text.split()): s.marker for s in paragraph.sentences}
+    return [(text, cited.get(tuple(text.split()), "")) for text in split_sentences(paragraph.text)]
 
 
 def _bracketed(marker: str) -> str:
@@ -372,18 +393,24 @@ def write_summary_files(summary: Summary, path: str | Path, fmt: str, *,
         # The images are gathered in a hidden folder and moved into place in one rename just before the
         # Markdown is written, so a run killed half-way leaves no half-filled NAME_images/ behind.
         folder.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{images_dir.name}.", dir=folder))
-        names: list[str] = []
+        # made by mkdir, not mkdtemp (0700): the folder the user gets has the usual permissions (umask)
+        staging = folder / f".{images_dir.name}.{uuid.uuid4().hex[:12]}"
+        staging.mkdir()
+        names: dict[str, str] = {}  # source file -> its name in the folder
 
         def copy(figure: FigureChoice) -> str | None:
             source = image_path(figure.image, base_dir)
             if source is None or not source.is_file():
                 return None
-            name = f"{figure.id or source.stem}{source.suffix.lower() or '.png'}"
-            if name not in names:
+            if str(source) not in names:
+                name = label_file_name(figure.label, figure.id or source.stem, source.suffix)
+                number = 2
+                while name in names.values():  # two images with one label: "figure-1-2.png"
+                    name = label_file_name(f"{figure.label or figure.id or source.stem} {number}", "", source.suffix)
+                    number += 1
                 write_bytes_atomic(staging / name, source.read_bytes(), durable=False)
-                names.append(name)
-            return f"{images_dir.name}/{name}"
+                names[str(source)] = name
+            return f"{images_dir.name}/{names[str(source)]}"
 
         try:
             text = to_markdown(summary, images=copy, front_matter=True)  # opens as it is in Obsidian
@@ -393,7 +420,7 @@ def write_summary_files(summary: Summary, path: str | Path, fmt: str, *,
                 os.replace(staging, images_dir)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-        return [write_text_atomic(target, text), *(images_dir / name for name in names)]
+        return [write_text_atomic(target, text), *(images_dir / name for name in names.values())]
     if fmt == "html":
         return [write_text_atomic(target, to_html(summary, base_dir=base_dir, inline_images=True))]
     root = Path(base_dir) if base_dir is not None else folder

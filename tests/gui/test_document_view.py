@@ -178,3 +178,13 @@ def test_long_messages_wrap_and_never_resize_the_window_or_lock_the_splitter(qtb
     window.splitter.setSizes([360, total - 360])
     assert window.splitter.sizes()[0] <= 380, window.splitter.sizes()
     assert window.size() == size
+
+
+def test_journal_logos_on_the_first_page_are_not_listed_as_figures(reader):
+    window, view = reader
+    document = window.workspace.document
+    # the J. Hydrology masthead prints the Elsevier and journal logos above the title, with no caption
+    assert not [f for f in document.figures if f.page == 1 and not f.label]
+    names = [window.gallery.list.item(row).text() for row in range(window.gallery.list.count())]
+    assert "Figure on p. 1" not in names
+    assert sum(name.startswith("Figure ") and name[7:].isdigit() for name in names) == 5  # the paper's 5
