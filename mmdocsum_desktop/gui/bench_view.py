@@ -1,9 +1,13 @@
-"""The benchmark view: pick a suite, a split and an engine; run it with progress and Cancel; see the
-results table and the plots; open the HTML report; compare runs side by side."""
+"""The benchmark view: the bundled splits listed with what each measures and how long it takes here;
+pick a suite, a split and an engine; run it with progress and Cancel; see the results table beside the
+previous run of the same suite and split and the numbers the README publishes, and the plots; open the
+HTML report; compare runs side by side."""
 
 from __future__ import annotations
 
 import base64
+import json
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +20,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QProgressBar,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -25,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mmdocsum_desktop.bench import splits as bench_splits
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.workers import Job
 
@@ -88,6 +94,62 @@ def runs_dir() -> Path:
     return data_dir() / "bench-runs"
 
 
+PUBLISHED = bench_splits.SPLITS_ROOT / "published.json"
+
+
+def published_numbers() -> dict[str, Any]:
+    """``{"split:suite": {engine: {"metrics", "wall_s", "cpu_s", "machine"}}}``: the numbers the README
+    publishes (written by ``benchmarks/bench_bundled_splits.py --publish``); {} when absent."""
+    try:
+        data = json.loads(PUBLISHED.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def history_dir(suite: str, split: str) -> Path:
+    """Where finished runs of one suite on one split are kept for comparison (one JSON per run)."""
+    return runs_dir() / "history" / f"{suite}-{_split_key(split)}"
+
+
+def _split_key(split: str) -> str:
+    return split if bench_splits.bundled(split) is not None else Path(split).stem
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "not run yet"
+    return f"{value / 60:.0f} min" if value >= 90 else f"{value:.0f} s"
+
+
+def bundled_rows() -> list[dict[str, Any]]:
+    """One row per bundled split and suite: what it measures, its papers, and how long it takes — the
+    last run on this machine (wall seconds) if there is one, else the published reference time."""
+    published = published_numbers()
+    rows = []
+    for split in bench_splits.BUNDLED.values():
+        papers = split.papers()
+        for suite in split.files:
+            here = None
+            for entry in sorted(history_dir(suite, split.name).glob("*.json"), reverse=True):
+                try:
+                    here = json.loads(entry.read_text(encoding="utf-8")).get("wall_s")
+                except (OSError, ValueError):
+                    continue
+                if here is not None:
+                    break
+            reference = next(iter(published.get(f"{split.name}:{suite}", {}).values()), None)
+            if here is not None:
+                took = f"{_seconds(here)} here (last run)"
+            elif reference:
+                took = f"about {_seconds(reference.get('wall_s'))} ({reference.get('cpu_s')} CPU-s) on a 2-core machine"
+            else:
+                took = "not measured"
+            rows.append({"split": split.name, "suite": suite, "measures": split.measures.get(suite, ""),
+                         "took": took, "papers": papers, "licence": split.licence_note})
+    return rows
+
+
 class BenchView(QWidget):
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
@@ -99,7 +161,17 @@ class BenchView(QWidget):
             self.suite.addItem(label, value)
         self.split = QComboBox()
         self.split.setEditable(True)
-        self.split.addItem("demo")
+        for name in bench_splits.BUNDLED:
+            self.split.addItem(name)
+        self.bundled = QTableWidget(0, 4)
+        self.bundled.setHorizontalHeaderLabels(["Split", "Suite", "What it measures", "Time"])
+        self.bundled.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.bundled.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.bundled.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.bundled.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
+        self.bundled.setMaximumHeight(190)
+        self.bundled.itemSelectionChanged.connect(self._bundled_chosen)
+        self.refresh_bundled()
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse_split)
         split_row = QHBoxLayout()
@@ -120,10 +192,16 @@ class BenchView(QWidget):
         form.addRow("Suite", self.suite)
         form.addRow("Split", split_row)
         form.addRow("Engine", self.engine)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
+        self.progress.setVisible(False)
         buttons = QHBoxLayout()
-        for button in (self.run_button, self.report_button, self.compare_button, self.open_run_button):
+        for button in (self.run_button, self.cancel_button, self.report_button, self.compare_button,
+                       self.open_run_button):
             buttons.addWidget(button)
-        buttons.addStretch(1)
+        buttons.addWidget(self.progress, 1)
         self.status = QLabel("Runs are resumable: running the same suite, split and engine again continues.")
         self.plot_count = 0
         self.status.setWordWrap(True)
@@ -142,10 +220,43 @@ class BenchView(QWidget):
         split.addWidget(self.table)
         split.addWidget(plots)
         layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Bundled splits (choose one to run it; papers and licences in its tooltip)"))
+        layout.addWidget(self.bundled)
         layout.addLayout(form)
         layout.addLayout(buttons)
         layout.addWidget(self.status)
         layout.addWidget(split, 1)
+
+    def refresh_bundled(self) -> None:
+        rows = bundled_rows()
+        self.bundled.setRowCount(len(rows))
+        for row, entry in enumerate(rows):
+            papers = entry["papers"]
+            tip = "\n".join(f"{p['id']}: {p.get('title', '')[:80]} ({p.get('journal', '')}, {p.get('licence', '')})"
+                            for p in papers[:20]) or entry["licence"]
+            for column, text in enumerate((entry["split"], entry["suite"], entry["measures"], entry["took"])):
+                item = QTableWidgetItem(text)
+                item.setToolTip(f"{entry['measures']}\n\n{tip}" if column < 3 else text)
+                item.setData(Qt.ItemDataRole.UserRole, (entry["split"], entry["suite"]))
+                self.bundled.setItem(row, column, item)
+
+    def _bundled_chosen(self) -> None:
+        items = self.bundled.selectedItems()
+        if not items:
+            return
+        split, suite = items[0].data(Qt.ItemDataRole.UserRole)
+        self.split.setEditText(split)
+        index = self.suite.findData(suite)
+        if index >= 0:
+            self.suite.setCurrentIndex(index)
+
+    def choose(self, split: str, suite: str) -> None:
+        """Select the bundled row of ``split`` and ``suite`` (what a click on it does)."""
+        for row in range(self.bundled.rowCount()):
+            if self.bundled.item(row, 0).data(Qt.ItemDataRole.UserRole) == (split, suite):
+                self.bundled.selectRow(row)
+                return
+        raise KeyError(f"{split}:{suite} is not a bundled split")
 
     def _browse_split(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Choose a split", "", "Splits (*.jsonl *.json *.tsv);;All files (*)")
@@ -167,8 +278,13 @@ class BenchView(QWidget):
         # the same suite, split and engine continue one run folder (runs are resumable)
         split_name = Path(split).stem if split != "demo" else "demo"
         out = runs_dir() / f"{suite}-{split_name}-{engine}"
+        self._previous = self._last_history(suite, split)
+        self._current = (out, split, engine)
+        started = time.perf_counter()
         job = Job(f"Benchmark {suite} ({split}, {engine})", core.run_benchmark(suite, split, engine, out), kind="bench")
-        job.signals.succeeded.connect(lambda result: self._done(out, result))
+        job.signals.succeeded.connect(
+            lambda result: self._done(out, result, suite, split, engine, time.perf_counter() - started))
+        job.signals.progress.connect(self._progress)
         job.signals.failed.connect(lambda message: (self.status.setText(f"Failed: {message}"),
                                                     self.window_.show_error(f"Benchmark failed: {message}")))
         job.signals.cancelled.connect(lambda partial: (self.status.setText(
@@ -176,18 +292,61 @@ class BenchView(QWidget):
         job.signals.finished.connect(self._finished)
         self._job = job
         self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(True)
         self.status.setText("Running…")
         self.window_.start_job(job)
         return job
 
+    def cancel(self) -> None:
+        if self._job is not None:
+            self._job.cancel()
+            self.status.setText("Cancelling…")
+
+    def _progress(self, done: int, total: int, what: str) -> None:
+        if total > 0:
+            self.progress.setRange(0, total)
+            self.progress.setValue(min(done, total))
+        self.progress.setFormat(f"%v / %m {what}" if total > 0 else what)
+
     def _finished(self) -> None:
         self._job = None
         self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.progress.setVisible(False)
 
-    def _done(self, out: Path, result: Any) -> None:
+    def _done(self, out: Path, result: Any, suite: str = "", split: str = "", engine: str = "",
+              seconds: float | None = None) -> None:
         run = Path(result) if isinstance(result, str | Path) and Path(result).is_dir() else out
         self.window_.remember_bench_run(run)
+        if suite and split:
+            self._remember(run, suite, split, engine, seconds)
         self.show_run(run)
+
+    # ---- history and published numbers
+    def _remember(self, run: Path, suite: str, split: str, engine: str, seconds: float | None) -> None:
+        """Keep this run's headline numbers and time, for the next run's comparison and the Time column."""
+        from mmdocsum_desktop.bench import report
+        from mmdocsum_desktop.fileio import write_json_atomic
+
+        try:
+            metrics = report.load_metrics(run)
+        except Exception:  # noqa: BLE001 — a run without readable metrics has nothing to remember
+            return
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        entry = {"engine": engine, "run": str(run), "when": stamp, "wall_s": round(seconds or 0.0, 1),
+                 "metrics": report.headline(metrics)}
+        write_json_atomic(history_dir(suite, split) / f"{stamp}-{engine}.json", entry)
+        self.refresh_bundled()
+
+    def _last_history(self, suite: str, split: str) -> dict[str, Any] | None:
+        for entry in sorted(history_dir(suite, split).glob("*.json"), reverse=True):
+            try:
+                return json.loads(entry.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+        return None
 
     # ---- results
     def show_run(self, run: Path) -> Job:
@@ -199,15 +358,48 @@ class BenchView(QWidget):
         self.window_.start_job(job)
         return job
 
+    def _identity(self, run: Path) -> tuple[str, str]:
+        """(split name, engine) of a run: as started here, else as its metrics.json says."""
+        current = getattr(self, "_current", None)
+        if current is not None and current[0] == run:
+            return current[1], current[2]
+        try:
+            metrics = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return "", ""
+        engine = (metrics.get("settings") or {}).get("engine") or {}
+        name = (engine.get("engine") or engine.get("name") or "") if isinstance(engine, dict) else engine
+        return str(metrics.get("split") or ""), str(name)
+
+    def comparisons(self, suite: str, split: str, engine: str) -> list[tuple[str, dict[str, Any]]]:
+        """(column title, numbers) to show beside a run: the previous run of this suite and split (kept
+        when the run started), and what the README publishes for it (this engine, else extractive)."""
+        columns: list[tuple[str, dict[str, Any]]] = []
+        previous = getattr(self, "_previous", None)
+        if previous:
+            columns.append((f"previous run ({previous.get('engine')}, {previous.get('when')})", previous["metrics"]))
+        published = published_numbers().get(f"{split}:{suite}", {})
+        chosen = engine if engine in published else ("extractive" if "extractive" in published else None)
+        if chosen:
+            columns.append((f"published ({chosen})", published[chosen].get("metrics", {})))
+        return columns
+
     def _show_loaded(self, loaded: dict[str, Any]) -> None:
         run: Path = loaded["run"]
         rows = list(loaded["headline"].items())
-        self.table.setColumnCount(2)
-        self.table.setHorizontalHeaderLabels(["Metric", f"{run.name} ({loaded['suite']})"])
+        split, engine = self._identity(run)
+        extra = self.comparisons(loaded["suite"], split, engine) if split else []
+        self.table.setColumnCount(2 + len(extra))
+        self.table.setHorizontalHeaderLabels(["Metric", f"{run.name} ({loaded['suite']})", *[t for t, _ in extra]])
         self.table.setRowCount(len(rows))
         for row, (key, value) in enumerate(rows):
             self.table.setItem(row, 0, metric_item(key))
             self.table.setItem(row, 1, value_item(value))
+            for column, (_, numbers) in enumerate(extra, start=2):
+                other = numbers.get(key)
+                delta = value - other if isinstance(value, float) and isinstance(other, int | float) else None
+                text = _shown(other) + (f" (this run {delta:+.3f})" if delta is not None else "")
+                self.table.setItem(row, column, value_item(other, text))
         while self.plots_layout.count() > 1:
             item = self.plots_layout.takeAt(0)
             if item.widget() is not None:
