@@ -170,7 +170,14 @@ class SettingsDialog(QDialog):
         self.temperature = QDoubleSpinBox()
         self.temperature.setRange(0.0, 2.0)
         self.temperature.setSingleStep(0.1)
+        # the judge is chosen, never guessed: "auto" judges only with the language model that writes the
+        # summaries, so a GGUF left in the settings is not picked up after a switch to extractive
+        self.judge = QComboBox()
+        for value, label in (("auto", "The summary engine, when it is a language model"),
+                             ("llama", "Local model (llama.cpp)"), ("openai", "Server (OpenAI-compatible)")):
+            self.judge.addItem(label, value)
         form.addRow("Engine", self.engine)
+        form.addRow("Judge", self.judge)
         form.addRow("Figure choice", self.figure_mode)
         form.addRow("Max answer tokens", self.max_tokens)
         form.addRow("Temperature", self.temperature)
@@ -276,7 +283,14 @@ class SettingsDialog(QDialog):
         tab = QWidget()
         self.models_table = QTableWidget(0, 6)
         self.models_table.setHorizontalHeaderLabels(["Name", "Role", "Size", "State", "Runs on", "Fit for"])
-        self.models_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # a model's name is never cut: its column takes what the names need; the long "Fit for" verdicts
+        # get the room that is left and wrap (their full reasons are in the tooltip)
+        header = self.models_table.horizontalHeader()
+        for column in range(5):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
+        self.models_table.setWordWrap(True)
+        self.models_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.models_table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.models_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         buttons = QHBoxLayout()
@@ -304,6 +318,7 @@ class SettingsDialog(QDialog):
         engines = settings.engines
         self.engine.setCurrentIndex(max(0, self.engine.findData(engines.engine)))
         self.figure_mode.setCurrentIndex(max(0, self.figure_mode.findData(engines.figure_mode)))
+        self.judge.setCurrentIndex(max(0, self.judge.findData(engines.judge)))
         self.max_tokens.setValue(engines.max_tokens)
         self.temperature.setValue(engines.temperature)
         llama = engines.llama
@@ -345,6 +360,7 @@ class SettingsDialog(QDialog):
         engines = data["engines"]
         engines["engine"] = self.engine.currentData()
         engines["figure_mode"] = self.figure_mode.currentData()
+        engines["judge"] = self.judge.currentData()
         engines["max_tokens"] = self.max_tokens.value()
         engines["temperature"] = self.temperature.value()
         engines["llama"].update(
@@ -459,32 +475,52 @@ class SettingsDialog(QDialog):
                 self.clip_model.addItem(entry.name, entry.name)
         if current_clip is not None:
             self.clip_model.setCurrentIndex(max(0, self.clip_model.findData(current_clip)))
-        self.models_table.resizeColumnsToContents()
         self.models_note.setText(f"{len(models)} models known. Files are never fetched unless you choose Download.")
 
-    def use_selected_model(self) -> bool:
-        """One click: the selected language model becomes the one summaries use, saved now; what it is
-        fit for is said (the window shows it after the dialog closes)."""
+    def use_selected_model(self) -> Job | None:
+        """One click: the selected language model is tried first (loaded in a child process, a few tokens
+        generated: a model or a llama.cpp build that crashes is said here, not in the middle of a summary),
+        then becomes the one summaries use, saved at once; what it is fit for and how fast it ran are said
+        (the window shows it after the dialog closes). Returns the trial's job, None when refused at once."""
         from mmdocsum_desktop.models import registry
 
         row = self.models_table.currentRow()
         item = self.models_table.item(row, 0) if row >= 0 else None
         if item is None:
             self.show_message("Select a language model in the table first.")
-            return False
+            return None
         entry = registry.get_model(item.data(Qt.ItemDataRole.UserRole))
         if entry.role not in ("gguf-llm", "gguf-vision"):
             self.show_message(f"{entry.name} is a {entry.role} model, not a language model that writes summaries.")
-            return False
+            return None
         if registry.presence(entry) != "yes":
             self.show_message(f"{entry.name} is not installed here: {entry.install or 'add its file first'}.")
+            return None
+        path = entry.path("model")
+
+        def run(control, stream):
+            from mmdocsum_desktop.app.doctor import check_local_model
+
+            return check_local_model(path)
+
+        self.models_note.setText(f"Trying {entry.name}: loading it and generating a few tokens…")
+        job = Job(f"Trying {entry.name}", run, kind="settings")
+        job.signals.succeeded.connect(lambda trial: self._use_tried_model(entry.name, trial))
+        return self._run(job)
+
+    def _use_tried_model(self, name: str, trial) -> bool:
+        if not trial.ok:
+            self.models_note.setText(f"{name} was not switched to: {trial.error}")
+            self.show_message(f"{name} does not run here: {trial.error}" + (f" — {trial.advice}" if trial.advice else ""))
             return False
-        self.llama_model.setText(entry.name)
+        self.llama_model.setText(name)
         self.engine.setCurrentIndex(max(0, self.engine.findData("llama")))
-        warning = fitness_text(entry.name)
+        warning = fitness_text(name)
         if not self.save():
             return False
-        self.notice = f"Summaries now use {entry.name}." + (f" {warning.splitlines()[0]}" if warning else "")
+        self.models_note.setText(f"{name}: {trial.summary()}.")
+        self.notice = f"Summaries now use {name} ({trial.summary()})." + (
+            f" {warning.splitlines()[0]}" if warning else "")
         return True
 
     def add_model(self) -> Job | None:

@@ -7,6 +7,7 @@ import pytest
 from keyring.backend import KeyringBackend
 
 from mmdocsum_desktop.gui.settings_dialog import SettingsDialog
+from mmdocsum_desktop.gui.widgets.doctor_panel import DoctorPanel
 from mmdocsum_desktop.gui.workers import JobRunner
 from mmdocsum_desktop.settings import KEYRING_SERVICE, get_api_key, load_settings, settings_path
 from tests.gui.conftest import wait_job
@@ -130,3 +131,35 @@ def test_the_clip_model_is_saved_and_shown_again(dialog, memory_keyring):
     d.clip_model.setCurrentIndex(d.clip_model.findData(None))
     assert d.save()
     assert load_settings().placement.clip is None
+
+
+def test_model_names_are_never_cut_and_doctor_advice_wraps(qtbot):
+    """Issue 29: names in the models table were cut off; the Doctor's advice ran off the side."""
+    runner = JobRunner()
+    dialog = SettingsDialog(runner)
+    qtbot.addWidget(dialog)
+    dialog.resize(760, 520)
+    dialog.tabs.setCurrentIndex([dialog.tabs.tabText(i) for i in range(dialog.tabs.count())].index("Models"))
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    table = dialog.models_table
+    assert table.rowCount() > 0
+    metrics = table.fontMetrics()
+    for row in range(table.rowCount()):
+        name = table.item(row, 0).text()
+        assert table.columnWidth(0) >= metrics.horizontalAdvance(name), name
+
+    dialog.reject()
+    runner.wait()
+
+    # the Doctor's report view, as the panel makes it (not shown in its tab: no slow device check here)
+    panel = DoctorPanel(runner)
+    qtbot.addWidget(panel)
+    doctor = panel.text
+    doctor.setParent(None)
+    qtbot.addWidget(doctor)
+    doctor.resize(420, 200)
+    doctor.show()
+    doctor.setPlainText("[llama] advice: " + "choose a smaller model or give the app more memory " * 12)
+    qtbot.waitExposed(doctor)
+    assert doctor.horizontalScrollBar().maximum() == 0  # wrapped: nothing to scroll sideways

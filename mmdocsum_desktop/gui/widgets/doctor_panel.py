@@ -25,7 +25,8 @@ class DoctorPanel(QWidget):
         self.summary.setWordWrap(True)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
-        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        # advice lines are sentences: they wrap at the panel's edge instead of running off it
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.check_button = QPushButton("Check again")
         self.check_button.clicked.connect(self.check)
