@@ -86,3 +86,13 @@ def test_the_judge_is_the_configured_language_model(smollm):
     with pytest.raises(JudgeNotConfiguredError, match="must be a language model"):
         Session(Settings()).judge_name(EngineChoice(engine="extractive"))
     assert Session(Settings()).judge_name(EngineChoice(engine="llama", model=str(smollm))) == "llama"
+
+
+def test_a_gguf_left_in_the_settings_never_judges_extractive_summaries_unless_chosen(smollm):
+    left_behind = llama_settings(smollm).model_copy(deep=True)
+    left_behind.engines.engine = "extractive"  # the user switched summaries back to extractive
+    with pytest.raises(JudgeNotConfiguredError, match="Settings ▸ Judge"):
+        Session(left_behind).judge_name()
+    left_behind.engines.judge = "llama"  # chosen as the judge: then it judges, and says so
+    assert Session(left_behind).judge_name() == "llama"
+    assert Session(left_behind).judge_description() == f"llama ({smollm.name})"

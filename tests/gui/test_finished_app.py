@@ -304,10 +304,13 @@ def test_the_model_manager_uses_a_model_with_one_click_and_refuses_a_non_gguf(qt
     assert "judge: unfit" in table.item(row, 5).text()
     assert "do not separate damaged summaries" in table.item(row, 5).toolTip()
     table.selectRow(row)
-    assert dialog.use_selected_model()  # one click: chosen, saved, and what it is fit for said
+    trial = dialog.use_selected_model()  # one click: tried in a child process, chosen, saved, fitness said
+    assert trial is not None
+    wait_job(qtbot, trial, 120_000)
+    assert trial.state == "succeeded" and trial.result.ok and trial.result.completion_tokens > 0
     saved = load_settings()
     assert saved.engines.engine == "llama" and saved.engines.llama.model == "smollm2-135m"
-    assert "too small to write summaries" in dialog.notice
+    assert "too small to write summaries" in dialog.notice and "tokens/s" in dialog.notice
 
     text = tmp_path / "notes.gguf"
     text.write_text("my notes, not a model")

@@ -32,13 +32,15 @@ def smollm() -> Path:
     return path
 
 
-def configure(*, model: Path | None = None, engine: str = "extractive") -> None:
+def configure(*, model: Path | None = None, engine: str = "extractive", judge: str | None = None) -> None:
     """Settings of this test (MMDOCSUM_DATA_DIR is the test's own): summaries by the extractive engine,
-    and when ``model`` is given a GGUF model that the judge uses."""
+    and when ``model`` is given a GGUF model that the judge uses (chosen as the judge: "auto" never takes
+    a GGUF while summaries are extractive)."""
     from mmdocsum_desktop.settings import EngineSettings, LlamaSettings, Settings, save_settings
 
     llama = LlamaSettings(model=str(model), n_ctx=2048, n_threads=THREADS) if model else LlamaSettings()
-    save_settings(Settings(engines=EngineSettings(engine=engine, llama=llama)))
+    judge = judge or ("llama" if model else "auto")
+    save_settings(Settings(engines=EngineSettings(engine=engine, llama=llama, judge=judge)))
 
 
 def summarized_window(qtbot, make_window, path: Path = ARTICLE):
