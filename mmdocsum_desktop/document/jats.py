@@ -427,6 +427,8 @@ def read_jats(path: Path, *, limits: ReadLimits, control: JobControl) -> Documen
     if not data.strip():
         return ArticleBuilder(path, "jats", control, 0).build(title=None, abstract=None, language=None)
     root, warnings = _parse(data, path.name)
+    if local_name(root) == "tei":
+        return read_tei(root, path, warnings, control=control)
     if local_name(root) != "article":
         raise CorruptDocumentError(f"{path.name}: not a JATS article (root element <{local_name(root)}>)")
     article_meta = _child(_child(root, "front"), "article-meta")
@@ -515,3 +517,74 @@ def _read_translated_article(builder: ArticleBuilder, converter: _JatsConverter,
     body = _child(sub_article, "body")
     if body is not None:
         _read_translation(builder, converter, body, language)
+
+
+# TEI (OpenEdition, HAL): the other XML scholarly articles arrive in --------------------------------------
+
+
+def _tei_children(element: etree._Element | None, name: str) -> list[etree._Element]:
+    return [] if element is None else [child for child in element if local_name(child) == name]
+
+
+def _tei_first(root: etree._Element, name: str, **attributes: str) -> etree._Element | None:
+    for element in root.iter():
+        if local_name(element) == name and all(element.get(k) == v for k, v in attributes.items()):
+            return element
+    return None
+
+
+def _tei_text(element: etree._Element) -> str:
+    return normalise_space(" ".join(element.itertext()))
+
+
+def read_tei(root: etree._Element, path: Path, warnings: list[str], *, control: JobControl) -> Document:
+    """Read a TEI article (OpenEdition's schema): title, abstracts and keywords in each language, sections,
+    lists, figures with their "figure-title" captions. The bibliography is left out, as JATS reference lists."""
+    text = _tei_first(root, "text")
+    builder = ArticleBuilder(path, "jats", control, count_elements(text) if text is not None else 0)
+    builder.warnings.extend(warnings)
+    header = _tei_first(root, "teiheader")
+    title_element = _tei_first(header, "title", type="main") if header is not None else None
+    title = _tei_text(title_element) if title_element is not None else None
+    language = (text.get(_XML_LANG) if text is not None else None) or root.get(_XML_LANG)
+    keywords = {k.get(_XML_LANG): [_tei_text(i) for i in k.iter() if local_name(i) == "item"]
+                for k in (header.iter() if header is not None else []) if local_name(k) == "keywords"}
+    front = _tei_children(text, "front")
+    for abstract in [d for f in front for d in f.iter() if local_name(d) == "div" and d.get("type") == "abstract"]:
+        code = primary_subtag(abstract.get(_XML_LANG))
+        table = language_table(code)
+        builder.in_abstract = True
+        builder.add_heading((table.sections.get("abstract") or ("Abstract",))[0])
+        for paragraph in abstract.iter():
+            if local_name(paragraph) == "p":
+                builder.add_block("paragraph", _tei_text(paragraph))
+        builder.in_abstract = False
+        if keywords.get(abstract.get(_XML_LANG)):
+            name = (table.sections.get("keywords") or ("Keywords",))[0]
+            builder.add_block("paragraph", f"{name}: {'; '.join(keywords[abstract.get(_XML_LANG)])}")
+    main_abstract = builder.abstract_text()
+    for body in _tei_children(text, "body"):
+        _tei_walk(body, builder)
+    return builder.build(title=title, abstract=main_abstract, language=language)
+
+
+def _tei_walk(element: etree._Element, builder: ArticleBuilder) -> None:
+    caption: str | None = None
+    for child in element:
+        builder.step()
+        name = local_name(child)
+        if name == "head":
+            builder.add_heading(_tei_text(child))
+        elif name == "div":
+            _tei_walk(child, builder)
+        elif name == "p" and (child.get("rend") or "").startswith(("figure-title", "figure-legend")):
+            caption = normalise_space(f"{caption or ''} {_tei_text(child)}")
+        elif name == "p" and any(local_name(e) in ("figure", "table") for e in child.iter()) or name in ("figure", "table"):
+            start = parse_caption_start(caption or "")
+            builder.add_captioned_visual(start.kind if start else "figure", caption or "")
+            caption = None
+        elif name == "list":
+            lines = [_tei_text(item) for item in child.iter() if local_name(item) == "item"]
+            builder.add_block("list", "\n".join(line for line in lines if line), keep_lines=True)
+        elif name in ("p", "quote", "q"):
+            builder.add_block("paragraph", _tei_text(child))

