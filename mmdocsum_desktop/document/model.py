@@ -88,6 +88,9 @@ class Document(BaseModel):
     figures: list[Figure] = Field(default_factory=list)
     tables: list[Figure] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    # 1-based numbers of pages a publisher or an archive put before the article (a COVID-19 collection's
+    # notice, "Full Terms & Conditions"): page numbers stay the PDF's, but these pages' text is not read
+    cover_pages: list[int] = Field(default_factory=list)
 
     def block(self, block_id: str) -> Block:
         for block in self.blocks:

@@ -18,6 +18,7 @@ from mmdocsum_desktop.document.model import Block, Document, Figure
 from mmdocsum_desktop.document.normalize import (
     SOFT_HYPHEN,
     join_across_break,
+    keep_compound_hyphens,
     normalize_blocks,
     normalize_text,
     vocabulary,
@@ -32,6 +33,7 @@ from mmdocsum_desktop.document.pdf_layout import (
     image_rects,
     join_lines,
     union,
+    x_overlap,
 )
 from mmdocsum_desktop.document.reading_order import order_blocks
 from mmdocsum_desktop.document.scanned import (
@@ -122,17 +124,22 @@ def _read(
         )
     document = Document(source=str(path.resolve()), kind="pdf", page_count=page_count, page_sizes=[])
     style, cached_lines = _document_style(pdf, control)
+    document.cover_pages = _cover_pages(pdf)
     collected: list[tuple[int, TextBlock]] = []
     visuals: list[tuple[int, str, TextBlock | None, Rect | None]] = []
     text_chars = 0
     scanned_pages: dict[int, ScannedPage] = {}
     ocr_failure: str | None = None
+    title_page_blocks: list[TextBlock] | None = None
     for number in range(page_count):
         control.report(number, page_count, f"page {number + 1}")
         try:
             page = pdf.load_page(number)
             document.page_sizes.append((round(page.rect.width, 2), round(page.rect.height, 2)))
-            page_blocks, regions, page_chars = _read_page(page, style, cached_lines.pop(number, None))
+            page_text_blocks: list[TextBlock] = []
+            page_blocks, regions, page_chars = _read_page(
+                page, style, cached_lines.pop(number, None), every_block=page_text_blocks
+            )
         except Exception as error:  # noqa: BLE001 — one broken page must not cost the document
             document.warnings.append(f"page {number + 1}: could not be read ({_short(error)})")
             continue
@@ -150,6 +157,12 @@ def _read(
             scanned_pages[number + 1] = scanned
             page_blocks, regions, page_chars = scanned.blocks, scanned.regions, scanned.chars
         text_chars += page_chars
+        if number + 1 in document.cover_pages:
+            continue  # a publisher's cover: counted as a page, its text and logos are not the paper's
+        if title_page_blocks is None:
+            # the title is looked for among every line of the first page of the article, also those the
+            # page's graphics took (a title set on a coloured banner)
+            title_page_blocks = [b for b in page_text_blocks if b.role != "furniture"] or page_blocks
         collected.extend((number + 1, block) for block in page_blocks)
         for caption, region in regions.captioned:
             visuals.append((number + 1, caption.caption.kind, caption, region))
@@ -160,7 +173,7 @@ def _read(
         raise ScannedDocumentError(scanned_refusal(path.name, page_count, text_chars, ocr is not None,
                                                   len(scanned_pages), ocr_failure))
     document.warnings.extend(scanned_summary(scanned_pages))
-    _build_document(document, pdf, collected, visuals, style)
+    _build_document(document, pdf, collected, visuals, style, title_page_blocks or [])
     return document
 
 
@@ -213,6 +226,16 @@ def _document_style(
     return DocumentStyle(body_size, body_fonts, furniture), reusable
 
 
+def _cover_pages(pdf: pymupdf.Document) -> list[int]:
+    texts = []
+    for number in range(min(3, pdf.page_count)):
+        try:
+            texts.append(pdf.load_page(number).get_text())
+        except Exception:  # noqa: BLE001 — a broken page is no cover
+            texts.append("")
+    return cover_pages(texts) if pdf.page_count > 1 else []
+
+
 def _furniture_key(text: str) -> str:
     """Running headers differ from page to page only in numbers, and the page number sits before or
     after them depending on the side of the spread."""
@@ -225,8 +248,13 @@ _PAGE_NUMBER = re.compile(r"^(?:page\s*)?[#\divxlc-]{1,7}(?:\s*(?:of|/)\s*#+)?$"
 
 
 def _read_page(
-    page: pymupdf.Page, style: DocumentStyle, lines: list[Line] | None = None
+    page: pymupdf.Page,
+    style: DocumentStyle,
+    lines: list[Line] | None = None,
+    every_block: list[TextBlock] | None = None,
 ) -> tuple[list[TextBlock], PageRegions, int]:
+    """The page's blocks to read, in reading order, its figure and table regions, and its characters;
+    ``every_block`` receives all the page's text blocks, those inside figures and the furniture too."""
     page_rect: Rect = tuple(page.rect)
     lines = extract_lines(page) if lines is None else lines
     blocks = group_blocks(lines)
@@ -235,6 +263,8 @@ def _read_page(
     for block in blocks:
         _classify(block, style, bands)
     blocks = _complete_bare_captions(blocks)
+    if every_block is not None:
+        every_block.extend(blocks)
     clusters, rules, scissors = drawing_rects(page, page_rect)
     graphics = [g for g in image_rects(page, page_rect, scissors) + clusters if not _in_margin_band(g, page_rect)]
     geometry = _geometry(page_rect, blocks)
@@ -455,9 +485,11 @@ def _build_document(
     collected: list[tuple[int, TextBlock]],
     visuals: list[tuple[int, str, TextBlock | None, Rect | None]],
     style: DocumentStyle,
+    title_page_blocks: list[TextBlock],
 ) -> None:
     section: str | None = None
-    title_block = _title_block(collected)
+    first_page = min((page for page, _ in collected), default=1)
+    title_lines, title_block = _title_lines(title_page_blocks)
     caption_ids: dict[int, str] = {}
     body_started = False
     for page_number, text_block in collected:
@@ -471,7 +503,7 @@ def _build_document(
         opens_body = bool(_SECTION_NAME.match(text) or block_type == "heading" and _FIRST_SECTION.match(text))
         if block_type == "heading" and not body_started and text_block is not title_block:
             block_type = "paragraph" if not opens_body else block_type
-        if text_block.role == "body" or opens_body or page_number > 1:
+        if text_block.role == "body" or opens_body or page_number > first_page:
             body_started = True
         block_id = f"b{len(document.blocks) + 1}"
         if block_type == "heading":
@@ -494,7 +526,14 @@ def _build_document(
             caption_ids[id(text_block)] = block_id
     _join_hyphenation(document.blocks)
     normalize_blocks(document.blocks)
-    document.title = _title(pdf, title_block)
+    page_title = None
+    if title_lines:
+        # a hyphen at the end of a title line is kept where the paper writes that compound with it
+        marked = join_lines([line.text for line in title_lines], mark_breaks=True)
+        page_title = normalize_text(keep_compound_hyphens([marked, *(b.text for b in document.blocks)])[0])
+        # footnote marks after the title ("...batteries†") point to a note, they are not the title's
+        page_title = re.sub(r"[\s*†‡§¶#]+$", "", page_title).strip() or None
+    document.title = _title(pdf, page_title)
     mark_section_kinds(document)
     _mark_abstract(document)
     document.language = _metadata_language(pdf) or guess_language(document.body_text())
@@ -599,24 +638,149 @@ def _mark_unheaded_abstract(document: Document) -> None:
     document.abstract = join_lines([p.text for p in parts])
 
 
-def _title_block(collected: list[tuple[int, TextBlock]]) -> TextBlock | None:
-    """The largest type in the upper half of the first page; ties go to the higher block."""
-    first_page = [b for page, b in collected if page == 1 and b.role != "caption" and 3 < len(b.text) < 300]
-    if not first_page:
-        return None
-    top = min(b.bbox[1] for b in first_page)
-    bottom = max(b.bbox[3] for b in first_page)
-    upper = [b for b in first_page if b.bbox[1] < top + 0.5 * (bottom - top)] or first_page
-    return max(upper, key=lambda b: (round(b.size, 1), -b.bbox[1]))
+# Words a journal prints above the title to say what kind of article it is ("Research Article" in the
+# title's own type on Hindawi pages): part of the title block, never part of the title
+_ARTICLE_TYPE = re.compile(
+    r"^\s*(?:original|research|review|clinical|case|brief|short|rapid|special|invited|full|mini|systematic|"
+    r"technical|methods?|perspective|opinion|editorial|letter|commentary|communication|report|study|article|"
+    r"paper|note|articles?|reviews?|reports?|studies|protocol|update|trial|hypothesis|highlight|focus|"
+    r"feature|correspondence|open access|open|access|primary|the|a|an|and|\W)+\s*$",
+    re.IGNORECASE,
+)
 
 
-def _title(pdf: pymupdf.Document, title_block: TextBlock | None) -> str | None:
-    metadata_title = (pdf.metadata or {}).get("title", "") or ""
-    if 8 <= len(metadata_title) <= 300 and not re.search(
-        r"\.(?:docx?|pdf|tex|dvi)$|^untitled|^microsoft|^doi:|^\d", metadata_title, re.IGNORECASE
+# A journal's name set large above the title on the first page only ("Iranian Journal of Basic Medical Sciences")
+_JOURNAL_NAME = re.compile(
+    r"^\s*(?:the\s+)?(?:[\w&,-]+\s+){0,6}(?:journal|proceedings|transactions|annals|archives|bulletin|"
+    r"letters|reports|review|reviews|research|medicine|science|sciences)\b(?:\s+(?:of|on|in|for|&|and)\s+[\w&,\s-]+)?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _masthead(line: Line) -> bool:
+    """A line above the title that labels the article or the journal, not the paper's own title (a running
+    header is no sign: many journals run the title itself at the top of every page)."""
+    text = line.text.strip()
+    return bool(
+        _ARTICLE_TYPE.match(text)
+        or re.search(r"\bjournal\b|\bproceedings\b", text, re.IGNORECASE) and _JOURNAL_NAME.match(text)
+    )
+
+
+def _capitals_label(lines: list[tuple[Line, TextBlock]]) -> bool:
+    """A short line in capitals above a title that is not in capitals ("EDGE ARTICLE", "REVIEW"): a label."""
+    first = lines[0][0].text.strip()
+    if len(lines) < 2 or not first.isupper() or len(first.split()) > 3:
+        return False
+    return not lines[1][0].text.strip().isupper()
+
+
+def _title_lines(blocks: list[TextBlock]) -> tuple[list[Line], TextBlock | None]:
+    """The title as a reader finds it: the lines of the largest type near the top of the first content
+    page, read down while the type stays that size and the lines stay close (a title broken over two
+    blocks is one title). An article-type label above it ("Research Article") and a drop cap are not it;
+    a size that only labels or single letters are set in gives way to the next smaller one.
+    Returns the lines and the block holding the first of them."""
+    candidates = [
+        (line, block)
+        for block in blocks
+        if block.role != "caption"
+        for line in block.lines
+        if line.horizontal and sum(ch.isalpha() for ch in line.text) >= 2
+    ]
+    if not candidates:
+        return [], None
+    top = min(line.bbox[1] for line, _ in candidates)
+    bottom = max(line.bbox[3] for line, _ in candidates)
+    # the title sits in the upper part of the page (below a publisher's banner on some)
+    upper = [(line, block) for line, block in candidates if line.bbox[1] < top + 0.6 * (bottom - top)]
+    for size in sorted({round(line.size, 1) for line, _ in upper}, reverse=True):
+        # by the line's foot: a superscript ("LuminoMark™") raises a line's top, never its foot
+        at_size = sorted(
+            ((line, block) for line, block in upper if abs(line.size - size) <= 0.3),
+            key=lambda item: (round(item[0].bbox[3], 1), item[0].bbox[0]),
+        )
+        while at_size and (_masthead(at_size[0][0]) or _capitals_label(at_size)):
+            at_size.pop(0)
+        if not at_size:
+            continue
+        title = [at_size[0][0]]
+        for line, _ in at_size[1:]:
+            previous = title[-1]
+            # the step from foot to foot: a tall glyph ("™" from a math font) stretches a line's box upwards
+            step = line.bbox[3] - previous.bbox[3]
+            same_row = abs(step) < 0.3 * size
+            if same_row or 0.8 * size <= step <= 2.2 * size and x_overlap(line.bbox, previous.bbox) > 0:
+                title.append(line)
+            else:
+                break
+        text = join_lines([line.text for line in title])
+        if len(re.findall(r"[^\W\d_]{2,}", text)) >= 2 and len(text) <= 400:
+            return title, at_size[0][1]
+    return [], None
+
+
+_JUNK_METADATA_TITLE = re.compile(
+    r"\.(?:docx?|pdf|tex|dvi|indd|fm|qxd|qxp|rtf|ps|eps|p65|xml|sgml)\b|^untitled|^microsoft|^doi:|^\d|"
+    r"\d+\.\.\d+\s*$|^[\w.-]+$|#_#|^_",
+    re.IGNORECASE,
+)
+
+
+def _title_key(text: str) -> str:
+    return " ".join(re.findall(r"[^\W_]+", normalize_text(text).lower()))
+
+
+def _title(pdf: pymupdf.Document, page_title: str | None) -> str | None:
+    """The title printed on the page; the metadata title only when the page offers none and the metadata
+    looks like a title (not a file name, a job number, a journal's name in capitals or a one-word label)."""
+    if page_title:
+        return page_title
+    metadata_title = ((pdf.metadata or {}).get("title", "") or "").strip()
+    if (
+        12 <= len(metadata_title) <= 300
+        and len(metadata_title.split()) >= 3
+        and not _JUNK_METADATA_TITLE.search(metadata_title)
+        and not metadata_title.isupper()
     ):
-        return metadata_title.strip()
-    return title_block.text.strip() if title_block is not None else None
+        return metadata_title
+    return None
+
+
+# Pages a publisher or an archive puts before the article ("Since January 2020 Elsevier has created a
+# COVID-19 resource centre ...", Taylor & Francis' "Full Terms & Conditions", JSTOR's and ResearchGate's
+# download pages): their text is not the paper's
+_COVER_PAGE = re.compile(
+    r"resource cent(?:re|er) with free information|has created a COVID-19 resource|"
+    r"this (?:article|paper|chapter) is (?:part of|included in|brought to you)|"
+    r"full terms (?:&|and) conditions of (?:access|use)|please scroll down for (?:the )?article|"
+    r"your use of the jstor archive|see discussions, stats,? and author profiles|"
+    r"this content (?:was )?downloaded from|for personal use only\.? not for distribution|"
+    r"terms and conditions of use(?:,| are)? (?:available|can be found)|"
+    r"the publisher'?s? (?:final|version of record) (?:is|was) available|"
+    r"this is a pdf file of an (?:unedited|article that has undergone)",
+    re.IGNORECASE,
+)
+
+
+_ARTICLE_PAGE = re.compile(r"\b(?:abstract|introduction|background|summary|keywords)\b", re.IGNORECASE)
+
+
+def cover_pages(page_texts: list[str]) -> list[int]:
+    """1-based numbers of the publisher or archive cover pages at the front of a PDF: pages, before any
+    page of the article, whose text is short and says what such pages say. A PDF of one page has none."""
+    covers: list[int] = []
+    for number, text in enumerate(page_texts[:3], start=1):
+        if number == len(page_texts):
+            break
+        flat = " ".join(text.split())
+        # the article's own first page may say it belongs to a collection (F1000's "This article is included
+        # in the ... Collection"), but it carries the abstract or the first section
+        if len(flat) < 3500 and _COVER_PAGE.search(flat) and not _ARTICLE_PAGE.search(flat):
+            covers.append(number)
+        else:
+            break
+    return covers
 
 
 def _metadata_language(pdf: pymupdf.Document) -> str | None:
@@ -729,7 +893,7 @@ def render_visuals(
             clip &= page.rect
             if clip.is_empty:
                 continue
-            crop_dpi = _dpi_within_limit(clip, dpi, limits.max_image_pixels)
+            crop_dpi = _dpi_within_limit(clip, dpi, limits.max_render_pixels)
             if crop_dpi == 0:
                 document.warnings.append(f"{visual.id}: not rendered, over the pixel limit even at 1 dpi")
                 continue

@@ -138,6 +138,7 @@ def join_lines(texts: list[str], *, mark_breaks: bool = False) -> str:
 def extract_lines(page: pymupdf.Page) -> list[Line]:
     lines: list[Line] = []
     page_dict = page.get_text("dict", flags=TEXT_FLAGS, sort=False)
+    _drop_hidden_white_text(page_dict["blocks"])
     for block in page_dict["blocks"]:
         if block.get("type") != 0:
             continue
@@ -172,6 +173,32 @@ def extract_lines(page: pymupdf.Page) -> list[Line]:
                 )
             )
     return lines
+
+
+_WHITE = 0xFFFFFF
+
+
+def _drop_hidden_white_text(blocks: list[dict]) -> None:
+    """White text lying under other text cannot be seen (metadata some typesetters hide on the first
+    page: "JCBN Journal of Clinical Biochemistry ..." under the title); drop it. White text on its own
+    (a title on a dark banner) is kept."""
+    spans = [s for b in blocks if b.get("type") == 0 for line in b["lines"] for s in line["spans"]]
+    white = [s for s in spans if s.get("color") == _WHITE and s["text"].strip()]
+    if not white:
+        return
+    shown = [s["bbox"] for s in spans if s.get("color") != _WHITE and s["text"].strip()]
+    hidden = {
+        id(span)
+        for span in white
+        if any(intersection_area(span["bbox"], other) > 0.3 * max(area(span["bbox"]), 1e-6) for other in shown)
+    }
+    if not hidden:
+        return
+    for block in blocks:
+        if block.get("type") != 0:
+            continue
+        for line in block["lines"]:
+            line["spans"] = [s for s in line["spans"] if id(s) not in hidden]
 
 
 def _join_baseline_pieces(raw_lines: list[dict]) -> list[dict]:
