@@ -554,6 +554,8 @@ def load_mcite(split: str | Path, images_root: str | Path | None = None) -> Spli
             result.skipped.append(Skipped(number, record.id, "duplicate question_id (the first is used)"))
             continue
         seen.add(record.id)
+        if data.get("generated") and not result.notes:
+            result.notes.append(f"questions generated, not written by people: {data.get('generator') or 'generated'}")
         if record.missing:
             result.skipped.append(
                 Skipped(

@@ -83,3 +83,25 @@ def test_mdocsum_aliases_and_folders(tmp_path):
 def test_missing_split():
     with pytest.raises(InputNotFoundError, match="no such split"):
         splits.resolve(Path("/nonexistent/split.jsonl"), "mdocsum")
+
+
+def test_gold_images_by_label_are_numbered_as_the_app_reads_the_document(tmp_path):
+    """A split may name each role's gold image by its label; the loader numbers it as the summaries
+    pipeline does, and refuses a line whose label the app does not find in the document."""
+    import shutil
+
+    from tests.conftest import model_dirs_in
+
+    paper = splits.BUNDLED["pmc-test"].folder / "papers" / "PMC8052020.pdf"  # one figure: Figure 1
+    shutil.copyfile(paper, tmp_path / "paper.pdf")
+
+    def line(doc_id, label):
+        roles = [{"summary": f"role {k}", "image_label": label if k == 1 else None} for k in range(4)]
+        return json.dumps({"id": doc_id, "document": "paper.pdf", "roles": roles, "gold_from": "abstract"})
+
+    (tmp_path / "split.jsonl").write_text(line("ok", "Figure 1") + "\n" + line("bad", "Figure 9") + "\n")
+    with model_dirs_in(tmp_path / "dirs"):
+        loaded = splits.load_mdocsum(tmp_path / "split.jsonl")
+    assert [i.id for i in loaded.items] == ["ok"] and loaded.no_abstract
+    assert loaded.items[0].gold_refs == [None, 1, None, None] and loaded.items[0].n_images == 1
+    assert [(s.id, s.reason) for s in loaded.skipped] == [("bad", "unusable gold: the app does not find Figure 9 in paper.pdf")]

@@ -319,7 +319,7 @@ def run_mcite(
             responses, generation = _given_responses(Path(predictions), records, skipped), None
         rows = _score_stage(records, responses)
         judge_info, judge_cancelled = _judge_stage(folder, records, responses, rows, judge, control)
-        notes = (
+        notes = list(loaded.notes) + (
             [] if judge is not None else ["no judge configured: Citation F1 and answer accuracy are absent"]
         )
         if mode == "generate":
