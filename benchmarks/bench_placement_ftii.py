@@ -6,7 +6,7 @@
    paragraph cites, pool = every figure and table of the paper) under ``benchmarks/results/ftii_papers``.
 2. Fits the calibration (one logistic model per set of available signals, then the threshold and the
    order penalty of the global strategy by grid search) on the papers of the *fit* split only.
-   ``--write-weights`` writes them to ``mmdocsum_desktop/placement/_weights.py``.
+   ``--write-weights`` writes them to ``mmdocsum_desktop/placement/weights.json``.
 3. Reports, on the papers of the *test* split, with the shipped weights: greedy vs global, with and
    without OCR text, with and without captions (context sentences on), plus context off and the
    no-embedder fallback; then the same configurations by leave-one-paper-out over all papers (each paper
@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import pprint
 import time
 from pathlib import Path
 
@@ -39,7 +38,7 @@ from mmdocsum_desktop.bench.suites.ftii import run_flow_insertion
 from mmdocsum_desktop.placement import ImageCandidate, PlacementEngine, read_captions_file
 from mmdocsum_desktop.placement import calibration as cal
 
-WEIGHTS_FILE = REPO_ROOT / "mmdocsum_desktop" / "placement" / "_weights.py"
+WEIGHTS_FILE = REPO_ROOT / "mmdocsum_desktop" / "placement" / "weights.json"
 THRESHOLDS = (0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
 ORDER_PENALTIES = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)
 L2 = 1.0
@@ -216,56 +215,27 @@ def fit_profiles(corpus: Corpus, articles, signal_sets=None) -> dict[str, cal.Pr
     return profiles
 
 
-def weights_source(profiles: dict[str, cal.Profile], fit_papers: list[str], stats: dict) -> str:
-    """The new _weights.py: these profiles, except the caption-embedding profile and the sequence models,
-    which benchmarks/placement_fit.py fits on the pmc dev half (the sequence models read that profile's
-    logits, so refitting it here on the old corpus alone would silently break them): both are kept as
-    shipped."""
-    from mmdocsum_desktop.placement._weights import PROFILES as shipped_profiles
-    from mmdocsum_desktop.placement._weights import SEQUENCE as shipped_sequence
-    from mmdocsum_desktop.placement.engine import SEQUENCE_PROFILE
+def weights_json(profiles: dict[str, cal.Profile], fit_papers: list[str], stats: dict) -> str:
+    """The new placement/weights.json: these profiles, except the profile the sequence model reads and the
+    sequence models, which benchmarks/placement_relevance.py fits on many papers (the sequence models read
+    that profile's logits, so refitting it here on the old corpus alone would silently break them): both
+    are kept as shipped."""
+    import datetime as dt
 
+    from mmdocsum_desktop.placement.weights import load_weights, weights_payload
+
+    shipped = load_weights(WEIGHTS_FILE)
     profiles = dict(profiles)
-    if SEQUENCE_PROFILE in shipped_profiles:
-        profiles[SEQUENCE_PROFILE] = shipped_profiles[SEQUENCE_PROFILE]
-    lines = [
-        '"""Calibration constants of placement, fitted by benchmarks/bench_placement_ftii.py --write-weights.',
-        "",
-        "How: an FTII-format split built from the real papers of ../shared/corpus/papers (figure and table",
-        "citations removed from the text; gold = the first new visual a paragraph cites). For each set of",
-        "available signals, a conditional logit (softmax over the paragraphs of each image plus a",
-        f"\"nowhere\" option; L2 = {L2:g}) on the raw/row/col features of its signals, over every image of the",
-        "*fit* papers only: " + ", ".join(fit_papers) + ".",
-        "Then the threshold and the order penalty: the grid values that maximise (Acc_b + Acc_i) / 2 of the",
-        f"global strategy on the same fit papers. Fit data: {stats['images']} images ({stats['placed']} placed)",
-        f"over {stats['slots']} paragraph slots.",
-        "The test papers reported in benchmarks/results/placement_ftii.json were not used.",
-        '"""',
-        "",
-        "from mmdocsum_desktop.placement.calibration import Profile, SequenceModel",
-        "",
-        "PROFILES: dict[str, Profile] = {",
-    ]
-    for key in sorted(profiles):
-        p = profiles[key]
-        lines.append(f"    {key!r}: Profile(")
-        lines.append(f"        signals={tuple(p.signals)!r},")
-        lines.append("        weights={")
-        lines += [f"            {k!r}: {round(v, 4)!r}," for k, v in p.weights.items()]
-        lines.append("        },")
-        lines.append(f"        nowhere={round(p.nowhere, 4)!r},")
-        lines.append(f"        threshold={p.threshold!r},")
-        lines.append(f"        order_penalty={p.order_penalty!r},")
-        lines.append("    ),")
-    lines.append("}")
-    lines += [
-        "",
-        f"# The {SEQUENCE_PROFILE!r} profile above and the 'sequence' strategy's second stage below were",
-        "# fitted by benchmarks/placement_fit.py on the DEV half of ../shared/corpus/pmc (+ dev eLife); kept",
-        "# as they were when bench_placement_ftii.py rewrote the other profiles.",
-        "SEQUENCE: dict[str, SequenceModel] = " + pprint.pformat(shipped_sequence, width=110, sort_dicts=True),
-    ]
-    return "\n".join(lines) + "\n"
+    profiles[shipped.sequence_profile] = shipped.profiles[shipped.sequence_profile]
+    provenance = dict(shipped.provenance)
+    provenance["other_profiles"] = (
+        f"benchmarks/bench_placement_ftii.py --write-weights at {dt.datetime.now(dt.UTC).isoformat(timespec='seconds')}: "
+        f"conditional logit (L2 {L2:g}) per set of signals on the fit papers of ../shared/corpus/papers "
+        f"({', '.join(fit_papers)}; {stats['images']} images, {stats['placed']} placed, {stats['slots']} slots), "
+        "threshold and order penalty by grid search on the same papers"
+    )
+    payload = weights_payload(profiles, shipped.sequence, shipped.sequence_profile, provenance)
+    return json.dumps(payload, indent=1) + "\n"
 
 
 def leave_one_paper_out(corpus: Corpus, articles) -> list[dict]:
@@ -327,11 +297,11 @@ def main() -> None:
         "slots": sum(len(a.content) for a in fit_articles),
     }
     if args.write_weights:
-        WEIGHTS_FILE.write_text(weights_source(fitted, [a.id for a in fit_articles], stats))
+        WEIGHTS_FILE.write_text(weights_json(fitted, [a.id for a in fit_articles], stats))
         print(f"wrote {WEIGHTS_FILE}")
-    from mmdocsum_desktop.placement._weights import PROFILES as shipped
+    from mmdocsum_desktop.placement.weights import load_weights
 
-    profiles = fitted if args.write_weights else dict(shipped)
+    profiles = fitted if args.write_weights else dict(load_weights(WEIGHTS_FILE).profiles)
     results: dict = {"test_split_shipped_weights": [], "leave_one_paper_out": []}
     print(f"\nTest papers ({', '.join(a.id for a in test_articles)}), shipped weights")
     print(f"{'configuration':46s} {'strategy':8s} {'Acc_b':>6s} {'Acc_i':>6s} {'Acc_ni':>6s}  slots (images)")

@@ -22,7 +22,7 @@ BGE-small / none, cross-encoder on/off, the order (monotone alignment) on/off, e
 
     .venv/bin/python benchmarks/placement_fit.py [--documents DIR ...] [--elife N] [--write-weights]
 
-``--write-weights`` rewrites ``mmdocsum_desktop/placement/_weights.py`` with the shipped configuration's
+``--write-weights`` rewrites ``mmdocsum_desktop/placement/weights.json`` with the shipped configuration's
 fit (the other profiles are kept as they are). Results: ``benchmarks/results/placement_fit.json``.
 """
 
@@ -33,14 +33,13 @@ import hashlib
 import json
 import math
 import pickle
-import pprint
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from _corpus import CORPUS, REPO_ROOT, write_result
+from _corpus import CORPUS, write_result
 
 from mmdocsum_desktop.bench.metrics import pairs as m
 from mmdocsum_desktop.bench.pairs_gold import read_gold, strip_citations
@@ -49,10 +48,12 @@ from mmdocsum_desktop.bench.suites.pairs import body_blocks
 from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.placement import ImageCandidate, PlacementEngine, candidates_from_document
 from mmdocsum_desktop.placement import calibration as cal
-from mmdocsum_desktop.placement._weights import PROFILES
 from mmdocsum_desktop.placement.assign import global_assign
 from mmdocsum_desktop.placement.rescore import RESCORE_FEATURES
 from mmdocsum_desktop.placement.sequence import NEIGHBOUR_FEATURES, monotone_assign, paragraph_prior
+from mmdocsum_desktop.placement.weights import DEFAULT_WEIGHTS, load_weights, weights_payload
+
+PROFILES = load_weights(DEFAULT_WEIGHTS).profiles
 
 PMC = CORPUS / "pmc"
 ELIFE = CORPUS / "elife"
@@ -301,7 +302,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/placement_fit_ce.pkl"))
     parser.add_argument("--write-weights", action="store_true")
     parser.add_argument("--weights-from", type=Path, default=None,
-                        help="write _weights.py from a results JSON of this script, and stop")
+                        help="write weights.json from a results JSON of this script, and stop")
     parser.add_argument("--priors", default=",".join(str(x) for x in PARAGRAPH_PRIORS),
                         help="paragraph priors tried when tuning (comma-separated; one value: fixed)")
     parser.add_argument("--limit", type=int, default=None, help="pmc papers per half (a quick check)")
@@ -423,10 +424,14 @@ def results_payload(results: dict, dev, test, cross, started: float, configs: di
 
 
 def write_weights(shipped: dict, with_ce: dict | None, elife: int = 0) -> None:
-    """Rewrite placement/_weights.py: the caption profile and the sequence models, from the result
-    entries of the shipped configuration (no cross-encoder) and of the same with it."""
+    """Rewrite placement/weights.json: the old caption profile and the sequence models, from the result
+    entries of the shipped configuration (no cross-encoder) and of the same with it. (The shipped model
+    now comes from benchmarks/placement_relevance.py; this keeps this script's older fit reproducible.)"""
+    import datetime as dt
+
+    current = load_weights(DEFAULT_WEIGHTS)
     key = cal.profile_key(CAPTION_PROFILE)
-    profiles = dict(PROFILES)
+    profiles = dict(current.profiles)
     profiles[key] = cal.Profile(CAPTION_PROFILE, shipped["base_profile"], shipped["base_nowhere"],
                                 PROFILES[key].threshold, PROFILES[key].order_penalty)
     fitted_on = "dev half of pmc/ (JATS paragraphs, the app's figure pool)" + (
@@ -443,19 +448,12 @@ def write_weights(shipped: dict, with_ce: dict | None, elife: int = 0) -> None:
     models["ce"] = models["no_ce"]
     if with_ce is not None and with_ce["dev_jats"]["acc_i"] > shipped["dev_jats"]["acc_i"]:
         models["ce"] = model(with_ce, TOP_K)
-    path = REPO_ROOT / "mmdocsum_desktop" / "placement" / "_weights.py"
-    text = path.read_text(encoding="utf-8")
-    head, _, _ = text.partition("PROFILES: dict[str, Profile] = {")
-    body = "PROFILES: dict[str, Profile] = " + pprint.pformat(profiles, width=110, sort_dicts=True) + "\n"
-    seq = ("\n# The caption profile above ('caption+caption_lex+caption_sent') and the 'sequence' strategy's\n"
-           "# second stage below were fitted by benchmarks/placement_fit.py on the DEV half of\n"
-           "# ../shared/corpus/pmc (JATS paragraphs, the app's figure pool; the caption profile also on dev\n"
-           "# eLife captions; the second stage: see fitted_on); the threshold, out-of-order margin and\n"
-           "# paragraph prior were tuned on dev pmc for the best Acc_i with Acc_ni >= 0.97. The test half was\n"
-           "# not used. The other profiles are the older fit described in the docstring.\n"
-           "SEQUENCE: dict[str, SequenceModel] = " + pprint.pformat(models, width=110, sort_dicts=True) + "\n")
-    path.write_text(head + body + seq, encoding="utf-8")
-    print(f"written {path}", file=sys.stderr)
+    provenance = {"script": "benchmarks/placement_fit.py --write-weights",
+                  "fitted_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                  "fitted_on": fitted_on}
+    payload = weights_payload(profiles, models, key, provenance)
+    DEFAULT_WEIGHTS.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    print(f"written {DEFAULT_WEIGHTS}", file=sys.stderr)
 
 
 def weights_from_results(path: Path) -> None:

@@ -8,8 +8,8 @@ sum to at most 1, and one threshold decides "no image" for every paragraph.
 
 A *profile* is the set of similarity signals a problem has (captions, OCR text, citing sentences; with
 embeddings or words only). Each shipped profile has its weights, its "nowhere" logit, its threshold and
-the order penalty of the global strategy, in :mod:`mmdocsum_desktop.placement._weights`, written by
-``benchmarks/bench_placement_ftii.py --write-weights`` (see there how they were fitted). Mentions,
+the order penalty of the global strategy, in the data file ``placement/weights.json``
+(:mod:`mmdocsum_desktop.placement.weights`, with the provenance of each fit). Mentions,
 proposals and CLIP have hand-set weights (below): mentions are removed from the fitting split by
 construction, no LLM proposals exist there, and no CLIP weights can be had here to fit CLIP on.
 """
@@ -25,7 +25,11 @@ import numpy as np
 KINDS = ("raw", "row", "col")
 SOURCES = ("caption", "ocr", "context")
 # Per source: paragraph embedding, best sentence embedding, TF-IDF words.
-BASE_SIGNALS = tuple(f"{source}{suffix}" for source in SOURCES for suffix in ("", "_sent", "_lex"))
+PRIMARY_SIGNALS = tuple(f"{source}{suffix}" for source in SOURCES for suffix in ("", "_sent", "_lex"))
+# Word evidence between a caption and a paragraph beyond TF-IDF (scorer.SimilarityModel): rare words of
+# the paper both use, numbers with units or names with digits ("HEK293", "24h"), abbreviations ("TNF").
+EXTRA_SIGNALS = ("caption_rare", "caption_num", "caption_abbr")
+BASE_SIGNALS = PRIMARY_SIGNALS + EXTRA_SIGNALS
 
 # Hand-set logit terms (see the module docstring for why they are not fitted).
 MENTION_LOGIT = 8.0  # the text cites this figure's label: decisive unless another text cites it first
@@ -160,9 +164,14 @@ def choose_profile(present: set[str], profiles: Mapping[str, Profile]) -> Profil
     exact = profiles.get(profile_key(sorted(usable)))
     if exact is not None:
         return exact
+    # The covering profile with the most primary signals (embeddings and TF-IDF of each text source),
+    # then the most signals: a caption+OCR profile beats the caption profile with word extras.
+    def size(profile: Profile) -> tuple[int, int]:
+        return (len(set(profile.signals) & set(PRIMARY_SIGNALS)), len(profile.signals))
+
     best: Profile | None = None
     for profile in profiles.values():
-        if set(profile.signals) <= usable and (best is None or len(profile.signals) > len(best.signals)):
+        if set(profile.signals) <= usable and (best is None or size(profile) > size(best)):
             best = profile
     return best
 

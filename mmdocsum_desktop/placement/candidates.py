@@ -55,7 +55,11 @@ class PlacementWhy(BaseModel):
     the cross-encoder's relevance (0..1) when it rescored the pair; ``matched_sentences``: the paragraph's
     sentences closest to the caption; ``ocr_words``: words read in the image that the paragraph uses too;
     ``mention``: the label the paragraph cites when it cites this figure; ``figure_rank``: the figure's
-    place in the sequence (1 = first); ``paragraph_position``: 0 (first paragraph) … 1 (last).
+    place in the sequence (1 = first); ``paragraph_position``: 0 (first paragraph) … 1 (last);
+    ``caption_words``: the caption's words the paragraph uses too, rarest in the paper first, and
+    ``paragraph_words`` the same words as the paragraph writes them; ``position_prior``: the logit the
+    fitted model gives the pair for where the paragraph sits alone (its place against the figure's rank,
+    its section, its length), positive = a likely place for this figure whatever the words.
     """
 
     candidate: int
@@ -63,6 +67,9 @@ class PlacementWhy(BaseModel):
     cross_encoder: float | None = None
     matched_sentences: list[str] = Field(default_factory=list)
     ocr_words: list[str] = Field(default_factory=list)
+    caption_words: list[str] = Field(default_factory=list)
+    paragraph_words: list[str] = Field(default_factory=list)
+    position_prior: float | None = None
     mention: str | None = None
     figure_rank: int | None = None
     paragraph_position: float | None = None
@@ -80,8 +87,12 @@ class PlacementWhy(BaseModel):
             lines.append(f"Cross-encoder relevance {self.cross_encoder:.2f}")
         for sentence in self.matched_sentences:
             lines.append(f"“{sentence[:160]}”")
+        if self.paragraph_words or self.caption_words:
+            lines.append("Words shared with the caption: " + ", ".join(self.paragraph_words or self.caption_words))
         if self.ocr_words:
             lines.append("Words in the image: " + ", ".join(self.ocr_words))
+        if self.position_prior is not None:
+            lines.append(f"Position prior {self.position_prior:+.2f} (where the paragraph sits, before its words)")
         if self.figure_rank is not None and self.paragraph_position is not None:
             lines.append(f"Figure {self.figure_rank} of the sequence; paragraph at {self.paragraph_position:.0%} of the text")
         return "\n".join(lines)
@@ -106,7 +117,8 @@ class Placement(BaseModel):
 
     def summary(self) -> dict[str, Any]:
         """The four fields of ``placement.json``."""
-        return {"paragraph": self.paragraph, "image": self.image, "figure": self.figure, "score": round(self.score, 4)}
+        figure = self.figure if self.figure is None or isinstance(self.figure, str) else f"image {self.figure}"
+        return {"paragraph": self.paragraph, "image": self.image, "figure": figure, "score": round(self.score, 4)}
 
 
 def _document_order(visual: Figure) -> tuple:

@@ -9,6 +9,7 @@ signals out, and a model that fails on some input is dropped for that input with
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -21,31 +22,36 @@ import numpy as np
 from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.placement import calibration as cal
-from mmdocsum_desktop.placement._weights import PROFILES, SEQUENCE
 from mmdocsum_desktop.placement.assign import global_assign, greedy_assign
 from mmdocsum_desktop.placement.candidates import ImageCandidate, Placement, PlacementError, PlacementWhy
 from mmdocsum_desktop.placement.rescore import (
     foreign_paragraphs,
+    own_cross_encoder_loader,
     rescore_features,
     rescore_heads,
-    shared_cross_encoder,
 )
 from mmdocsum_desktop.placement.scorer import (
+    WORD_EVIDENCE,
     SimilarityModel,
     candidate_texts,
     clip_similarities,
     mention_matrices,
 )
 from mmdocsum_desktop.placement.sequence import (
+    SECTION_FEATURES,
     figure_ranks,
+    heading_rows,
     monotone_assign,
     neighbour_features,
     paragraph_prior,
+    paragraph_sections,
+    section_features,
 )
 from mmdocsum_desktop.placement.text import caption_body, tokens
+from mmdocsum_desktop.placement.weights import PlacementWeights, shipped_weights
 
-# The base profile the sequence model was fitted on (benchmarks/placement_fit.py).
-SEQUENCE_PROFILE = "caption+caption_lex+caption_sent"
+# Features of the sequence model that say where a paragraph sits (not what it says): the Why's prior.
+POSITION_FEATURES = ("pos_dev", "rel_pos", "length", *SECTION_FEATURES)
 Strategy = Literal["sequence", "global", "greedy"]
 # "sequence" (the default): monotone alignment of figures to paragraphs over rescored, neighbour-aware
 # scores; "global": one assignment of all pairs with a soft order penalty; "greedy": FTII's algorithm.
@@ -71,6 +77,9 @@ class PlacementProblem:
     ranks: list[int] = field(default_factory=list)  # each candidate's place in the figure sequence
     ce: np.ndarray | None = None  # cross-encoder logits of the rescored pairs (NaN elsewhere)
     sequence_model: cal.SequenceModel | None = None
+    headings: np.ndarray | None = None  # paragraphs that are headings or the title line: never an image
+    section_kinds: list[str | None] = field(default_factory=list)
+    section_first: list[bool] = field(default_factory=list)
     _logits: np.ndarray | None = None
     _base: np.ndarray | None = None
     _sequence_z: np.ndarray | None = None
@@ -133,6 +142,8 @@ class PlacementProblem:
         lengths = [len(p.split()) for p in self.paragraphs]
         labeled = [bool((c.label or "").strip()) for c in self.candidates]
         features = neighbour_features(self.base_logits(), self.ranks, valid, lengths, labeled)
+        if self.section_kinds:
+            features.update(section_features(self.section_kinds, self.section_first, len(self.candidates)))
         if self.ce is not None and np.isfinite(self.ce).any():
             features.update(rescore_features(self.ce))
         return features
@@ -167,7 +178,21 @@ class PlacementProblem:
         return self._probabilities
 
     def _empty_rows(self) -> np.ndarray:
-        return np.array([not p.strip() for p in self.paragraphs], dtype=bool)
+        """Paragraphs that can take no image: no text, or a heading / the title line."""
+        empty = np.array([not p.strip() for p in self.paragraphs], dtype=bool)
+        if self.headings is not None and self.headings.shape == empty.shape:
+            empty |= self.headings
+        return empty
+
+    def position_prior(self, i: int, j: int) -> float | None:
+        """The sequence model's logit for pair (i, j) from where the paragraph sits alone (its place
+        against the figure's rank, its section, its length), not from what it says."""
+        model = self.sequence_model
+        if model is None:
+            return None
+        features = self.sequence_features()
+        return float(sum(model.weights.get(name, 0.0) * features[name][i, j] for name in POSITION_FEATURES
+                         if name in features))
 
     def window_probabilities(self, members: list[int]) -> np.ndarray:
         """Scores of the text accumulated over ``members`` (greedy's cumulative text): the window's share
@@ -234,6 +259,7 @@ class PlacementEngine:
         cross_encoder=None,
         sequence_models: Mapping[str, cal.SequenceModel] | None = None,
         top_k: int | None = None,
+        weights: PlacementWeights | None = None,
     ) -> None:
         if threshold is not None and not 0.0 < float(threshold) < 1.0:
             raise PlacementError(f"the threshold is a calibrated score between 0 and 1, not {threshold}")
@@ -246,9 +272,13 @@ class PlacementEngine:
         self.use_context = use_context
         self.exclude_self_context = exclude_self_context
         self.order_penalty = order_penalty
-        self.profiles = dict(profiles) if profiles is not None else dict(PROFILES)
+        # The fitted model (placement/weights.json unless given): profiles, second stage, and which
+        # profile the second stage reads.
+        self.fitted = weights if weights is not None else shipped_weights()
+        self.profiles = dict(profiles) if profiles is not None else dict(self.fitted.profiles)
         self.cross_encoder = cross_encoder  # rescores each figure's best paragraphs ("sequence" only)
-        self.sequence_models = dict(sequence_models) if sequence_models is not None else dict(SEQUENCE)
+        self.sequence_models = dict(sequence_models) if sequence_models is not None else dict(self.fitted.sequence)
+        self.sequence_profile = self.fitted.sequence_profile
         self.top_k = top_k  # paragraphs rescored per figure (None: the fitted model's)
         # Models loaded on first need (with_default_models): the cross-encoder when a figure is rescored,
         # OCR when a crop's text is not in the content cache. Each is () -> (model or None, why not).
@@ -266,20 +296,26 @@ class PlacementEngine:
     def with_default_models(
         cls,
         *,
-        embedder: bool = True,
+        embedder=True,
         ocr: bool = True,
         clip: str | None = None,
         threshold: float | None = None,
         rerank: bool = True,
+        cross_encoder_loader: Callable[[], tuple[object | None, str | None]] | None = None,
         **options,
     ) -> PlacementEngine:
         """An engine with the installed models; a missing or broken one is left out with a warning.
 
-        The cross-encoder and OCR are loaded when first needed (one per process, shared): a placement
-        whose figures are not rescored, or whose crops' text is cached, never pays for loading them."""
+        ``embedder``: the caller's text embedder (the session owns it), True to load one for this engine,
+        False for none. The cross-encoder and OCR are loaded when first needed: a placement whose figures
+        are not rescored, or whose crops' text is cached, never pays for loading them.
+        ``cross_encoder_loader``: () -> (model or None, why not), the caller's (a session keeps one model
+        for all its engines); None: this engine loads its own when it first rescores."""
         notes: list[str] = []
         text_model = clip_model = None
-        if embedder:
+        if embedder is not None and not isinstance(embedder, bool):
+            text_model = embedder
+        elif embedder:
             try:
                 from mmdocsum_desktop.models.embed import TextEmbedder
 
@@ -295,7 +331,7 @@ class PlacementEngine:
                 notes.append(f"CLIP model {clip!r} unavailable ({error}); placing without CLIP")
         engine = cls(text_model, None, clip_model, threshold, **options)
         if rerank:
-            engine.cross_encoder_loader = shared_cross_encoder
+            engine.cross_encoder_loader = cross_encoder_loader or own_cross_encoder_loader()
             engine.remember_pairs = True
         if ocr:
             engine.ocr_loader = _shared_ocr
@@ -327,12 +363,14 @@ class PlacementEngine:
         strategy: Strategy = "sequence",
         proposals: Mapping[int, int] | None = None,
         control: JobControl | None = None,
+        sections: Sequence[Sequence[str] | str | None] | None = None,
     ) -> list[Placement]:
-        """One :class:`Placement` per paragraph; each candidate used at most once."""
+        """One :class:`Placement` per paragraph; each candidate used at most once (never after a
+        heading or the title line). ``sections``: see :meth:`prepare`."""
         if strategy not in STRATEGIES:
             raise PlacementError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
         control = ensure_control(control)
-        problem = self.prepare(paragraphs, candidates, proposals=proposals, control=control)
+        problem = self.prepare(paragraphs, candidates, proposals=proposals, control=control, sections=sections)
         return self.assign(problem, strategy, control=control)
 
     def assign(
@@ -349,7 +387,15 @@ class PlacementEngine:
             return self._assign_sequence(problem, control)
         probs = problem.probabilities()
         if strategy == "greedy":
-            picked = greedy_assign(n, problem.window_probabilities, problem.threshold, control=control)
+            blocked = problem._empty_rows()
+
+            def window(members: list[int]) -> np.ndarray:
+                # an image goes after the window's last paragraph: never after a heading
+                if blocked[members[-1]]:
+                    return np.full(m, -np.inf)
+                return problem.window_probabilities(members)
+
+            picked = greedy_assign(n, window, problem.threshold, control=control)
             choices = [c for c, _ in picked]
             row_scores = [s for _, s in picked]
         else:
@@ -365,7 +411,7 @@ class PlacementEngine:
         return [self._placement(problem, i, choices[i], row_scores[i]) for i in range(n)]
 
     def _assign_sequence(self, problem: PlacementProblem, control: JobControl) -> list[Placement]:
-        if problem.profile is None or problem.profile.key != SEQUENCE_PROFILE:
+        if problem.profile is None or problem.profile.key != self.sequence_profile:
             # The second stage was fitted on the caption-embedding profile's logits only; other profiles
             # (words only, OCR, citing sentences) have other scales: their own fitted global assignment.
             note = "the sequence model fits caption embeddings only: placed with the global strategy"
@@ -459,6 +505,10 @@ class PlacementEngine:
         sentences = problem.similarity.best_sentences(i, j)
         paragraph_words = set(tokens(problem.paragraphs[i]))
         ocr_words = [w for w in dict.fromkeys(tokens(candidate.ocr_text or "")) if w in paragraph_words][:12]
+        stems = problem.similarity.shared_words(i, j)
+        caption_words = _surface_forms(caption_body(candidate.caption), stems)
+        paragraph_forms = _surface_forms(problem.paragraphs[i], stems)
+        prior = problem.position_prior(i, j)
         if problem.mention[i, j]:
             mention = candidate.label
         else:
@@ -476,6 +526,9 @@ class PlacementEngine:
             cross_encoder=ce,
             matched_sentences=sentences,
             ocr_words=ocr_words,
+            caption_words=caption_words,
+            paragraph_words=paragraph_forms,
+            position_prior=None if prior is None else round(prior, 3),
             mention=mention,
             figure_rank=problem.ranks[j] + 1 if problem.ranks else None,
             paragraph_position=round(i / max(len(problem.paragraphs) - 1, 1), 3),
@@ -490,8 +543,12 @@ class PlacementEngine:
         *,
         proposals: Mapping[int, int] | None = None,
         control: JobControl | None = None,
+        sections: Sequence[Sequence[str] | str | None] | None = None,
     ) -> PlacementProblem:
-        """Read what is missing (OCR), embed, and compute every signal; no assignment yet."""
+        """Read what is missing (OCR), embed, and compute every signal; no assignment yet.
+
+        ``sections``: each paragraph's section titles (outermost first) when the caller knows them (a
+        reading of a paper); otherwise the headings among the paragraphs start the sections."""
         control = ensure_control(control)
         self.warnings = list(self.model_warnings)
         self.timings = {}
@@ -521,7 +578,7 @@ class PlacementEngine:
         rows = [[i] for i in range(len(texts))]
         sims = similarity.similarities(rows) if pool else {}
         if not similarity.has_embeddings:
-            sims = {k: v for k, v in sims.items() if k.endswith("_lex")}
+            sims = {k: v for k, v in sims.items() if k.endswith("_lex") or k in WORD_EVIDENCE}
         if self.clip is not None and pool and texts:
             clip_matrix, notes = clip_similarities(self.clip, texts, pool, control=control)
             self.warnings.extend(notes)
@@ -540,7 +597,13 @@ class PlacementEngine:
         if threshold is None:
             threshold = profile.threshold if profile else float(cal.NO_FIT["threshold"])
         order_penalty = self.order_penalty if self.order_penalty is not None else (profile.order_penalty if profile else 0.0)
+        if sections is not None and len(sections) != len(texts):
+            raise PlacementError(f"sections gives {len(sections)} entries for {len(texts)} paragraphs")
+        kinds, opens = paragraph_sections(texts, sections)
         return PlacementProblem(
+            headings=heading_rows(texts),
+            section_kinds=kinds,
+            section_first=opens,
             paragraphs=texts,
             candidates=pool,
             similarity=similarity,
@@ -641,6 +704,17 @@ class PlacementEngine:
             score=score,
             signals=signals,
         )
+
+
+def _surface_forms(paragraph: str, words: Sequence[str], limit: int = 12) -> list[str]:
+    """The paragraph's words as written ("cells", "HEK293") for the matched word stems ``words``."""
+    wanted = set(words)
+    forms: dict[str, str] = {}
+    for written in re.findall(r"[^\W_]+(?:[-.][^\W_]+)*", paragraph):
+        stem = tokens(written)
+        if stem and stem[0] in wanted and stem[0] not in forms:
+            forms[stem[0]] = written
+    return [forms[w] for w in words if w in forms][:limit]
 
 
 def _shared_ocr() -> tuple[object | None, str | None]:

@@ -11,8 +11,7 @@ so "not even among the best k" reads as low, not as unknown.
 from __future__ import annotations
 
 import re
-import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -132,20 +131,17 @@ def rescore_features(ce: np.ndarray) -> dict[str, np.ndarray]:
     return {"ce_raw": raw, "ce_col": col, "ce_top": top}
 
 
-_shared: tuple[object | None, str | None] | None = None
-_shared_lock = threading.Lock()
+def own_cross_encoder_loader() -> Callable[[], tuple[object | None, str | None]]:
+    """A loader of one cross-encoder (at :data:`PAIR_MAX_LENGTH` tokens) for the engine that holds it:
+    () -> (model, None), or (None, why) when its files are missing or damaged (placement then goes on
+    without rescoring). No process-wide model here: a session that places often passes its own loader."""
 
+    def load() -> tuple[object | None, str | None]:
+        from mmdocsum_desktop.models.rerank import load_cross_encoder
 
-def shared_cross_encoder() -> tuple[object | None, str | None]:
-    """This process's one cross-encoder (loaded on first use, at :data:`PAIR_MAX_LENGTH` tokens), or
-    (None, why) when its files are missing or damaged — then placement goes on without rescoring."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            from mmdocsum_desktop.models.rerank import load_cross_encoder
+        try:
+            return load_cross_encoder(max_length=PAIR_MAX_LENGTH)
+        except Exception as error:  # noqa: BLE001 — e.g. the registry cannot find the package
+            return None, f"no cross-encoder rescoring: {type(error).__name__}: {error}"
 
-            try:
-                _shared = load_cross_encoder(max_length=PAIR_MAX_LENGTH)
-            except Exception as error:  # noqa: BLE001 — e.g. the registry cannot find the package
-                _shared = (None, f"no cross-encoder rescoring: {type(error).__name__}: {error}")
-        return _shared
+    return load

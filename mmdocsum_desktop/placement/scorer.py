@@ -9,6 +9,8 @@ candidate ("col"). Mentions and proposals are hand-set logit bonuses on top.
 
 from __future__ import annotations
 
+import math
+import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -78,6 +80,51 @@ def candidate_texts(
         for c in candidates
     ]
     return TextViews(captions, ocr, context)
+
+
+WORD_EVIDENCE = ("caption_rare", "caption_num", "caption_abbr")
+# A word is "rare" in a paper when at most this share of its paragraphs (and at least 2) use it.
+RARE_SHARE = 0.05
+_ABBREVIATION = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*[A-Za-z0-9]")
+
+
+def abbreviations(text: str) -> set[str]:
+    """Names written with two capitals or a capital and a digit ("TNF", "mRNA", "HEK293", "IL-6"), as
+    written (case kept: "CAT" the gene is not "cat")."""
+    out = set()
+    for word in _ABBREVIATION.findall(text):
+        capitals = sum(c.isupper() for c in word)
+        if capitals >= 2 or (capitals and any(c.isdigit() for c in word)):
+            out.add(word)
+    return out
+
+
+def rare_weights(paragraph_words: Sequence[set[str]]) -> dict[str, float]:
+    """log(paragraphs / paragraphs using it) for each word the paper's paragraphs use rarely."""
+    count = max(len(paragraph_words), 1)
+    frequency: dict[str, int] = {}
+    for words in paragraph_words:
+        for word in words:
+            frequency[word] = frequency.get(word, 0) + 1
+    limit = max(2, int(RARE_SHARE * count))
+    return {w: math.log(count / df) for w, df in frequency.items() if df <= limit and count > df}
+
+
+def word_evidence(
+    caption_words: set[str], paragraph_words: set[str], caption_abbr: set[str], paragraph_abbr: set[str],
+    rare: dict[str, float],
+) -> dict[str, float]:
+    """Three counts on a log scale: the summed rarity of the words both use (``caption_rare``), the
+    numbers and digit-bearing names both use (``caption_num``: "37", "24h", "cd4"; single digits left
+    out) and the abbreviations both use (``caption_abbr``)."""
+    shared = caption_words & paragraph_words
+    rare_sum = sum(rare.get(w, 0.0) for w in shared)
+    numbers = sum(1 for w in shared if any(c.isdigit() for c in w) and not (w.isdigit() and len(w) == 1))
+    return {
+        "caption_rare": math.log1p(rare_sum),
+        "caption_num": math.log1p(numbers),
+        "caption_abbr": math.log1p(len(caption_abbr & paragraph_abbr)),
+    }
 
 
 def mention_matrices(
@@ -163,6 +210,10 @@ class SimilarityModel:
         self.ocr_lex = [self.lexical.vector(t) for t in self.ocr_tokens]
         self.ctx_lex = [[self.lexical.vector(t) for t in ts] for ts in self.ctx_tokens]
         self._context_cache: dict[str, np.ndarray] | None = None
+        self._para_words: list[set[str]] | None = None
+        self._para_abbr: list[set[str]] = []
+        self._cap_abbr: list[set[str]] = []
+        self._rare: dict[str, float] = {}
         self.para_emb: np.ndarray | None = None
         self.sent_emb: list[np.ndarray] = []
         self.cap_emb = self.ocr_emb = None
@@ -259,6 +310,8 @@ class SimilarityModel:
             return matrix
 
         out["caption_lex"] = masked(self.lexical.matrix(row_lex, self.cap_lex), has_cap)
+        for name, matrix in self._word_evidence(rows).items():
+            out[name] = masked(matrix, has_cap)
         out["ocr_lex"] = masked(self.lexical.matrix(row_lex, self.ocr_lex), has_ocr)
         if self.has_embeddings:
             assert self.cap_emb is not None and self.ocr_emb is not None
@@ -275,6 +328,34 @@ class SimilarityModel:
             for matrix in out.values():
                 matrix[empty, :] = np.nan
         return out
+
+    def _word_evidence(self, rows: Sequence[Sequence[int]]) -> dict[str, np.ndarray]:
+        """``caption_rare`` / ``caption_num`` / ``caption_abbr`` of every row and caption (see
+        :func:`word_evidence`); a row's words are the union of its paragraphs'."""
+        n, m = len(rows), len(self.views.caption)
+        out = {name: np.zeros((n, m)) for name in WORD_EVIDENCE}
+        if self._para_words is None:
+            self._para_words = [set(t) for t in self.para_tokens]
+            self._para_abbr = [abbreviations(p) for p in self.paragraphs]
+            self._cap_abbr = [abbreviations(c) for c in self.views.caption]
+            self._rare = rare_weights(self._para_words)
+        for r, members in enumerate(rows):
+            words = set().union(*(self._para_words[i] for i in members)) if members else set()
+            abbr = set().union(*(self._para_abbr[i] for i in members)) if members else set()
+            for j, caption_tokens in enumerate(self.cap_tokens):
+                values = word_evidence(set(caption_tokens), words, self._cap_abbr[j], abbr, self._rare)
+                for name, value in values.items():
+                    out[name][r, j] = value
+        return out
+
+    def shared_words(self, i: int, j: int, limit: int = 12) -> list[str]:
+        """The caption's words that paragraph ``i`` uses too, rarest in the paper first (the Why)."""
+        if self._para_words is None:
+            self._word_evidence([])
+        words = set(self.para_tokens[i]) if i < len(self.para_tokens) else set()
+        shared = [t for t in dict.fromkeys(self.cap_tokens[j]) if t in words]
+        shared.sort(key=lambda t: -self._rare.get(t, 0.0))
+        return shared[:limit]
 
     def _allowed_context(self, i: int, j: int) -> list[int]:
         return [k for k in range(len(self.ctx_sentences[j])) if k not in self.own_context[i][j]]

@@ -207,3 +207,102 @@ def monotone_total(utility: np.ndarray, choice: Sequence[int | None]) -> float:
     """The summed positive utility of a choice (what :func:`monotone_assign` maximises)."""
     u = np.asarray(utility, dtype=np.float64)
     return float(sum(max(u[i, j], 0.0) for i, j in enumerate(choice) if j is not None and np.isfinite(u[i, j])))
+
+
+# ------------------------------------------------------------------------------------------ sections
+
+SECTION_KINDS = ("intro", "methods", "results", "discussion")
+SECTION_FEATURES = (*(f"sec_{kind}" for kind in SECTION_KINDS), "sec_first")
+_SECTION_WORDS = (
+    ("intro", re.compile(r"\b(introduction|background)\b", re.IGNORECASE)),
+    ("methods", re.compile(
+        r"\b(methods?|methodology|materials?|procedures?|experimental|protocols?|statistical analys[ie]s|"
+        r"data (collection|analysis)|study (design|area|population)|participants|patients and)\b", re.IGNORECASE)),
+    ("results", re.compile(r"\b(results?|findings)\b", re.IGNORECASE)),
+    ("discussion", re.compile(r"\b(discussion|conclusions?|summary|limitations)\b", re.IGNORECASE)),
+)
+_HEADING_END = re.compile(r"[.!?;:,]\s*[\"'”’)\]]?\s*$")
+HEADING_MAX_WORDS = 12
+
+
+def section_kind(titles: Sequence[str] | str | None) -> str | None:
+    """"intro" / "methods" / "results" / "discussion" from a section's titles (outermost first), or None."""
+    if titles is None:
+        return None
+    if isinstance(titles, str):
+        titles = [titles]
+    for title in titles:
+        for kind, pattern in _SECTION_WORDS:
+            if pattern.search(title or ""):
+                return kind
+    return None
+
+
+def is_heading(text: str | None) -> bool:
+    """A heading or a title line among the user's paragraphs: one short line that does not end a
+    sentence ("Results", "2.1 Cell culture", "# Methods"). No image ever goes after one."""
+    line = (text or "").strip()
+    if not line or "\n" in line:
+        return False
+    if line.startswith("#"):
+        return True
+    words = line.split()
+    return len(words) <= HEADING_MAX_WORDS and not _HEADING_END.search(line) and (line[0].isupper() or line[0].isdigit())
+
+
+def heading_rows(paragraphs: Sequence[str]) -> np.ndarray:
+    """True for each paragraph that is a heading or the title line: a heading-like line with text after
+    it (a heading heads something; a lone short line, or the last one, is a paragraph of its own)."""
+    texts = [p or "" for p in paragraphs]
+    later_text = np.zeros(len(texts), dtype=bool)
+    seen = False
+    for i in range(len(texts) - 1, -1, -1):
+        later_text[i] = seen
+        seen = seen or bool(texts[i].strip())
+    return np.array([is_heading(t) for t in texts], dtype=bool) & later_text
+
+
+def paragraph_sections(
+    paragraphs: Sequence[str], sections: Sequence[Sequence[str] | str | None] | None = None
+) -> tuple[list[str | None], list[bool]]:
+    """Per paragraph, its section's kind and whether it opens its section.
+
+    ``sections``: the section titles of each paragraph when the caller knows them (a JATS or PDF
+    reading); otherwise the headings among the paragraphs themselves start the sections."""
+    kinds: list[str | None] = []
+    first: list[bool] = []
+    if sections is not None:
+        previous: object = object()
+        for titles in sections:
+            key = tuple(titles) if isinstance(titles, (list, tuple)) else titles
+            kinds.append(section_kind(titles))
+            first.append(key != previous)
+            previous = key
+        return kinds, first
+    current: str | None = None
+    opened = True
+    headings = heading_rows(paragraphs)
+    for text, heading in zip(paragraphs, headings):
+        if heading:
+            current = section_kind(text.lstrip("# ")) or current
+            opened = True
+            kinds.append(current)
+            first.append(False)
+            continue
+        kinds.append(current)
+        first.append(opened and bool((text or "").strip()))
+        if (text or "").strip():
+            opened = False
+    return kinds, first
+
+
+def section_features(kinds: Sequence[str | None], first: Sequence[bool], m: int) -> dict[str, np.ndarray]:
+    """Per pair: one-hot of the paragraph's section kind, and ``sec_first`` (it opens its section)."""
+    n = len(kinds)
+    out = {}
+    for kind in SECTION_KINDS:
+        column = np.array([1.0 if k == kind else 0.0 for k in kinds]).reshape(n, 1)
+        out[f"sec_{kind}"] = np.repeat(column, m, axis=1) if n else np.zeros((0, m))
+    opens = np.array([1.0 if f else 0.0 for f in first]).reshape(n, 1)
+    out["sec_first"] = np.repeat(opens, m, axis=1) if n else np.zeros((0, m))
+    return out

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from mmdocsum_desktop.placement import calibration as cal
-from mmdocsum_desktop.placement._weights import PROFILES
+from mmdocsum_desktop.placement.weights import shipped_weights
+
+PROFILES = shipped_weights().profiles
 
 
 def test_column_probabilities_sum_to_at_most_one_and_skip_invalid_rows():
@@ -44,15 +46,19 @@ def test_conditional_logit_learns_a_separating_signal():
 
 
 def test_shipped_profiles_cover_every_signal_set():
-    assert PROFILES, "run benchmarks/bench_placement_ftii.py --write-weights"
+    assert PROFILES, "run benchmarks/placement_relevance.py --write-weights"
     for profile in PROFILES.values():
         assert 0.0 < profile.threshold < 1.0 and profile.order_penalty >= 0.0
-        assert set(profile.weights) == set(cal.feature_names(profile.signals))
+        assert set(profile.weights) <= set(cal.feature_names(profile.signals))
     assert cal.choose_profile({"caption", "caption_sent", "caption_lex", "clip"}, PROFILES).signals == (
         "caption",
         "caption_lex",
         "caption_sent",
     )
+    # with the word evidence too, caption and OCR text: the profile reading both sources wins over the
+    # caption profile with word extras (more primary signals)
+    both = {"caption", "caption_sent", "caption_lex", "ocr", "ocr_sent", "ocr_lex", *cal.EXTRA_SIGNALS}
+    assert {"ocr", "ocr_lex", "ocr_sent"} <= set(cal.choose_profile(both, PROFILES).signals)
     # a set with no profile of its own falls back to the largest one it covers
     assert cal.choose_profile({"caption_lex", "unknown"}, PROFILES).signals == ("caption_lex",)
     assert cal.choose_profile(set(), PROFILES) is None

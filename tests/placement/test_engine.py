@@ -85,7 +85,8 @@ def test_without_an_embedder_words_still_place_them(paper, candidates):
     engine = PlacementEngine(use_ocr=False)
     placements = engine.place([strip_mentions(p) for p in citing] + others, candidates)
     assert [p.figure for p in placements[:3]] == ["Figure 1", "Figure 2", "Figure 3"]
-    assert set(placements[0].signals) <= {"caption_lex", "ocr_lex", "context_lex", "best_candidate"}
+    word_signals = {"caption_lex", "ocr_lex", "context_lex", "caption_rare", "caption_num", "caption_abbr"}
+    assert set(placements[0].signals) <= word_signals | {"best_candidate"}
 
 
 def test_ocr_text_is_read_lazily_and_becomes_a_signal(paper, ocr):

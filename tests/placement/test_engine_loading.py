@@ -39,12 +39,12 @@ def test_default_models_defer_the_cross_encoder_and_ocr_until_a_call_needs_them(
 
 
 def test_the_cross_encoder_is_loaded_only_when_a_figure_is_rescored(embedder):
-    from mmdocsum_desktop.placement.rescore import shared_cross_encoder
+    from mmdocsum_desktop.placement.rescore import own_cross_encoder_loader
 
     paragraphs, pool = _captioned_article()
     calls: list[int] = []
     engine = PlacementEngine(embedder, None, None, top_k=0)
-    engine.cross_encoder_loader = _counting(shared_cross_encoder, calls)
+    engine.cross_encoder_loader = _counting(own_cross_encoder_loader(), calls)
 
     engine.place(paragraphs, [c.model_copy() for c in pool])
     assert calls == [] and engine.cross_encoder is None  # top_k 0: nothing to rescore, nothing loaded

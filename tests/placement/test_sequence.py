@@ -149,3 +149,39 @@ def test_the_paragraph_prior_grows_with_the_number_of_paragraphs():
     assert paragraph_prior(0, 0.75) == 0.0  # no paragraph with text: no bonus, no error
     assert paragraph_prior(120, 0.75) > paragraph_prior(30, 0.75) > 0.0
     assert abs(paragraph_prior(120, 0.5) - paragraph_prior(30, 0.5) - 0.5 * np.log(4)) < 1e-9
+
+
+def test_headings_and_title_lines_are_told_from_paragraphs():
+    from mmdocsum_desktop.placement.sequence import is_heading
+
+    for heading in ("Results", "2.1 Cell culture and treatment", "# Methods", "Effects of TNF on HEK293 cells"):
+        assert is_heading(heading), heading
+    for paragraph in ("Cells grew.", "We measured the growth of the cells over a week, and it doubled twice.",
+                      "", "   ", "as shown below:"):
+        assert not is_heading(paragraph), paragraph
+
+
+def test_sections_from_the_callers_titles_or_from_the_headings_among_the_paragraphs():
+    import numpy as np
+
+    from mmdocsum_desktop.placement.sequence import paragraph_sections, section_features
+
+    kinds, first = paragraph_sections(["a.", "b.", "c.", "d."], [("Introduction",), ("Introduction",),
+                                                                  ("Results", "TNF raises apoptosis"), None])
+    assert kinds == ["intro", "intro", "results", None]
+    assert first == [True, False, True, True]
+    texts = ["A title line", "Some intro text here.", "Materials and methods", "We grew cells.", "Then counted.",
+             "Results", "Cells doubled."]
+    kinds, first = paragraph_sections(texts)
+    assert kinds[3:5] == ["methods", "methods"] and kinds[6] == "results"
+    assert first[3] and not first[4] and first[6] and not first[2]
+    features = section_features(kinds, first, 2)
+    assert features["sec_methods"].shape == (7, 2) and features["sec_methods"][3].tolist() == [1.0, 1.0]
+    assert np.all(features["sec_results"][:5] == 0.0)  # the "Results" heading itself opens it
+
+
+def test_a_lone_or_last_short_line_is_a_paragraph_not_a_heading():
+    from mmdocsum_desktop.placement.sequence import heading_rows
+
+    assert heading_rows(["Gate infidelity and pulse shaping of the laser detuning"]).tolist() == [False]
+    assert heading_rows(["Results", "Cells doubled.", "Outlook", ""]).tolist() == [True, False, False, False]

@@ -1,0 +1,86 @@
+"""The fitted model is a data file: it loads, says where it comes from, and a damaged file is refused
+with one clear message (never silently wrong placements)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from mmdocsum_desktop.placement import PlacementEngine, PlacementError
+from mmdocsum_desktop.placement import calibration as cal
+from mmdocsum_desktop.placement.weights import DEFAULT_WEIGHTS, load_weights, parse_weights, weights_payload
+
+
+@pytest.fixture(scope="module")
+def shipped_data():
+    return json.loads(DEFAULT_WEIGHTS.read_text(encoding="utf-8"))
+
+
+def test_the_shipped_file_loads_with_its_provenance():
+    weights = load_weights()
+    assert weights.sequence_profile in weights.profiles
+    for needed in ("script", "fitted_at", "fitted_on"):
+        assert weights.provenance[needed].strip()
+    assert "test" not in weights.provenance["fitted_on"].lower()  # fitted on dev/fit data only
+    assert set(weights.sequence) == {"ce", "no_ce"}
+    for profile in weights.profiles.values():
+        assert set(profile.weights) <= set(cal.feature_names(profile.signals))
+
+
+def test_a_model_written_and_read_back_is_the_same(tmp_path):
+    weights = load_weights()
+    payload = weights_payload(weights.profiles, weights.sequence, weights.sequence_profile, weights.provenance)
+    path = tmp_path / "weights.json"
+    path.write_text(json.dumps(payload))
+    again = load_weights(path)
+    assert again.profiles == weights.profiles
+    assert again.sequence == weights.sequence
+    assert again.sequence_profile == weights.sequence_profile
+
+
+def _broken(data, change):
+    data = copy.deepcopy(data)
+    change(data)
+    return data
+
+
+def _first_profile(data):
+    return data["profiles"][data["sequence_profile"]]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.update(format=99), "format"),
+        (lambda d: d["provenance"].pop("fitted_on"), "provenance.fitted_on"),
+        (lambda d: _first_profile(d)["weights"].update(caption_raw=float("nan")), "finite"),
+        (lambda d: _first_profile(d)["weights"].update(clip_raw=1.0), "features its signals do not give"),
+        (lambda d: _first_profile(d).update(threshold=1.5), "between 0 and 1"),
+        (lambda d: _first_profile(d)["signals"].append("pixels"), "unknown signals"),
+        (lambda d: d["sequence"]["no_ce"]["weights"].update(colour=1.0), "unknown features"),
+        (lambda d: d["sequence"].pop("ce"), "sequence lacks"),
+        (lambda d: d["sequence"]["ce"].update(top_k=-1), "top_k"),
+        (lambda d: d.update(sequence_profile="caption"), "sequence_profile"),
+    ],
+)
+def test_a_damaged_model_is_refused_with_what_is_wrong(shipped_data, change, message):
+    with pytest.raises(PlacementError, match=message):
+        parse_weights(_broken(shipped_data, change), "weights.json")
+
+
+def test_a_missing_or_unreadable_file_says_so(tmp_path):
+    with pytest.raises(PlacementError, match="missing"):
+        load_weights(tmp_path / "absent.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    with pytest.raises(PlacementError, match="not readable JSON"):
+        load_weights(bad)
+
+
+def test_the_engine_places_with_the_model_it_is_given(shipped_data):
+    weights = parse_weights(shipped_data)
+    engine = PlacementEngine(weights=weights)
+    assert engine.sequence_profile == weights.sequence_profile
+    assert engine.sequence_models["no_ce"] == weights.sequence["no_ce"]
