@@ -55,7 +55,7 @@ PIPELINE_JSON = {
         {"role": "background", "text": "Ducks matter <script>alert(1)</script> as Figure 1 shows.",
          "figure": {"index": 1, "id": "fig1", "label": "Figure 1", "score": 0.9, "image": "figures/fig1.png"},
          "image_caption": "Why fig 1",
-         "sentences": [{"text": "Ducks matter.", "pages": [1], "figures": ["Figure 1"], "tables": [],
+         "sentences": [{"text": "Ducks matter <script>alert(1)</script> as Figure 1 shows.", "pages": [1], "figures": ["Figure 1"], "tables": [],
                         "blocks": ["b1"]}]},
         {"role": "method", "text": "We counted them.", "figure": {"index": 2, "id": "tab1", "label": "Table 1", "image": "figures/tab1.png"},
          "image_caption": "", "sentences": [{"text": "We counted.", "pages": [2], "figures": [],
@@ -124,7 +124,7 @@ def test_project_files_of_format_1_still_open(tmp_path):
     assert summary.engine_label == "extractive" and "old note" in summary.warnings
     assert [a["image"]["imageRef"] for a in proj.render.to_mdocsum(summary)] == ["1", "3", "None", "None"]
     written = proj.export(opened, "markdown", tmp_path / "old.md")
-    assert (tmp_path / "old_images" / "fig2.png").is_file() and "Edited by hand." in written[0].read_text()
+    assert (tmp_path / "old_images" / "figure-2.png").is_file() and "Edited by hand." in written[0].read_text()
 
 
 def test_autosave_and_project_file_round_trip(tmp_path):
@@ -222,8 +222,8 @@ def test_exports(tmp_path):
     out = tmp_path / "exports"
     files = proj.export(workspace, "markdown", out / "summary.md")
     text = (out / "summary.md").read_text(encoding="utf-8")
-    assert files[0] == out / "summary.md" and (out / "summary_images" / "fig1.png").is_file()
-    assert "## Research background" in text and "![Figure 1](<summary_images/fig1.png>)" in text
+    assert files[0] == out / "summary.md" and (out / "summary_images" / "figure-1.png").is_file()
+    assert "## Research background" in text and "![Figure 1](<summary_images/figure-1.png>)" in text
     assert "\\[p. 1; Figure 1\\]" in text
 
     proj.export(workspace, "html", out / "summary.html")

@@ -315,6 +315,7 @@ class DocumentView(QWidget):
         self._hits: list[tuple[int, Rect]] = []  # each search hit: its page and the box around it
         self._hit_boxes: list[tuple[int, list[Rect]]] = []  # the same hits, one box per line they span
         self._hit_index = -1
+        self._hits_for: str | None = None  # the query the hits are for (Enter again goes to the next hit)
         self._rotation: dict[int, int] = {}  # page -> degrees clockwise (90, 180, 270) the user turned it
         self._selection: tuple[int, int, int] | None = None  # page, the word the drag began at, the word now
         self._selection_items: list[QGraphicsRectItem] = []
@@ -514,6 +515,8 @@ class DocumentView(QWidget):
         self._hits = []
         self._hit_boxes = []
         self._hit_index = -1
+        self._hits_for = None
+        self.search_label.setText("")  # "3 of 15 matches" was about the document before
         self._rotation = {}
         self._selection = None
         self._selection_items = []
@@ -979,7 +982,7 @@ class DocumentView(QWidget):
         text = self.search_box.text().strip()
         if not text or self.document is None:
             return
-        if self._hits and getattr(self, "_hits_for", None) == text:
+        if self._hits and self._hits_for == text:
             self._goto_hit(self._hit_index + 1)
             return
         self.search(text)
@@ -1142,9 +1145,9 @@ class DocumentView(QWidget):
         cite = menu.addAction(f"Copy with &citation (p. {page})" if page else "Copy with &citation",
                               lambda: self.copy_selection(citation=True))
         ask = menu.addAction("&Ask about this", lambda: self.askRequested.emit(self.selected_text))
-        short = " ".join(text.split())
-        short = short if len(short) <= 30 else short[:29].rstrip() + "…"
-        find = menu.addAction(f"&Find “{short}”" if short else "&Find", lambda: self.search(" ".join(text.split())))
+        query = " ".join(text.split()).strip(" .,;:!?()[]\"'“”")  # "days." finds "days" wherever it is
+        short = query if len(query) <= 30 else query[:29].rstrip() + "…"
+        find = menu.addAction(f"&Find “{short}”" if short else "&Find", lambda: self.search(query))
         for action in (copy, cite, ask, find):
             action.setEnabled(bool(text))
         return menu

@@ -272,7 +272,7 @@ def html_to_pdf(page: str, target: Path, archive_root: Path) -> Path:
     would fall on the next page starts that page; fonts are subset (the file stays small)."""
     import pymupdf
 
-    body = re.sub(r"<style>.*?</style>", "", page, flags=re.DOTALL)
+    body = _without_ligatures(re.sub(r"<style>.*?</style>", "", page, flags=re.DOTALL))
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="mmdocsum-pdf-") as scratch:
         body, figures = _pdf_figures(body, archive_root, Path(scratch))
@@ -290,6 +290,16 @@ def html_to_pdf(page: str, target: Path, archive_root: Path) -> Path:
         finally:
             document.close()
     return write_bytes_atomic(target, data)
+
+
+def _without_ligatures(body: str) -> str:
+    """The text with each letter that would follow an "f" in a ligature ("fi", "fl", "ff") in a span of
+    its own: MuPDF's layout draws ligature glyphs, which copy out of the PDF as "ﬁ" and "ﬂ" (a reader
+    searching or pasting the text gets other characters); a span boundary is drawn as the two letters."""
+    parts = re.split(r"(<[^>]*>)", body)
+    for index in range(0, len(parts), 2):  # the text between tags, never a tag or its attributes
+        parts[index] = re.sub(r"(?<=f)([fil])", r"<span>\1</span>", parts[index])
+    return "".join(parts)
 
 
 def _pdf_figures(body: str, root: Path, scratch: Path) -> tuple[str, int]:

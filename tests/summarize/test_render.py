@@ -107,8 +107,8 @@ def test_written_files_stand_on_their_own(summary, tmp_path):
     out = tmp_path / "out"
     write_summary(summary, out / "s.md", "md", base_dir=tmp_path)
     text = (out / "s.md").read_text()
-    assert "![Figure 2](<s_images/fig2.png>)" in text
-    assert (out / "s_images" / "fig2.png").read_bytes() == (tmp_path / "paper_files/figures/fig2.png").read_bytes()
+    assert "![Figure 2](<s_images/figure-2.png>)" in text
+    assert (out / "s_images" / "figure-2.png").read_bytes() == (tmp_path / "paper_files/figures/fig2.png").read_bytes()
     page = write_summary(summary, out / "s.html", "html").read_text()
     assert page.count('<img src="data:image/png;base64,') == 1 and "<script>" not in page
     pdf_path = write_summary(summary, out / "s.pdf", "pdf", base_dir=tmp_path)
@@ -119,10 +119,11 @@ def test_written_files_stand_on_their_own(summary, tmp_path):
         assert sum(len(p.get_images()) for p in pdf) == 1
 
 
-def test_an_edited_paragraph_is_cited_as_a_whole(summary, tmp_path):
-    summary.paragraphs[1].text = "Rewritten by hand."  # its sentence citations no longer describe it
+def test_a_paragraph_rewritten_by_hand_is_not_cited(summary, tmp_path):
+    # its sentence citations no longer describe it: the user's words are not vouched for by the paper
+    summary.paragraphs[1].text = "Rewritten by hand."
     text = to_markdown(summary, relative_to=tmp_path)
-    assert "Rewritten by hand. \\[p. 3; Figure 2\\]" in text and "javascript" not in text
+    assert "Rewritten by hand.\n" in text and "p. 3; Figure 2" not in text and "javascript" not in text
 
 
 def test_the_app_exports_exactly_what_mmdocsum_summarize_writes(tmp_path, monkeypatch, embedder):

@@ -56,7 +56,8 @@ def test_markdown_reads_clean_and_opens_in_obsidian(tmp_path):
     assert "Table 1 Numbers of part 0." in text and "Table 1: Table 1" not in text
     assert "\\[p. 2; Table 1\\]" in text and "b1" not in text  # human citations, no block ids
     # images linked relatively, next to the note
-    assert "](<s_images/fig0.png>)" in text and (tmp_path / "out" / "s_images" / "fig0.png").is_file()
+    # named after the label the reader sees beside it (issue 29: "Figure 1" was fig3.png)
+    assert "](<s_images/table-1.png>)" in text and (tmp_path / "out" / "s_images" / "table-1.png").is_file()
     assert str(tmp_path) not in text
 
 
@@ -88,3 +89,27 @@ def test_the_pdf_keeps_every_paragraph_and_each_figure_with_its_caption(big_pdf)
 
 def test_the_pdf_stays_small_with_large_images(big_pdf):
     assert big_pdf.stat().st_size < 1_000_000, big_pdf.stat().st_size
+
+
+def test_an_edited_paragraph_cites_the_papers_sentences_and_never_the_users_own(tmp_path):
+    """Issue 29: the user's added sentence was cited "[pp. 10, 12]" (the whole paragraph's marker)."""
+    summary = _summary(tmp_path)
+    paragraph = summary.paragraphs[0]
+    paper = "Flow fell by half after planting."
+    other = "Rainfall explains the rest of the change."
+    paragraph.sentences = [SentenceCitation(text=paper, pages=[10]), SentenceCitation(text=other, pages=[12])]
+    paragraph.text = f"{paper} {other} My own sentence says what I think."
+    text = to_markdown(summary)
+    assert "Flow fell by half after planting. \\[p. 10\\]" in text
+    assert "Rainfall explains the rest of the change. \\[p. 12\\]" in text
+    assert "My own sentence says what I think.\n" in text  # no marker after the user's words
+    assert "pp. 10, 12" not in text
+
+
+def test_the_pdf_text_copies_out_as_letters_not_ligature_glyphs(tmp_path):
+    """Issue 29: the exported PDF's text copied out as "ﬁ", "ﬂ" (MuPDF's layout draws ligatures)."""
+    path = write_summary(_summary(tmp_path), tmp_path / "s.pdf", "pdf", base_dir=tmp_path)
+    with pymupdf.open(path) as pdf:
+        text = "".join(page.get_text() for page in pdf)
+    assert "effect of flow on paragraph 0" in " ".join(text.split())
+    assert not any("\ufb00" <= ch <= "\ufb06" for ch in text)
