@@ -16,7 +16,15 @@ Label recall: gold labels (canonicalised by the app's own ``parse_caption_start`
 one after case and spacing are folded. A translation leak: a block in the document's language marked as a
 translation, or a block in another language left as body text.
 
-    python benchmarks/multilingual.py            # writes benchmarks/results/multilingual.json
+Summaries (sets ``pdf`` and ``rendered``): the extractive engine's four paragraphs (``ExtractiveEngine.draft``,
+what every summary mode starts from) with and without the abstract: empty paragraphs, sentences the
+detector puts in another language than the document's, and ROUGE-1/2/L of the ``--no-abstract`` summary
+against the abstract in the document's language, scored with text.tokens.rouge_tokens (NFKC, lower case,
+accents and Hangul kept, Han/kana per character, no stemming; rouge-score's own tokenizer drops them).
+``--localised-roles`` lets engines.extractive.section_role fall back to document.sections.summary_part (the
+one-line change the summary owner is asked for) and reports that run instead.
+
+    python benchmarks/multilingual.py [--localised-roles]   # writes benchmarks/results/multilingual[_localised_roles].json
 """
 
 from __future__ import annotations
@@ -35,9 +43,14 @@ from _corpus import CORPUS, write_result
 from lxml import etree
 from PIL import Image, ImageDraw
 
+from mmdocsum_desktop.bench.metrics.rouge import rouge
 from mmdocsum_desktop.document.labels import parse_caption_start
+from mmdocsum_desktop.document.language import guess_language
 from mmdocsum_desktop.document.reader import read_document
+from mmdocsum_desktop.document.sections import summary_part
+from mmdocsum_desktop.engines import extractive
 from mmdocsum_desktop.errors import MmdocsumError
+from mmdocsum_desktop.models.embed import TextEmbedder
 
 MULTILINGUAL = CORPUS / "multilingual"
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
@@ -79,13 +92,16 @@ def jats_gold(path: Path, *, language: str | None = None) -> dict:
             labels.append(start.label)
     title = next((e for e in root.iter() if _local(e) == "article-title"), None)
     title_text = " ".join("".join(title.itertext()).split()) if title is not None else None
+    abstract = next((e for e in root.iter() if _local(e) == "abstract" and not any(_local(a) == "sub-article" for a in e.iterancestors())), None)
     if language and root.get(XML_LANG) != language:
         for sub in root.iter():
             if _local(sub) == "sub-article" and sub.get(XML_LANG) == language and sub.get("article-type") == "translation":
                 sub_title = next((e for e in sub.iter() if _local(e) == "article-title"), None)
                 if sub_title is not None:
                     title_text = " ".join("".join(sub_title.itertext()).split())
-    return {"labels": sorted(set(labels)), "title": title_text}
+                abstract = next((e for e in sub.iter() if _local(e) == "abstract"), abstract)
+    abstract_text = "\n".join(" ".join("".join(p.itertext()).split()) for p in abstract.iter() if _local(p) == "p") if abstract is not None else None
+    return {"labels": sorted(set(labels)), "title": title_text, "abstract": abstract_text}
 
 
 def describe(document, gold: dict, expected_language: str) -> dict:
@@ -115,6 +131,33 @@ def describe(document, gold: dict, expected_language: str) -> dict:
     }
 
 
+_EMBEDDER: list[TextEmbedder] = []
+
+
+def summary_checks(document, gold_abstract: str | None) -> dict:
+    """Empty paragraphs, sentences in another language, and ROUGE of the --no-abstract summary."""
+    if not _EMBEDDER:
+        _EMBEDDER.append(TextEmbedder())
+    engine = extractive.ExtractiveEngine(_EMBEDDER[0])
+    result = {}
+    for include_abstract in (True, False):
+        drafted = engine.draft(document, include_abstract=include_abstract)
+        sentences = [s.text for p in drafted.paragraphs for s in p.sentences]
+        foreign = [t for t in sentences if guess_language(t) not in (None, document.language)]
+        key = "with_abstract" if include_abstract else "no_abstract"
+        result[key] = {
+            "paragraphs": len(drafted.paragraphs),
+            "empty_paragraphs": sum(not p.sentences for p in drafted.paragraphs),
+            "sentences": len(sentences),
+            "other_language_sentences": len(foreign),
+            "other_language_examples": [t[:80] for t in foreign[:2]],
+        }
+        if not include_abstract and gold_abstract:
+            scores = rouge("\n".join(p.text for p in drafted.paragraphs), gold_abstract, document.language)
+            result[key]["rouge_vs_abstract"] = {k: round(scores[k], 4) for k in ("rouge1", "rouge2", "rougeL")}
+    return result
+
+
 def summarise(rows: list[dict]) -> dict:
     gold = sum(len(r.get("gold_labels", [])) for r in rows)
     hits = sum(r.get("label_hits", 0) for r in rows)
@@ -127,6 +170,7 @@ def summarise(rows: list[dict]) -> dict:
         "labels": gold,
         "title_right": sum(bool(r.get("title_right")) for r in titled),
         "titled": len(titled),
+        **_summary_totals(rows),
         "by_language": {
             language: {
                 "documents": sum(r.get("expected_language") == language for r in rows),
@@ -135,6 +179,21 @@ def summarise(rows: list[dict]) -> dict:
             }
             for language in sorted({r.get("expected_language") for r in rows if r.get("expected_language")})
         },
+    }
+
+
+def _summary_totals(rows: list[dict]) -> dict:
+    summarised = [r["summary"] for r in rows if "summary" in r]
+    if not summarised:
+        return {}
+    rouge1 = [s["no_abstract"]["rouge_vs_abstract"]["rouge1"] for s in summarised if "rouge_vs_abstract" in s["no_abstract"]]
+    return {
+        "summaries": len(summarised),
+        "empty_paragraphs_with_abstract": sum(s["with_abstract"]["empty_paragraphs"] for s in summarised),
+        "empty_paragraphs_no_abstract": sum(s["no_abstract"]["empty_paragraphs"] for s in summarised),
+        "other_language_sentences": sum(s[k]["other_language_sentences"] for s in summarised for k in ("with_abstract", "no_abstract")),
+        "rouge1_no_abstract_mean": round(sum(rouge1) / len(rouge1), 4) if rouge1 else None,
+        "rouge_tokenizer": "text.tokens.rouge_tokens",
     }
 
 
@@ -153,7 +212,8 @@ def run_pdfs(languages: dict[str, str]) -> list[dict]:
         if document is None:
             rows.append({"name": pdf.name, "expected_language": expected, "error": error})
             continue
-        rows.append({"name": pdf.name, **describe(document, jats_gold(pdf.with_suffix(".xml"), language=expected), expected)})
+        gold = jats_gold(pdf.with_suffix(".xml"), language=expected)
+        rows.append({"name": pdf.name, **describe(document, gold, expected), "summary": summary_checks(document, gold["abstract"])})
     return rows
 
 
@@ -284,6 +344,7 @@ def run_rendered(folder: Path) -> list[dict]:
             b.is_translation and paper["english"][:40] in b.text for b in document.blocks
         )
         row["references_recognised"] = any(b.section_kind == "references" for b in document.blocks)
+        row["summary"] = summary_checks(document, paper["abstract"])
         rows.append({"name": pdf.name, "rendered": True, **row})
     return rows
 
@@ -292,6 +353,10 @@ def main() -> int:
     if not MULTILINGUAL.is_dir():
         print(f"multilingual corpus not found at {MULTILINGUAL}", file=sys.stderr)
         return 2
+    localised = "--localised-roles" in sys.argv[1:]
+    if localised:
+        english_roles = extractive.section_role
+        extractive.section_role = lambda heading: english_roles(heading) or summary_part(heading)
     languages = manifest()
     started, cpu = time.perf_counter(), time.process_time()
     pdf_rows = run_pdfs(languages)
@@ -299,6 +364,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         rendered_rows = run_rendered(Path(folder))
     result = {
+        "section_roles": "English + document.sections.summary_part (--localised-roles)" if localised else "engines.extractive.section_role as shipped",
         "sets": {
             "pdf (4 real SciELO PDFs)": {"summary": summarise(pdf_rows), "documents": pdf_rows},
             "jats (40 XML: jats/ and the 4 beside the PDFs)": {"summary": summarise(jats_rows), "documents": jats_rows},
@@ -309,7 +375,7 @@ def main() -> int:
     }
     for name, payload in result["sets"].items():
         print(name, payload["summary"])
-    print("written", write_result("multilingual", result))
+    print("written", write_result("multilingual_localised_roles" if localised else "multilingual", result))
     return 0
 
 

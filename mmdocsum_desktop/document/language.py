@@ -85,23 +85,44 @@ def mark_languages(document: Document) -> None:
     _mark_translations(document, languages, language)
 
 
+def _heading_like(block: Block) -> bool:
+    """A heading, or a short paragraph that is only a section name (a reader that missed its font)."""
+    if block.type == "heading":
+        return True
+    return block.type == "paragraph" and len(block.text) <= 40 and heading_roles(block.text) is not None
+
+
 def _mark_translations(document: Document, languages: dict[str, tuple[str | None, float]], language: str) -> None:
     in_foreign_part = False  # under an abstract or keywords heading of another language
     foreign_heading: Block | None = None  # that heading, marked once a block under it is found foreign
+    # after a foreign abstract, blocks a PDF reader kept in it (it missed the next heading) are no abstract
+    clearing_abstract = False
     changed_abstract = False
     for block in document.blocks:
         code, confidence = languages[block.id]
-        if block.type == "heading":
+        if _heading_like(block):
             role = heading_roles(block.text)
+            ended = in_foreign_part
             if role is not None and role.role in _PER_LANGUAGE_ROLES:
                 in_foreign_part = language not in role.languages and code != language
             elif role is not None or block.section_kind in (None, "body"):
                 in_foreign_part = False
+            if ended and not in_foreign_part:
+                clearing_abstract = not (role is not None and role.role == "abstract" and language in role.languages)
             foreign_heading = block if in_foreign_part else None
+            if clearing_abstract and block.is_abstract and block.type == "paragraph":
+                block.is_abstract, changed_abstract = False, True
             continue
         if block.is_translation or block.type == "caption":
             continue
         foreign = code is not None and code != language
+        if in_foreign_part and code == language and block.type == "paragraph":
+            in_foreign_part, clearing_abstract = False, True  # back in the document's language
+        if clearing_abstract:
+            if block.is_abstract and not foreign:
+                block.is_abstract, changed_abstract = False, True
+            elif not block.is_abstract:
+                clearing_abstract = False
         run_in = run_in_heading(block.text) if block.type == "paragraph" else None
         if run_in is not None and run_in.role in _PER_LANGUAGE_ROLES:
             # "Abstract: …", "Keywords: …" printed as one paragraph: its label says its language

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from mmdocsum_desktop.document.language import guess_language, mark_languages
@@ -71,3 +72,35 @@ def test_short_declared_documents_keep_their_declaration(tmp_path: Path):
     mark_languages(document)
     assert document.language == "de"
     assert not any(b.is_translation for b in document.blocks)  # nothing says the text is in another language
+
+
+def _render(html: str, path: Path) -> Path:
+    """A PDF laid out by PyMuPDF's Story (no published Korean paper is in the corpus)."""
+    story = pymupdf.Story(html, user_css="body {font-size: 11px;} h1 {font-size: 20px;}")
+    writer = pymupdf.DocumentWriter(str(path))
+    more = True
+    while more:
+        device = writer.begin_page(pymupdf.paper_rect("a4"))
+        more, _ = story.place(pymupdf.paper_rect("a4") + (56, 56, -56, -56))
+        story.draw(device)
+        writer.end_page()
+    writer.close()
+    return path
+
+
+def test_a_rendered_korean_paper_with_an_english_abstract(tmp_path: Path):
+    korean = ("도시화가 진행됨에 따라 대기 오염은 시민의 건강을 위협하는 주요한 문제가 되었다. 특히 미세먼지는 호흡기 질환과 "
+              "심혈관 질환의 위험을 높이는 것으로 알려져 있다. ")
+    english = ("This study analysed the relationship between urban green space and fine dust concentration in Seoul, "
+               "using observations from 25 districts between 2018 and 2022.")
+    html = (f"<h1>도시 녹지가 대기 질에 미치는 영향</h1><h3>Abstract</h3><p>{english}</p>"
+            f"<h2>서론</h2><p>{korean * 3}</p><p>{korean * 2}</p><h2>참고문헌</h2><p>김철수 (2019). 도시 숲과 대기 질. 한국환경학회지, 12(3), 45-60.</p>")
+    document = read_document(_render(html, tmp_path / "ko.pdf"))
+    assert document.language == "ko"
+    assert document.title == "도시 녹지가 대기 질에 미치는 영향"
+    english_blocks = [b for b in document.blocks if english[:30] in b.text]
+    assert english_blocks and all(b.is_translation and b.language == "en" for b in english_blocks)
+    korean_blocks = [b for b in document.blocks if korean[:20] in b.text]
+    assert len(korean_blocks) == 2
+    # the reader carried the English abstract on into the Korean body; the language pass takes it back
+    assert all(b.language == "ko" and not b.is_translation and not b.is_abstract for b in korean_blocks)
