@@ -110,6 +110,22 @@ def _pdf(folder: Path, *, name: str = "paper.pdf", size: tuple[float, float] = (
     return path
 
 
+def _poster(folder: Path) -> Path:
+    """A 4 KB PDF: one 20000 x 20000 pt page with a captioned picture (4 x 4 pixels) filling it."""
+    import pymupdf
+
+    document = pymupdf.open()
+    page = document.new_page(width=20000, height=20000)
+    page.insert_text((100, 200), "A poster. Figure 1 shows the whole thing in some detail.", fontsize=120)
+    pixels = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 4, 4), False)
+    pixels.clear_with(200)
+    page.insert_image(pymupdf.Rect(100, 400, 19900, 19000), pixmap=pixels)
+    page.insert_text((100, 19500), "Figure 1: The poster drawing covers the page.", fontsize=120)
+    path = folder / "poster.pdf"
+    document.save(path)
+    return path
+
+
 def summarize(*extra: str) -> list[str]:
     return ["summarize", *extra, "--quiet", "--engine", "extractive"]
 
@@ -152,10 +168,10 @@ def cases() -> list[Case]:
     c.append(Case("summarize -o /proc", lambda f: summarize(str(_md(f)), "-o", "/proc/self/summary.json"), (2,)))
     c.append(Case("extract -o /sys", lambda f: ["extract", str(_md(f)), "-o", "/sys/kernel/mmdocsum-out", "--quiet"], (2,)))
     c.append(Case("summarize -o unwritable /proc/1", lambda f: summarize(str(_md(f)), "-o", "/proc/1/out.md"), (2,)))
-    c.append(Case("extract, disk full after 20 KB", lambda f: ["extract", str(_pdf(f)), "-o", str(f / "out"), "--quiet"],
-                  (2,), file_size_limit=20_000))
-    c.append(Case("summarize, disk full after 20 KB", lambda f: summarize(str(_pdf(f)), "-o", str(f / "s.json")),
-                  (2,), file_size_limit=20_000))
+    c.append(Case("extract, disk full after 4 KB", lambda f: ["extract", str(_pdf(f)), "-o", str(f / "out"), "--quiet"],
+                  (2,), file_size_limit=4_000))
+    c.append(Case("summarize, disk full after 4 KB", lambda f: summarize(str(_pdf(f)), "-o", str(f / "s.json")),
+                  (2,), file_size_limit=4_000))
     # -- 7. flags and small things
     c.append(Case("extract --max-pages 0", lambda f: ["extract", str(_md(f)), "-o", str(f / "out"), "--max-pages", "0"], (2,)))
     c.append(Case("extract --max-file-mb -1", lambda f: ["extract", str(_md(f)), "-o", str(f / "out"), "--max-file-mb", "-1"], (2,)))
@@ -178,9 +194,9 @@ def cases() -> list[Case]:
     # -- 8. prompt injection
     c.append(Case("summarize md with an injected instruction",
                   lambda f: summarize(str(_md(f, ARTICLE.replace("nine hours.", "nine hours. " + INJECTION))), "-o", str(f / "s.md")),
-                  no_output_text=("PWNED", "Ignore previous instructions")))
+                  no_output_text=("PWNED", "Ignore previous instructions"), inputs=["notes.md"]))
     # -- 6. sizes
-    c.append(Case("extract a 20000 x 20000 pt page", lambda f: ["extract", str(_pdf(f, size=(20000, 20000))), "-o", str(f / "out"), "--quiet"],
+    c.append(Case("extract a 20000 x 20000 pt page", lambda f: ["extract", str(_poster(f)), "-o", str(f / "out"), "--quiet"],
                   timeout_s=150))
 
     def one_line(f: Path) -> list[str]:
@@ -299,6 +315,8 @@ def run_case(case: Case, code: Path, work: Path, keyring: Path) -> dict:
     if not hung and code_ not in case.expect and not problems["traceback"]:
         problems["wrong"].append(f"exit {code_}, expected {case.expect}: {stderr.strip()[:160]}")
     lines = [line for line in stderr.splitlines() if line.strip() and not line.startswith("mmdocsum: warning")]
+    if stderr.startswith("usage:"):
+        lines = lines[-1:]  # argparse: the usage, then its one error line
     if code_ not in (0, None) and not hung and len(lines) > 1 and not problems["traceback"]:
         problems["wrong"].append(f"{len(lines)} lines on stderr")
     leaked = [p.name for p in written if any(form in p.read_bytes() for form in _key_forms())]

@@ -22,7 +22,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from mmdocsum_desktop.document.labels import CaptionStart, VisualKind, parse_caption_start
-from mmdocsum_desktop.document.limits import ReadLimits
+from mmdocsum_desktop.document.limits import ReadLimits, split_oversized
 from mmdocsum_desktop.document.model import Block, BlockType, Document, DocumentKind, Figure
 from mmdocsum_desktop.errors import CorruptDocumentError
 from mmdocsum_desktop.jobs import JobControl
@@ -62,7 +62,14 @@ def decode_text(data: bytes, source_name: str, declared_encoding: str | None = N
         text = data.decode(encoding)
     except UnicodeDecodeError:
         text = data.decode(encoding, errors="replace")
-        warnings.append(f"{source_name}: some bytes are not valid {encoding} and were replaced")
+        if encoding == "utf-8" and _mostly_legacy(text):
+            # not UTF-8 at all but a legacy 8-bit file (Latin-1, Windows-1252: every accent is one bad
+            # byte): read it as such rather than turn every accent into U+FFFD
+            encoding = "cp1252"
+            text = data.decode(encoding, errors="replace")
+            warnings.append(f"{source_name}: not valid UTF-8; read as Windows-1252 (Latin-1)")
+        else:
+            warnings.append(f"{source_name}: some bytes are not valid {encoding} and were replaced")
     if _looks_binary(text):
         raise CorruptDocumentError(f"{source_name}: not a readable text file (binary or undecodable data)")
     return _CONTROL_CHARS.sub("", text), warnings
@@ -97,12 +104,21 @@ def _utf16_without_bom(data: bytes) -> str | None:
     return None
 
 
+def _mostly_legacy(text: str) -> bool:
+    """Decoded as UTF-8 with replacement: more bad bytes than good multi-byte characters means the file
+    is in an 8-bit encoding, not UTF-8 with a few damaged bytes."""
+    replaced = text.count("\ufffd")
+    good = sum(1 for char in text if ord(char) > 127 and char != "\ufffd")
+    return replaced > good
+
+
 def _looks_binary(text: str) -> bool:
+    # control characters mark binary data; replaced bytes alone do not (a text file with some bad bytes
+    # is read with them replaced, as the JATS reader does)
     sample = text[:_BINARY_SAMPLE_CHARS]
     if not sample:
         return False
-    bad = len(_CONTROL_CHARS.findall(sample)) + sample.count("\ufffd")
-    return bad / len(sample) > _BINARY_BAD_RATIO
+    return len(_CONTROL_CHARS.findall(sample)) / len(sample) > _BINARY_BAD_RATIO
 
 
 # --------------------------------------------------------------------------------------------------
@@ -340,14 +356,17 @@ class ArticleBuilder:
             text = normalise_space(text)
         if not text:
             return None
-        block = Block(
-            id=f"b{len(self.blocks) + 1}",
-            type=block_type,
-            text=text,
-            section=self.section,
-            is_abstract=self.in_abstract,
-        )
-        self.blocks.append(block)
+        block = None
+        # a paragraph of megabytes (a file on one line) becomes blocks of bounded size (limits.py)
+        for piece in split_oversized(text) if block_type in ("paragraph", "list") else [text]:
+            block = Block(
+                id=f"b{len(self.blocks) + 1}",
+                type=block_type,
+                text=piece,
+                section=self.section,
+                is_abstract=self.in_abstract,
+            )
+            self.blocks.append(block)
         return block
 
     def add_heading(self, text: str) -> Block | None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from PIL import Image
 
+from mmdocsum_desktop.document.injection import quarantine
 from mmdocsum_desktop.document.labels import link_mentions
 from mmdocsum_desktop.document.language import mark_languages
 from mmdocsum_desktop.document.limits import DEFAULT_LIMITS, ReadLimits, configure_pillow
@@ -110,6 +111,7 @@ def read_document(
         from mmdocsum_desktop.document.jats import read_jats
 
         document = read_jats(source, limits=limits, control=control)
+    quarantine(document)  # sentences addressed to a language model are not the paper's text (injection.py)
     mark_languages(document)  # before mentions: lower-case "tabela 2" counts in a Portuguese paper
     link_mentions(document)
     return document
@@ -131,7 +133,8 @@ def export_document(
     control = ensure_control(control)
     with removed_on_failure(out):
         try:
-            figures_dir.mkdir(parents=True, exist_ok=True)
+            # figures/ only where there is a figure to put in it: no empty folder left beside the output
+            (figures_dir if document.visuals else out).mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise output_error(figures_dir, error) from error
         if document.kind == "pdf":

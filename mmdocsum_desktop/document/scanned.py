@@ -28,6 +28,7 @@ import pymupdf
 from scipy import ndimage
 
 from mmdocsum_desktop.document.figures import PageGeometry, PageRegions, find_regions
+from mmdocsum_desktop.document.injection import WARNING_PREFIX as INJECTION_WARNING
 from mmdocsum_desktop.document.labels import parse_caption_start
 from mmdocsum_desktop.document.limits import ReadLimits
 from mmdocsum_desktop.document.pdf_layout import Line, Rect, TextBlock, area, union, x_overlap, y_overlap
@@ -90,9 +91,21 @@ class ScannedPage:
 
 
 def looks_scanned(page: pymupdf.Page) -> bool:
-    """A page covered by one picture (more than half of it) is a scan."""
-    page_area = page.rect.width * page.rect.height
-    return any(area(tuple(info["bbox"])) > 0.5 * page_area for info in page.get_image_info())
+    """A page more than half covered by pictures is a scan: one picture, or a scan some producers cut
+    into strips or tiles (a few characters of text beside them, a page number, do not make it text)."""
+    rect = page.rect
+    if rect.is_empty:
+        return False
+    grid = 64  # coverage measured on a 64 x 64 grid over the page: the union of the pictures, linear in their number
+    covered = np.zeros((grid, grid), dtype=bool)
+    for info in page.get_image_info():
+        x0, y0, x1, y1 = (float(v) for v in info["bbox"])
+        columns = [round((x - rect.x0) / rect.width * grid) for x in (x0, x1)]
+        rows = [round((y - rect.y0) / rect.height * grid) for y in (y0, y1)]
+        c0, c1 = (min(max(c, 0), grid) for c in sorted(columns))
+        r0, r1 = (min(max(r, 0), grid) for r in sorted(rows))
+        covered[r0:r1, c0:c1] = True
+    return covered.mean() > 0.5
 
 
 def read_scanned_page(
@@ -500,5 +513,6 @@ def scan_copy(
 
 def scan_notes(warnings: Sequence[str]) -> list[str]:
     """The reader's warnings about scanned pages (read with OCR, low confidence, coarse, not read): what a
-    summary of the document repeats, since its sentences may rest on misread words."""
-    return [w for w in warnings if "OCR" in w or "scanned" in w]
+    summary of the document repeats, since its sentences may rest on misread words; and about text
+    addressed to a language model that was left out (document/injection.py)."""
+    return [w for w in warnings if "OCR" in w or "scanned" in w or w.startswith(INJECTION_WARNING)]
