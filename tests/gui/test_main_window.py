@@ -246,3 +246,54 @@ def test_regenerating_a_paragraph_keeps_the_other_three(qtbot, make_window):
     assert after[2].figure_id == shown_before  # its figure stays
     for i in (0, 1, 3):
         assert after[i].model_dump() == before[i]
+
+
+# ------------------------------------------------------------------------------ issue 29: words that are right
+
+
+def test_a_file_that_fails_to_open_is_named_once_in_the_readers_words(qtbot, make_window, tmp_path):
+    window = make_window()
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4 not really a PDF")
+    empty = tmp_path / "empty.pdf"
+    empty.write_bytes(b"")
+    for path in (broken, empty):
+        job = window.open_path(path)
+        wait_job(qtbot, job)
+        text = window.banner.text
+        assert text.startswith(f"Could not open {path.name}: ") and text.count(path.name) == 1, text
+        assert "filename=" not in text and "Failed to open" not in text and str(tmp_path) not in text, text
+    assert window.banner.text == "Could not open empty.pdf: the file is empty."
+
+
+def test_counts_pages_and_ask_say_what_is_open(qtbot, make_window):
+    window = make_window()
+    assert window.ask_view.status.text() == "Open a document, then ask it a question."
+    open_document(qtbot, window, PAPERS / "docling_2305.03393v1-pg9.pdf")  # one table, no figures
+    assert "1 table." in window.status_label.text() and "1 tables" not in window.status_label.text()
+    assert "no figures" in window.status_label.text()
+    assert window.ask_view.status.text() == "Ask the paper a question."  # not "Open a document…"
+    # an article has no pages: no "5 / 0" page box
+    qtbot.waitUntil(lambda: not window.runner.running("open"))
+    open_document(qtbot, window, PAPERS.parent / "articles" / "wiki_duck.html")
+    view = window.document_view
+    assert not view.page_box.isVisible() and not view.page_count_label.isVisible()
+    qtbot.waitUntil(lambda: not window.runner.running("open"))
+    open_document(qtbot, window, PAPER)
+    assert view.page_box.isVisible() and view.page_count_label.text() == "/ 6"
+
+
+def test_the_small_model_warning_goes_when_another_engine_is_chosen(qtbot, make_window):
+    from mmdocsum_desktop.settings import Settings, save_settings
+    from tests.gui.test_finished_app import smollm2_settings
+
+    window = make_window()
+    open_document(qtbot, window, PAPERS / "docling_picture_classification.pdf")
+    smollm2_settings()
+    job = window.summarize()  # the warning is said before the model runs
+    assert "too small" in window.banner.text
+    window.job_bar.cancel()
+    wait_job(qtbot, job, 120_000)
+    save_settings(Settings())  # the user picks the extractive engine in Settings
+    window._settings_changed()  # what closing the Settings dialog runs
+    assert window.banner.text == ""
