@@ -89,6 +89,8 @@ class PairGold:
     caption_texts: list[str]
     table_texts: list[str]  # the cells and footnotes of tables
     front_texts: list[str]  # title, authors, affiliations, journal metadata
+    # a structured abstract's (section title, text) pairs: "Background", "Methods"…; [] for a plain one
+    abstract_sections: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def figures(self) -> list[GoldVisual]:
@@ -258,6 +260,7 @@ def read_gold(path: str | Path) -> PairGold:
     title = _text(title_element) if title_element is not None else ""
 
     abstract, digest = "", ""
+    abstract_sections: list[tuple[str, str]] = []
     if front is not None:
         for element in front.iter("{*}abstract", "abstract"):
             kind = (element.get("abstract-type") or "").lower()
@@ -266,6 +269,7 @@ def read_gold(path: str | Path) -> PairGold:
                 digest = digest or text
             elif kind in {"", "structured", "author"} and not abstract:
                 abstract = text
+                abstract_sections = _abstract_sections(element)
 
     visuals: list[GoldVisual] = []
     seen_ids: set[str] = set()
@@ -331,7 +335,20 @@ def read_gold(path: str | Path) -> PairGold:
         caption_texts=caption_texts,
         table_texts=table_texts,
         front_texts=front_texts,
+        abstract_sections=abstract_sections,
     )
+
+
+def _abstract_sections(abstract: etree._Element) -> list[tuple[str, str]]:
+    """(title, text) of each titled ``<sec>`` of a structured abstract ("Background", "Methods:"…)."""
+    sections = []
+    for sec in _children(abstract, "sec"):
+        title_element = next(iter(_children(sec, "title")), None)
+        title = _text(title_element) if title_element is not None else ""
+        text = _text(sec, skip=frozenset({"title"}))
+        if title and text:
+            sections.append((title, text))
+    return sections
 
 
 def _walk_body(

@@ -46,6 +46,7 @@ from mmdocsum_desktop.document.normalize import (
 )
 from mmdocsum_desktop.engines.sentences import Sentence, document_sentences
 from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.text.sentences import split_sentences
 
 ROLES = ("background", "method", "results", "conclusion")
 ROLE_TITLES = {
@@ -66,7 +67,7 @@ SUMMARY_LENGTH = 0.85
 # the abstract with the abstract left out).
 # Closeness to the whole paper and to its title matter more than how typical of its role a sentence is.
 RELEVANCE_WEIGHTS = {"fit": 0.2, "centrality": 0.45, "title": 0.3, "quality": 0.15, "contribution": 0.3,
-                     "numbers": 0.1, "salience": 0.6}
+                     "numbers": 0.1, "salience": 0.6, "figures": 0.1}
 
 _SECTION_ROLES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("skip", re.compile(
@@ -195,6 +196,7 @@ _CAPTION_START = re.compile(r"^(supplementa(ry|l) )?(fig(ure)?s?\.?|table|scheme
 # a protocol's recipe: concentrations and volumes, not a finding
 _UNIT = re.compile(r"\b\d+(\.\d+)?\s?(mm|µm|μm|nm|mg|µg|μg|ng|ml|µl|μl|mmol|µmol|μmol|g/l|mg/ml|rpm|°c|x g|× g|h|min|s)\b", re.I)
 _FIGURE_MENTION = re.compile(r"\b(fig(ure)?s?\.?)\s*\d", re.I)
+_FIGURE_OR_TABLE = re.compile(r"\b(fig(ure)?s?\.?|tables?)\s*S?\d", re.I)
 _CITATION = re.compile(r"\[\d+(?:[,–-]\s*\d+)*\]|\([A-Z][A-Za-z-]+(?: et al\.)?,? \d{4}[a-z]?\)")
 _NUMBER = re.compile(r"\d")
 
@@ -240,10 +242,13 @@ class Embedder(Protocol):
 class DraftParagraph:
     role: str
     sentences: list[Sentence] = field(default_factory=list)
+    # the one honest sentence of a paragraph no sentence of the paper can fill ("The paper has no
+    # section describing its method."): said, never filled with another part's sentences
+    absent: str | None = None
 
     @property
     def text(self) -> str:
-        return " ".join(s.text for s in self.sentences)
+        return " ".join(s.text for s in self.sentences) if self.sentences else (self.absent or "")
 
     @property
     def words(self) -> int:
@@ -255,6 +260,22 @@ class ExtractiveResult:
     paragraphs: list[DraftParagraph]
     sentence_count: int
     warnings: list[str] = field(default_factory=list)
+
+
+_PART_NAMES = {"background": "introduction or background", "method": "methods", "results": "results",
+               "conclusion": "discussion or conclusion"}
+
+
+def absence_sentence(document: Document, role: str) -> str:
+    """What a paragraph says when no sentence of the paper can fill it: the paper has no such section, or
+    its section has no sentence that stands on its own (lists, tables, formulas, sentences cut short)."""
+    present = {role_ for role_ in block_roles(document).values() if role_ is not None}
+    if "related" in present:
+        present.add("background")
+    name = _PART_NAMES[role]
+    if role in present:
+        return f"The paper's {name} section has no sentence that reads on its own, so this part is not summarised."
+    return f"The paper has no {name} section (no heading names one), so this part is not summarised."
 
 
 def section_role(heading: str | None) -> str | None:
@@ -277,10 +298,34 @@ _RUN_IN_HEADING = re.compile(
     r"(?=(?:The|This|These|In|We|Our|To|For|Using|All|Each|After|Here|Although|Since)\s)")
 
 
+# A structured abstract's label or a run-in heading set into the sentence: "Background: …", "Case
+# presentation: …", "Método: …", "Abstract—We …", "Index Terms—…". A reader of a summary sees the
+# paragraph's own title instead; the label goes.
+_RUN_IN_LABEL = re.compile(
+    r"^(?:[^\W\d_][\w'’/&-]*(?:\s+[\w'’/&()-]+){0,3}\s*[:：]|(?:abstract|summary|index terms|keywords)\s*[—–]\s*)\s*"
+    r"(?=[\"“(]?[^\W_])", re.I)
+_NOT_A_LABEL = re.compile(r"^((e\.?g|i\.?e|ratio|p|n|vs?)\s*[:：]|(the|a|an|this|these|our|we|in|for)\s)", re.I)
+# the abstract set as a run-in paragraph ("Abstract—We propose…", "ABSTRACT: …"): not body text
+ABSTRACT_RUN_IN = re.compile(r"^\s*(abstract|summary)\s*[—–:.-]\s*\S", re.I)
+
+
+def strip_run_in_label(text: str) -> str:
+    """"Background: Influenza is…" → "Influenza is…"; text without such a label is returned as is."""
+    match = _RUN_IN_LABEL.match(text)
+    if not match or _NOT_A_LABEL.match(text) or not text[:1].isupper():
+        return text
+    rest = text[match.end():]
+    if len(rest.split()) < 4:
+        return text
+    return rest[:1].upper() + rest[1:]
+
+
 def clean_sentence(text: str) -> str:
-    """The sentence as a reader should see it: normalised characters, a run-in heading cut off, reference
-    markers removed with their brackets, spacing and punctuation around them repaired."""
+    """The sentence as a reader should see it: normalised characters, a run-in heading or an abstract's
+    label cut off, reference markers removed with their brackets, spacing and punctuation around them
+    repaired."""
     text = normalize_text(" ".join(text.split()))
+    text = strip_run_in_label(text)
     heading = _RUN_IN_HEADING.match(text)
     if heading and len(heading.group(0).split()) <= 12:
         text = text[heading.end():]
@@ -295,6 +340,10 @@ def clean_sentence(text: str) -> str:
     text = re.sub(r"([,;])\s*([,;.])", r"\2", text)
     text = re.sub(r"\(\s+", "(", text)
     return " ".join(text.split()).strip()
+
+
+def _comparable(text: str) -> str:
+    return " ".join(re.findall(r"[^\W_]+", normalize_text(text).lower()))
 
 
 def reference_markers(text: str) -> int:
@@ -470,14 +519,57 @@ def block_roles(document: Document) -> dict[str, str | None]:
     ("Materials and methods", "Results"): most papers' headings are such subsections."""
     roles: dict[str, str | None] = {}
     inherited: str | None = None
+    capitals = False  # the last heading of known role was set in capitals ("INTRODUCTION")
     for block in document.blocks:
         if block.type == "heading":
             own = section_role(block.text)
             if own is not None:
                 inherited = own
+                capitals = _in_capitals(block.text)
+            elif _TOP_LEVEL_NUMBER.match(block.text or "") or (capitals and _in_capitals(block.text)):
+                # "3. Flow duration curves", "PLANT ANAEROBIOSIS" after "INTRODUCTION": a section of its
+                # own at the level of the introduction, not one of its subsections
+                inherited = None
         own = section_role(block.section)
         roles[block.id] = own if own is not None else inherited
     return roles
+
+
+def _in_capitals(text: str | None) -> bool:
+    letters = [c for c in text or "" if c.isalpha()]
+    return len(letters) >= 4 and all(c.isupper() for c in letters)
+
+
+# "3. Results", "IV. DISCUSSION": a top-level section's number (a subsection's is "3.2")
+_TOP_LEVEL_NUMBER = re.compile(r"^\s*(?:\d{1,2}|[IVX]{1,5})\.?\s+[A-Z]")
+# a section serving both the results and the conclusion paragraphs: "Results and discussion"
+_RESULTS_AND_DISCUSSION = re.compile(r"\b(results?|findings)\b.*\b(discussions?|conclusions?)\b|"
+                                     r"\b(discussions?|conclusions?)\b.*\b(results?|findings)\b", re.I)
+# the paragraphs each section role may fill: related work is background too
+_SERVES = {"background": frozenset({"background"}), "related": frozenset({"background"}),
+           "method": frozenset({"method"}), "results": frozenset({"results"}),
+           "conclusion": frozenset({"conclusion"})}
+ANY_ROLE = frozenset(ROLES)
+
+
+def block_serves(document: Document) -> dict[str, frozenset[str]]:
+    """Block id → the summary paragraphs its sentences may fill: those of its section's role
+    (:func:`block_roles`), both results and conclusion for a "Results and discussion" section, and any
+    paragraph for text under no heading of known role (the scores decide there)."""
+    roles = block_roles(document)
+    combined = False
+    serves: dict[str, frozenset[str]] = {}
+    for block in document.blocks:
+        if block.type == "heading" and section_role(block.text) is not None:
+            combined = bool(_RESULTS_AND_DISCUSSION.search(block.text or ""))
+        role = roles.get(block.id)
+        if role is None:
+            serves[block.id] = ANY_ROLE
+        elif role == "results" and (combined or _RESULTS_AND_DISCUSSION.search(block.section or "")):
+            serves[block.id] = frozenset({"results", "conclusion"})
+        else:
+            serves[block.id] = _SERVES.get(role, frozenset())
+    return serves
 
 
 @dataclass(frozen=True)
@@ -490,6 +582,8 @@ class Candidate:
     cited: int = 0  # reference markers the raw sentences carried: a sentence about others' work
     opens_paragraph: bool = False  # its first sentence opens its block (a topic sentence)
     closes_paragraph: bool = False  # its last sentence closes its block (a paragraph's conclusion)
+    serves: frozenset[str] = ANY_ROLE  # the paragraphs it may fill (block_serves); the abstract's, any
+    figure_cited: bool = False  # its block cites a figure or table: it can bring one into the summary
 
 
 def candidates(document: Document, *, include_abstract: bool = True) -> list[Candidate]:
@@ -503,8 +597,17 @@ def candidates(document: Document, *, include_abstract: bool = True) -> list[Can
     markers: dict[int, int] = {}
     references_began: set[str] = set()  # blocks whose text runs on into a reference list
     title = " ".join((document.title or "").split()).lower()
+    # with the abstract left out, its sentences stay out wherever they recur (a second copy, an
+    # unmarked "Abstract—…" paragraph) and so does a block that opens with the abstract's label
+    abstract_texts = set() if include_abstract else {
+        _comparable(t) for b in document.blocks if b.is_abstract for t in split_sentences(b.text)}
     for s in sentences:
         if s.block not in allowed or s.block in references_began:
+            continue
+        if not include_abstract and ABSTRACT_RUN_IN.match(s.text):
+            references_began.add(s.block)  # the rest of the block is the abstract too
+            continue
+        if not include_abstract and _comparable(s.text) in abstract_texts:
             continue
         if _INLINE_REFERENCES.search(s.text):
             references_began.add(s.block)  # "… industry. References 1. De Martino L, …": the rest is the list
@@ -520,9 +623,14 @@ def candidates(document: Document, *, include_abstract: bool = True) -> list[Can
     last_of_block = {s.position for k, s in enumerate(sentences)
                      if k == len(sentences) - 1 or sentences[k + 1].block != s.block}
 
+    serves = block_serves(document)
+    block_text = {b.id: b.text for b in document.blocks}
+
     def candidate(sentence: Sentence, covers: tuple[int, ...], role: str | None) -> Candidate:
         return Candidate(sentence, covers, role, sum(markers.get(c, 0) for c in covers),
-                         covers[0] in first_of_block, covers[-1] in last_of_block)
+                         covers[0] in first_of_block, covers[-1] in last_of_block,
+                         ANY_ROLE if sentence.in_abstract else serves.get(sentence.block, ANY_ROLE),
+                         bool(_FIGURE_OR_TABLE.search(block_text.get(sentence.block, ""))))
 
     result: list[Candidate] = []
     for position, sentence in cleaned.items():
@@ -756,29 +864,42 @@ class ExtractiveEngine:
         weights = np.array([SALIENCE_WEIGHTS.get(name, 0.0) for name in SALIENCE_FEATURES], dtype=np.float32)
         salience = salience_features(pool, vectors, title_similarity, prototypes, document.title or "") @ weights
 
+        figure_cited = np.array([1.0 if c.figure_cited else 0.0 for c in pool], dtype=np.float32)
+        # a sentence fills only the paragraphs its section serves (a Method paragraph is never made of
+        # the introduction): the other roles' scores are pushed below any it may take
+        serves = np.array([[role in c.serves for role in ROLES] for c in pool], dtype=bool)
+        scores = np.where(serves, scores, scores - 5.0)
+
         taken: set[int] = set()
         covered: set[int] = set()
         paragraphs: list[DraftParagraph] = []
         words = np.array([s.words for s in kept])
         best = scores.argmax(axis=1)
         total = int(words.sum())
+        # the words of a part the paper does not have (a protocol's results, a review's method) go to the
+        # parts it has: a summary of a protocol says more of its method, not less in all
+        present = [role for r, role in enumerate(ROLES) if serves[:, r].any()]
+        wanted = sum(self.role_targets.get(role, self.target_words) for role in ROLES)
+        kept_share = sum(self.role_targets.get(role, self.target_words) for role in present)
+        stretch = min(1.5, wanted / kept_share) if kept_share else 1.0
         for r, role in enumerate(ROLES):
-            role_target = int(round(self.role_targets.get(role, self.target_words) * scale))
-            max_words = max(self.max_words, int(round(self.max_words * scale)))
+            role_target = int(round(self.role_targets.get(role, self.target_words) * scale * stretch))
+            max_words = max(self.max_words, int(round(self.max_words * scale * stretch)))
             # a short document is shared out evenly instead of the first paragraph taking everything
             target = role_target if total >= 6 * role_target else max(15, min(role_target, total // 4))
             others = np.delete(scores, r, axis=1).max(axis=1)
             fit = scores[:, r] - others  # > 0: this role suits the sentence best
-            order = [int(i) for i in np.argsort(-fit) if int(i) not in taken and not covered & set(pool[int(i)].covers)]
+            order = [int(i) for i in np.argsort(-fit) if int(i) not in taken and not covered & set(pool[int(i)].covers)
+                     and serves[int(i), r]]
             own = [i for i in order if best[i] == r]
             candidates_ = own[:60]
             if int(words[own].sum()) < max(target, self.min_words):
-                # borrow sentences that no later paragraph needs more
+                # borrow sentences that may fill this paragraph too and that no later paragraph needs more
                 spare = [i for i in order if best[i] != r and best[i] < r or (best[i] > r and fit[i] > -0.25 and total >= 6 * target)]
                 candidates_ = (own + spare)[:60]
             if not candidates_:
-                paragraphs.append(DraftParagraph(role))
-                warnings.append(f"{ROLE_TITLES[role].lower()}: only 0 words of suitable sentences")
+                paragraphs.append(DraftParagraph(role, absent=absence_sentence(document, role)))
+                warnings.append(f"{ROLE_TITLES[role].lower()}: no sentence of the paper can fill it; the summary says so")
                 continue
             w = RELEVANCE_WEIGHTS
             relevance = (_normalise(fit[candidates_]) * w["fit"] + _normalise(centrality[candidates_]) * w["centrality"]
@@ -791,6 +912,8 @@ class ExtractiveEngine:
             if role in ("method", "results"):
                 # a sentence that cites a figure brings that figure into the interleaved summary
                 relevance = relevance + 0.06 * figure_mention[candidates_]
+            # so does a sentence whose passage cites one: the paragraph can show what it discusses
+            relevance = relevance + w["figures"] * figure_cited[candidates_]
             relevance = relevance + w.get("salience", 0.0) * _normalise(salience[candidates_])
             chosen = self._mmr(candidates_, relevance, vectors, taken, kept, target, max_words, pool, covered)
             taken.update(chosen)

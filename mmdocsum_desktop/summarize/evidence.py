@@ -7,9 +7,13 @@ the figure and table labels it (or its passage) cites. The grounded writer (summ
 from them; the extractive engine's own paragraphs are their own evidence.
 
 A paragraph shows a figure only when its evidence discusses it: the figure is cited by the evidence
-sentences themselves (strongest) or by the passages (blocks) they come from. Figures are preferred to
-tables for background, method and conclusion; a table may illustrate the results. Each figure is shown
-once; the strongest claims are served first.
+sentences themselves (strongest), by the passages (blocks) they come from, or — weaker, the nearer the
+better — by the other paragraphs of the section those passages belong to (under the same heading, then in
+the same part of the paper: a Results sentence may show a figure its Results section discusses, never one
+only the Methods cite). Figures are preferred to tables for background, method and conclusion; a table may
+illustrate the results. Each figure is shown once. The assignment first illustrates as many paragraphs
+as their evidence allows, then prefers the strongest ties; a paragraph left without a figure gets a typed
+reason (:class:`~mmdocsum_desktop.summarize.schema.NoFigure`) that the summary shows.
 """
 
 from __future__ import annotations
@@ -23,16 +27,18 @@ import numpy as np
 
 from mmdocsum_desktop.document.labels import find_mentions
 from mmdocsum_desktop.document.model import Document
-from mmdocsum_desktop.engines.extractive import DraftParagraph, Embedder, ExtractiveEngine
+from mmdocsum_desktop.engines.extractive import DraftParagraph, Embedder, ExtractiveEngine, block_roles
 from mmdocsum_desktop.engines.sentences import Sentence
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.summarize.schema import FigureChoice, FigureEntry
+from mmdocsum_desktop.summarize.schema import FigureChoice, FigureEntry, NoFigure
 
 # how much more evidence than an extractive paragraph: the writer shortens each evidence sentence (to
 # about three quarters of its words on the dev half of pmc/), so a fifth more sentences give a summary of
 # about the extractive length that covers more of the paper
 EVIDENCE_SCALE = 1.2
-SENTENCE_CITES, PASSAGE_CITES = 2.0, 1.0  # weight of a figure cited by the sentence itself / by its passage
+# weight of a figure cited by the sentence itself / by its passage / by its section (same heading) / by
+# its part of the paper (the run of sections of one role: "Results" with its subsections)
+SENTENCE_CITES, PASSAGE_CITES, SECTION_CITES, PART_CITES = 2.0, 1.0, 0.5, 0.25
 FIGURE_FOR_PROSE, TABLE_FOR_RESULTS = 0.5, 0.3
 
 
@@ -47,6 +53,8 @@ class EvidenceItem:
     section: str | None
     cites: tuple[str, ...] = ()  # labels ("Figure 2") the sentence itself cites
     passage_cites: tuple[str, ...] = ()  # labels its block cites anywhere
+    section_cites: tuple[str, ...] = ()  # labels the other blocks under its heading cite
+    part_cites: tuple[str, ...] = ()  # labels cited anywhere in its part of the paper (its role's sections)
 
     @property
     def marker(self) -> str:
@@ -70,12 +78,23 @@ class ParagraphEvidence:
         """Lower-cased label → how strongly these items (all by default) discuss it."""
         weights: Counter[str] = Counter()
         for item in self.items if items is None else items:
-            for label in item.cites:
-                weights[label.lower()] += SENTENCE_CITES
-            for label in item.passage_cites:
-                if label not in item.cites:
-                    weights[label.lower()] += PASSAGE_CITES
+            levels = ((item.cites, SENTENCE_CITES), (item.passage_cites, PASSAGE_CITES),
+                      (item.section_cites, SECTION_CITES), (item.part_cites, PART_CITES))
+            seen: set[str] = set()
+            for labels, weight in levels:
+                for label in labels:
+                    if label not in seen:  # each item counts a label once, at its closest level
+                        seen.add(label)
+                        weights[label.lower()] += weight
         return weights
+
+    def cited_labels(self, items: Sequence[EvidenceItem] | None = None) -> list[str]:
+        """Every label these items (all by default) discuss at any level, closest first."""
+        found: dict[str, None] = {}
+        for item in self.items if items is None else items:
+            for label in (*item.cites, *item.passage_cites, *item.section_cites, *item.part_cites):
+                found.setdefault(label, None)
+        return list(found)
 
     def to_json(self) -> dict[str, Any]:
         return {"role": self.role, "items": [
@@ -85,26 +104,66 @@ class ParagraphEvidence:
 
 def _labels(text: str, known: dict[str, str]) -> tuple[str, ...]:
     found = []
-    for _, label in find_mentions(text):
+    # label words in lower case count too ("(figure 4a)", Royal Society style): only labels the document
+    # has are kept, so "a table 3 m long" cannot bring a figure in unless the paper has a Table 3
+    for _, label in find_mentions(text, language="any"):
         canonical = known.get(label.lower())
         if canonical is not None and canonical not in found:
             found.append(canonical)
     return tuple(found)
 
 
+def _cites_around(document: Document, known: dict[str, str]) -> tuple[dict[str, tuple[str, ...]],
+                                                                    dict[str, tuple[str, ...]],
+                                                                    dict[str, tuple[str, ...]]]:
+    """Block id → the labels its own text cites, those its section (the run of body prose under one
+    heading) cites, and those its part of the paper (the run of sections of one role) cites."""
+    roles = block_roles(document)
+    own: dict[str, tuple[str, ...]] = {}
+    section_of: dict[str, int] = {}
+    part_of: dict[str, int] = {}
+    section_labels: dict[int, list[str]] = {}
+    part_labels: dict[int, list[str]] = {}
+    section = part = 0
+    last_heading: str | None = None
+    last_role: str | None = None
+    for block in document.blocks:
+        if block.type not in ("paragraph", "list") or block.is_abstract or not block.is_body:
+            continue
+        if block.section != last_heading:
+            section += 1
+            last_heading = block.section
+        role = roles.get(block.id)
+        if role != last_role:
+            part += 1
+            last_role = role
+        labels = _labels(block.text, known)
+        own[block.id] = labels
+        section_of[block.id], part_of[block.id] = section, part
+        section_labels.setdefault(section, []).extend(labels)
+        if role is not None:  # a part is a role's sections; text under no known heading has none
+            part_labels.setdefault(part, []).extend(labels)
+    sections = {b: tuple(dict.fromkeys(section_labels.get(k, []))) for b, k in section_of.items()}
+    parts = {b: tuple(dict.fromkeys(part_labels.get(k, []))) for b, k in part_of.items()}
+    return own, sections, parts
+
+
 def evidence_from_drafts(document: Document, drafts: Sequence[DraftParagraph]) -> list[ParagraphEvidence]:
-    """Each draft paragraph's sentences as evidence items, with the labels they and their blocks cite."""
+    """Each draft paragraph's sentences as evidence items, with the labels they, their blocks, their
+    sections and their parts of the paper cite."""
     known = {v.label.lower(): v.label for v in document.visuals if v.label}
     block_text = {b.id: b.text for b in document.blocks}
-    passage: dict[str, tuple[str, ...]] = {}
+    own, sections, parts = _cites_around(document, known)
     result = []
     for draft in drafts:
         items = []
         for k, sentence in enumerate(draft.sentences, start=1):
-            if sentence.block not in passage:
-                passage[sentence.block] = _labels(block_text.get(sentence.block, ""), known)
+            passage = own.get(sentence.block)
+            if passage is None:
+                passage = own[sentence.block] = _labels(block_text.get(sentence.block, ""), known)
             items.append(EvidenceItem(k, sentence.text, sentence.block, sentence.page, sentence.section,
-                                      _labels(sentence.text, known), passage[sentence.block]))
+                                      _labels(sentence.text, known), passage,
+                                      sections.get(sentence.block, ()), parts.get(sentence.block, ())))
         result.append(ParagraphEvidence(draft.role, items))
     return result
 
@@ -129,9 +188,21 @@ def choose_evidence_figures(
     texts: Sequence[str],
     embedder: Embedder | None,
 ) -> list[FigureChoice | None]:
-    """One figure (or None) per paragraph, each figure at most once: only figures the paragraph's used
-    evidence discusses; figures before tables outside the results; ties go to the caption closest to
-    the paragraph's text."""
+    """One figure (or None) per paragraph, each figure at most once (see :func:`assign_evidence_figures`)."""
+    return [choice for choice, _ in assign_evidence_figures(evidence, used, entries, texts, embedder)]
+
+
+def assign_evidence_figures(
+    evidence: Sequence[ParagraphEvidence],
+    used: Sequence[Sequence[EvidenceItem]],
+    entries: Sequence[FigureEntry],
+    texts: Sequence[str],
+    embedder: Embedder | None,
+) -> list[tuple[FigureChoice | None, NoFigure | None]]:
+    """Per paragraph, the figure it shows, or None and why. Only figures the paragraph's used evidence
+    discusses; each at most once; as many paragraphs illustrated as that allows (a maximum matching),
+    and among those assignments the strongest ties: the closest citations, figures before tables
+    outside the results, the caption closest to the paragraph's text."""
     by_label = {e.label.lower(): e for e in entries if e.label}
     options: list[dict[int, float]] = []
     for paragraph, items in zip(evidence, used):
@@ -150,19 +221,47 @@ def choose_evidence_figures(
         options.append(scores)
     similarity = _caption_similarity(options, entries, texts, embedder)
     chosen: list[FigureChoice | None] = [None] * len(options)
-    pairs = sorted(((score + 0.5 * similarity.get((row, index), 0.0), row, index)
-                    for row, scores in enumerate(options) for index, score in scores.items()), reverse=True)
-    taken_rows: set[int] = set()
-    taken_figures: set[int] = set()
     by_index = {e.index: e for e in entries}
-    for score, row, index in pairs:
-        if row in taken_rows or index in taken_figures:
-            continue
-        taken_rows.add(row)
-        taken_figures.add(index)
-        signals = {"evidence": options[row][index], "caption_similarity": similarity.get((row, index), 0.0)}
-        chosen[row] = FigureChoice.of(by_index[index], score=score, chosen_by="evidence", signals=signals)
-    return chosen
+    columns = sorted({index for scores in options for index in scores})
+    if columns:
+        from scipy.optimize import linear_sum_assignment
+
+        # every allowed pair is worth more than any difference of scores: the most paragraphs illustrated
+        # first, then the strongest ties among such assignments
+        bonus = 1.0 + sum(max(scores.values(), default=0.0) + 0.5 for scores in options)
+        gain = np.zeros((len(options), len(columns)))
+        for row, scores in enumerate(options):
+            for k, index in enumerate(columns):
+                if index in scores:
+                    gain[row, k] = bonus + scores[index] + 0.5 * similarity.get((row, index), 0.0)
+        rows, cols = linear_sum_assignment(gain, maximize=True)
+        for row, k in zip(rows, cols):
+            if gain[row, k] <= 0:
+                continue
+            index = columns[k]
+            signals = {"evidence": options[row][index], "caption_similarity": similarity.get((row, index), 0.0)}
+            chosen[row] = FigureChoice.of(by_index[index], score=gain[row, k] - bonus, chosen_by="evidence",
+                                          signals=signals)
+    result: list[tuple[FigureChoice | None, NoFigure | None]] = []
+    shown = {c.label.lower() for c in chosen if c is not None and c.label}
+    for row, (paragraph, items, choice) in enumerate(zip(evidence, used, chosen)):
+        if choice is not None:
+            result.append((choice, None))
+        elif not (texts[row] if row < len(texts) else "").strip():
+            result.append((None, NoFigure(kind="no_text")))
+        elif not entries:
+            result.append((None, NoFigure(kind="document_has_none")))
+        else:
+            cited = paragraph.cited_labels(items)
+            elsewhere = [label for label in cited if label.lower() in shown]
+            without_image = [label for label in cited if label.lower() not in by_label]
+            if elsewhere:
+                result.append((None, NoFigure(kind="shown_elsewhere", labels=elsewhere[:3])))
+            elif without_image:
+                result.append((None, NoFigure(kind="no_image", labels=without_image[:3])))
+            else:
+                result.append((None, NoFigure(kind="not_cited")))
+    return result
 
 
 def _caption_similarity(options: list[dict[int, float]], entries: Sequence[FigureEntry], texts: Sequence[str],

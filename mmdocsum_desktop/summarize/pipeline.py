@@ -13,7 +13,8 @@
 3. parsing — :func:`parse.parse_answer` (tolerant; records format issues, rule breaks and its repairs);
    a paragraph the model did not write is filled with extracted sentences, and that is recorded;
 4. figures — extractive and grounded summaries: a figure only where the paragraph's evidence cites it
-   (:func:`evidence.choose_evidence_figures`). Full-document LLM answers: the placement engine's global assignment. ``hybrid`` (default for LLMs): the model's valid
+   (:func:`evidence.assign_evidence_figures`), as many paragraphs illustrated as that allows, and each
+   paragraph without one says why (``SummaryParagraph.no_figure``). Full-document LLM answers: the placement engine's global assignment. ``hybrid`` (default for LLMs): the model's valid
    proposals enter the assignment as a bonus signal and the scorer decides; ``model``: the model's valid
    choices are kept and only broken ones (out of range, used twice, missing) are repaired by the global
    assignment; ``placement``: the model's proposals are ignored. Every change is recorded;
@@ -38,6 +39,7 @@ from mmdocsum_desktop.engines.extractive import (
     DraftParagraph,
     Embedder,
     ExtractiveEngine,
+    absence_sentence,
     clean_sentence,
 )
 from mmdocsum_desktop.engines.sentences import Sentence, split_sentences
@@ -45,12 +47,13 @@ from mmdocsum_desktop.errors import EmptyDocumentError, EngineError, JobCancelle
 from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
 from mmdocsum_desktop.summarize import prompt as prompts
 from mmdocsum_desktop.summarize.citations import Citer
-from mmdocsum_desktop.summarize.evidence import choose_evidence_figures, evidence_from_drafts, select_evidence
+from mmdocsum_desktop.summarize.evidence import assign_evidence_figures, evidence_from_drafts, select_evidence
 from mmdocsum_desktop.summarize.grounded import GroundedWriter
 from mmdocsum_desktop.summarize.parse import ParsedAnswer, parse_answer
 from mmdocsum_desktop.summarize.schema import (
     FigureChoice,
     FigureEntry,
+    NoFigure,
     Summary,
     SummaryOptions,
     SummaryParagraph,
@@ -481,7 +484,8 @@ def summarize_document(
     if extractive:
         drafted = engine.draft(document, include_abstract=options.include_abstract, control=control)
         warnings += drafted.warnings
-        paragraphs = [SummaryParagraph(role=d.role, text=d.text, source="extracted") for d in drafted.paragraphs]
+        paragraphs = [SummaryParagraph(role=d.role, text=d.text, source="extracted" if d.sentences else "absent")
+                      for d in drafted.paragraphs]
         sources = [list(d.sentences) for d in drafted.paragraphs]
         evidence = evidence_from_drafts(document, drafted.paragraphs)
         used = [e.items for e in evidence]
@@ -512,18 +516,29 @@ def summarize_document(
             elif p.rule_broken:
                 broken[i] = _rule_text(p)
         mode = options.figure_mode
+    for paragraph in paragraphs:
+        if not paragraph.text.strip():
+            # a paragraph nothing could fill says so in one sentence: never empty, never another part's text
+            paragraph.text = absence_sentence(document, paragraph.role)
+            paragraph.source = "absent"
+            warnings.append(f"{paragraph.title.lower()}: no sentence of the paper can fill it; the summary says so")
     timings["text_s"] = time.perf_counter() - t
 
     t = time.perf_counter()
     entries = figure_entries(candidates, base_dir)
     if evidence is not None:
-        # a figure belongs to a paragraph whose evidence discusses it (cites it), or to none
-        for paragraph, choice in zip(paragraphs, choose_evidence_figures(evidence, used, entries,
-                                                                          [p.text for p in paragraphs], embedder)):
-            paragraph.figure = choice
+        # a figure belongs to a paragraph whose evidence discusses it (cites it), or to none, and then
+        # the paragraph says why
+        texts = [p.text if p.source != "absent" else "" for p in paragraphs]
+        for paragraph, (choice, note) in zip(paragraphs, assign_evidence_figures(evidence, used, entries, texts, embedder)):
+            paragraph.figure, paragraph.no_figure = choice, note
     else:
         repairs += choose_figures(paragraphs, candidates, entries, mode=mode, proposals=proposals, broken=broken,
                                   embedder=embedder, ocr=ocr, threshold=options.placement_threshold, control=control)
+        for paragraph in paragraphs:
+            if paragraph.figure is None:
+                paragraph.no_figure = NoFigure(kind="no_text" if paragraph.source == "absent"
+                                               else "no_match" if candidates else "document_has_none")
     for paragraph in paragraphs:
         if paragraph.figure is None:
             paragraph.image_caption = ""
@@ -536,8 +551,9 @@ def summarize_document(
         tag_labels = {s.tag: s.label for s in slots if s.label}
         citer = Citer(document, embedder, include_abstract=options.include_abstract, tag_labels=tag_labels)
         for paragraph, paragraph_sources in zip(paragraphs, sources or [[] for _ in paragraphs]):
-            if mode == "evidence":
-                continue  # the grounded writer cited each sentence to the evidence that supports it
+            if mode == "evidence" or paragraph.source == "absent":
+                continue  # the grounded writer cited each sentence to the evidence that supports it; an
+                # absence sentence is the app's, not the paper's: nothing to cite
             if paragraph_sources and all(s is not None for s in paragraph_sources):
                 texts = [s.text for s in paragraph_sources if s is not None]
                 paragraph.sentences = citer.cite(texts, paragraph_sources)

@@ -193,6 +193,8 @@ def to_markdown(summary: Summary, *, base_dir: str | Path | None = None, relativ
         lines += [f"## {escape_markdown(paragraph.title)}", "", _paragraph_markdown(paragraph, citations), ""]
         figure = paragraph.figure
         if figure is None:
+            if paragraph.no_figure is not None:  # the reader is told why this paragraph shows no figure
+                lines += [f"*{escape_markdown(paragraph.no_figure.message)}*", ""]
             continue
         label = figure.label or f"Image {figure.index}"
         alt = escape_markdown(label)

@@ -13,7 +13,7 @@ summary stays valid when that folder moves; the renderer is told the folder.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, PlainSerializer, computed_field, model_validator
 
@@ -122,11 +122,49 @@ class FigureChoice(BaseModel):
                    image=entry.image, score=float(score), chosen_by=chosen_by, signals=dict(signals or {}))
 
 
+# Why a paragraph shows no figure; a reader is told rather than left to wonder.
+NoFigureKind = Literal[
+    "document_has_none",  # the document has no figure or table with an image
+    "not_cited",  # neither the paragraph's sentences nor the passages they come from cite a figure or table
+    "shown_elsewhere",  # what they cite is shown with another paragraph (each figure is shown once)
+    "no_image",  # what they cite has no image the summary could show (a figure the reader did not crop)
+    "no_text",  # the paragraph has no text to illustrate
+    "no_match",  # placement (full-document language models) found no figure close enough to the paragraph
+]
+NO_FIGURE_MESSAGES: dict[str, str] = {
+    "document_has_none": "the document has no figures or tables with an image",
+    "not_cited": "the passages this paragraph comes from cite no figure or table",
+    "shown_elsewhere": "the figures its passages cite are shown with another paragraph",
+    "no_image": "the figures its passages cite have no image",
+    "no_text": "the paragraph has no text from the paper to illustrate",
+    "no_match": "no figure matched this paragraph closely enough",
+}
+
+
+class NoFigure(BaseModel):
+    """Why a paragraph shows no figure (set only while ``figure`` is None): a typed reason, the labels
+    concerned ("Figure 2" shown with another paragraph), and the sentence a reader sees."""
+
+    kind: NoFigureKind
+    labels: list[str] = Field(default_factory=list)
+
+    @property
+    def message(self) -> str:
+        base = NO_FIGURE_MESSAGES[self.kind]
+        if self.labels and self.kind in ("shown_elsewhere", "no_image"):
+            named = " and ".join([", ".join(self.labels[:-1]), self.labels[-1]] if len(self.labels) > 1 else self.labels)
+            verb = "are" if len(self.labels) > 1 else "is"
+            base = (f"{named}, cited here, {verb} shown with another paragraph" if self.kind == "shown_elsewhere"
+                    else f"{named}, cited here, {'have' if len(self.labels) > 1 else 'has'} no image")
+        return base[:1].upper() + base[1:] + "."
+
+
 class SummaryParagraph(BaseModel):
     role: str
     text: str
-    source: str = "model"  # model, extracted, extracted-fallback, user
+    source: str = "model"  # model, extracted, extracted-fallback, user, absent (the paper has no such part)
     figure: FigureChoice | None = None
+    no_figure: NoFigure | None = None  # why no figure is shown (None while one is)
     image_caption: str = ""
     proposed_image: int | None = None  # the model's proposal (document-order index), when valid
     sentences: list[SentenceCitation] = Field(default_factory=list)
@@ -265,6 +303,7 @@ __all__ = [
     "Evidence",
     "FigureChoice",
     "FigureEntry",
+    "NoFigure",
     "SentenceCitation",
     "Summary",
     "SummaryOptions",

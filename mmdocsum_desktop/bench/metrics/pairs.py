@@ -425,3 +425,150 @@ def gold_parts(gold) -> PartIndex:
         "table": gold.table_texts,
         "front": gold.front_texts,
     })
+
+
+# ------------------------------------------------------------------------------ what a reader sees first
+# The numbers of issue 24: is the title the paper's, are the words the paper's, are the four paragraphs
+# there, in their roles, without abstract labels, and illustrated where their evidence cites a figure.
+
+# A title "matches" from this bag-of-words F1 on: a lost dash or a ligature may differ, a journal name,
+# a file name ("Research.indd") or a cover page's sentence never comes close.
+TITLE_MATCH_F1 = 0.9
+FOREIGN_MIN_LETTERS = 4
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def title_f1(gold_title: str, found_title: str | None) -> float:
+    """Bag-of-words F1 between the title the app shows and the JATS ``<article-title>``."""
+    a, b = Counter(words(found_title or "")), Counter(words(gold_title))
+    if not a or not b:
+        return 0.0 if (a or b) else 1.0
+    hits = sum((a & b).values())
+    if not hits:
+        return 0.0
+    precision, recall = hits / sum(a.values()), hits / sum(b.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+def title_correct(gold_title: str, found_title: str | None) -> bool | None:
+    """The app's title is the article's (F1 ≥ TITLE_MATCH_F1); None when the JATS has no title."""
+    if not words(gold_title):
+        return None
+    return title_f1(gold_title, found_title) >= TITLE_MATCH_F1
+
+
+def letter_words(text: str) -> list[str]:
+    """Runs of letters after NFKC and lower case (digits and punctuation split words): "fi rst" → fi, rst."""
+    return _LETTERS.findall(unicodedata.normalize("NFKC", text.replace("\u00ad", "")).lower())
+
+
+def vocabulary_of(texts: Iterable[str]) -> set[str]:
+    """Every letter-word the texts use (the JATS: title, abstract, body, captions, tables, back, front)."""
+    found: set[str] = set()
+    for text in texts:
+        found.update(letter_words(text))
+    return found
+
+
+def foreign_words(text: str, vocabulary: set[str], min_letters: int = FOREIGN_MIN_LETTERS) -> list[str]:
+    """Words of ``min_letters`` letters or more that the paper's JATS never uses: broken ("infl uenza"
+    gives "infl" and "uenza") and glued ("smallbowel") words, misread glyphs."""
+    return [w for w in letter_words(text) if len(w) >= min_letters and w not in vocabulary]
+
+
+def per_thousand(count: int, total: int) -> float | None:
+    return 1000.0 * count / total if total else None
+
+
+def jats_vocabulary(gold) -> set[str]:
+    """The vocabulary of a pair's whole JATS, the reference for :func:`foreign_words`."""
+    return vocabulary_of([gold.title, gold.abstract, gold.digest, *(p.text for p in gold.paragraphs),
+                          *gold.section_titles, *gold.back_texts, *gold.caption_texts, *gold.table_texts,
+                          *gold.front_texts])
+
+
+# A structured abstract's label set into its paragraph ("Background:", "Case presentation:", "Método:",
+# "Methods and Findings:"): one to four words, a colon, then the text. What a summary must not keep.
+_RUN_IN_LABEL = re.compile(r"^\s*((?:[^\W\d_][\w'’/&-]*)(?:\s+[\w'’/&-]+){0,3})\s*[:：]\s+(?=\S)", re.UNICODE)
+_NOT_A_LABEL = re.compile(r"^(?:e\.?g|i\.?e|note|ratio|p|n)$", re.I)
+
+
+def run_in_labels(sentences: Iterable[str]) -> list[str]:
+    """Labels (run-in headings) that open summary sentences: "Background", "Case presentation"."""
+    found = []
+    for sentence in sentences:
+        match = _RUN_IN_LABEL.match(sentence)
+        if match and not _NOT_A_LABEL.match(match.group(1)) and match.group(1)[:1].isupper():
+            found.append(match.group(1))
+    return found
+
+
+def empty_paragraphs(texts: Sequence[str]) -> int:
+    """Paragraphs with no words at all."""
+    return sum(1 for t in texts if not letter_words(t or ""))
+
+
+# The roles of a structured abstract's sections, by their titles (English, Portuguese, Spanish, French).
+_ABSTRACT_ROLES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("background", re.compile(r"^(background|introduction|context|rationale|objectives?|aims?|purpose|"
+                              r"aims? and objectives?|goals?|problem|importance|introdu[cç][aã]o|introducci[oó]n|"
+                              r"contexto|objetivos?|fundamentos?|antecedentes|justificativa|objectifs?)\b", re.I)),
+    ("method", re.compile(r"^(methods?|materials?( and methods?)?|methodology|methods and materials|design|"
+                          r"study design|setting|participants|patients and methods|experimental|approach|"
+                          r"case (presentation|report|description)|m[eé]todos?|metodologia|material e m[eé]todos?|"
+                          r"m[eé]thodes?)\b", re.I)),
+    ("results", re.compile(r"^(results?|findings|main (results|outcomes?)|principal findings|key findings|"
+                           r"resultados?|r[eé]sultats?)\b", re.I)),
+    ("conclusion", re.compile(r"^(conclusions?|interpretation|significance|implications?|discussion|"
+                              r"conclus[aã]o|conclus[oõ]es|conclusi[oó]n(es)?|considera[cç][oõ]es finais|"
+                              r"discuss[aã]o)\b", re.I)),
+)
+ROLE_ORDER = ("background", "method", "results", "conclusion")
+
+
+def abstract_role(title: str) -> str | None:
+    """The summary role a structured abstract's section title stands for, or None ("Trial registration")."""
+    text = re.sub(r"[\s:.]+$", "", " ".join(title.split()))
+    for role, pattern in _ABSTRACT_ROLES:
+        if pattern.match(text):
+            return role
+    return None
+
+
+def abstract_by_role(sections: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """A structured abstract's sections joined per role; {} unless it has a background, results and
+    conclusion section (the method may be a "Case presentation"): a "structured" abstract is one a
+    paragraph of each role can be compared with."""
+    by_role: dict[str, list[str]] = {}
+    for title, text in sections:
+        role = abstract_role(title)
+        if role is not None and text.strip():
+            by_role.setdefault(role, []).append(text.strip())
+    if not {"background", "results", "conclusion"} <= set(by_role):
+        return {}
+    return {role: " ".join(by_role[role]) for role in ROLE_ORDER if role in by_role}
+
+
+def illustration(figures: Sequence[str | None], notes: Sequence[str | None] | None = None) -> dict[str, int]:
+    """Paragraphs shown with a figure, and those without one that say why (a note) or do not."""
+    notes = list(notes) if notes is not None else [None] * len(figures)
+    shown = sum(1 for f in figures if f)
+    explained = sum(1 for f, n in zip(figures, notes) if not f and n)
+    return {"illustrated": shown, "explained": explained, "unexplained": len(figures) - shown - explained}
+
+
+def cited_visuals(gold) -> set[str]:
+    """Keys ("figure 2", "table 1") of the visuals the JATS body cites: what a summary could show."""
+    label_of = {v.id: v.key for v in gold.visuals if v.key}
+    return {label_of[rid] for p in gold.paragraphs for rid in p.cites if rid in label_of}
+
+
+def illustratable_roles(paragraphs: Iterable[tuple[str | None, bool]]) -> set[str]:
+    """The summary roles whose sections cite a figure or table, from (role of a JATS paragraph's section
+    or None, whether it cites one): the most paragraphs a grounded summary can illustrate. A paragraph
+    under a section of no known role may fill any paragraph."""
+    roles: set[str] = set()
+    for role, cites in paragraphs:
+        if cites:
+            roles.update(ROLE_ORDER if role is None else ({"background"} if role == "related" else {role}))
+    return roles & set(ROLE_ORDER)

@@ -47,8 +47,10 @@ BODY_CROP_SHARE = 0.5
 
 # (paragraph texts, candidates) → the chosen candidate index or None per paragraph
 Placer = Callable[[list[str], list[Any]], list[int | None]]
-# (document, folder of its figure crops) → [(paragraph text, figure label or None)]
-Summarizer = Callable[[Document, Path], list[tuple[str, str | None]]]
+# (document, folder of its figure crops) → per paragraph, in role order (background, method, results,
+# conclusion): (text, figure label or None[, why no figure or None[, source]]); source "absent": the
+# paragraph says the paper has no such part (its words are the app's, not the paper's)
+Summarizer = Callable[[Document, Path], list[tuple[Any, ...]]]
 
 
 class PairSkipped(BenchError):
@@ -88,12 +90,13 @@ def default_summarizer() -> tuple[Summarizer, str]:
     embedder = shared_embedder()
     engine = ExtractiveEngine(embedder)
 
-    def summarize(document: Document, assets: Path) -> list[tuple[str, str | None]]:
+    def summarize(document: Document, assets: Path) -> list[tuple[Any, ...]]:
         summary = summarize_document(
             document, assets, engine=engine, embedder=embedder,
             options=SummaryOptions(include_abstract=False, citations=False),
         )
-        return [(p.text, p.figure.label if p.figure is not None else None) for p in summary.paragraphs]
+        return [(p.text, p.figure.label if p.figure is not None else None,
+                 p.no_figure.kind if p.no_figure is not None else None, p.source) for p in summary.paragraphs]
 
     return summarize, "extractive engine (MiniLM), no abstract"
 
@@ -289,6 +292,9 @@ class PairsRun:
             for kind, count in m.broken_characters(block.text, written).items():
                 target[kind] += count
         headings = [b.text for b in document.blocks if b.type == "heading"]
+        vocabulary = m.jats_vocabulary(gold)
+        body_words = sum(len(m.letter_words(t)) for t in body_texts)
+        foreign = [w for t in body_texts for w in m.foreign_words(t, vocabulary)]
         references = any(getattr(b, "section_kind", None) == "references" for b in document.blocks) or any(
             m.words(h)[:1] in (["references"], ["bibliography"], ["literature"]) for h in headings
         )
@@ -305,6 +311,12 @@ class PairsRun:
             "broken": broken,
             "broken_flagged": broken_flagged,
             "flagged_blocks": sum(flagged(b) for b in document.blocks),
+            "title": document.title,
+            "title_f1": round(m.title_f1(gold.title, document.title), 4),
+            "title_correct": m.title_correct(gold.title, document.title),
+            "body_words": body_words,
+            "body_foreign": len(foreign),
+            "body_foreign_examples": sorted(set(foreign))[:12],
             "seconds": round(time.perf_counter() - started, 4),
         }
 
@@ -358,9 +370,14 @@ class PairsRun:
             render_visuals(document, assets / "figures", dpi=72, password=None, limits=DEFAULT_LIMITS, control=control)
         paragraphs = self.hooks.summarizer(document, assets)
         from mmdocsum_desktop.bench.metrics.rouge import rouge
+        from mmdocsum_desktop.engines.extractive import section_role
         from mmdocsum_desktop.text.sentences import split_sentences
 
-        text = "\n".join(p.strip() for p, _ in paragraphs if p and p.strip())
+        texts = [p[0] or "" for p in paragraphs]
+        figures = [p[1] for p in paragraphs]
+        notes = [p[2] if len(p) > 2 else None for p in paragraphs]
+        absent = [len(p) > 3 and p[3] == "absent" for p in paragraphs]
+        text = "\n".join(t.strip() for t in texts if t.strip())
         index = self.index(loaded)
         gold_texts = [p.text for p in gold.paragraphs]
         top = [p.section_path[0] if p.section_path else None for p in gold.paragraphs]
@@ -373,8 +390,10 @@ class PairsRun:
         sources: dict[str, int] = {}
         groundings: list[bool | None] = []
         broken = {k: 0 for k in m.broken_characters("")}
-        for paragraph_text, figure in paragraphs:
+        labels: list[str] = []
+        for paragraph_text, figure in zip(texts, figures):
             sentences = split_sentences(paragraph_text)
+            labels += m.run_in_labels(sentences)
             matches = m.match_paragraphs(sentences, gold_texts, min_share=0.5)
             for sentence, match in zip(sentences, matches):
                 part = "body" if match is not None else m.provenance(sentence, index)
@@ -388,8 +407,31 @@ class PairsRun:
             "sentences": sources,
             "grounded": [g for g in groundings],
             "broken": broken,
-            "figures": [f for _, f in paragraphs],
+            "figures": figures,
         }
+        vocabulary = m.jats_vocabulary(gold)
+        paper_texts = [t for t, said in zip(texts, absent) if not said]
+        foreign = [w for t in paper_texts for w in m.foreign_words(t, vocabulary)]
+        result.update(
+            words=sum(len(m.letter_words(t)) for t in paper_texts),
+            absent=[role for role, said in zip(m.ROLE_ORDER, absent) if said],
+            foreign=len(foreign),
+            foreign_examples=sorted(set(foreign))[:12],
+            empty_paragraphs=m.empty_paragraphs(texts),
+            run_in_labels=labels,
+            no_figure=notes,
+            cited_visuals=len(m.cited_visuals(gold)),
+            illustratable=len(m.illustratable_roles(
+                (section_role(p.section_path[0]) if p.section_path else None, bool(p.cites)) for p in gold.paragraphs)),
+            visuals_offered=sum(1 for v in document.visuals if v.label) if document.kind == "pdf" else 0,
+            **m.illustration(figures, notes),
+        )
+        by_role = m.abstract_by_role(gold.abstract_sections)
+        if by_role:
+            result["rouge_roles"] = {
+                role: round(rouge(texts[k], by_role[role])["rouge1"], 4)
+                for k, role in enumerate(m.ROLE_ORDER) if role in by_role and k < len(texts)
+            }
         if gold.abstract:
             result["rouge_abstract"] = {k: round(v, 4) for k, v in rouge(text, gold.abstract).items() if k in ("rouge1", "rouge2", "rougeL")}
         if gold.digest:
@@ -509,6 +551,11 @@ def _pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
             clean_papers=m.mean(float(sum(r["broken"].values()) == 0) for r in text),
             broken_chars=sum(sum(r["broken"].values()) for r in text),
             broken_chars_flagged=sum(sum(r["broken_flagged"].values()) for r in text),
+            titles_correct=m.mean(
+                float(r["title_correct"]) if r.get("title_correct") is not None else None for r in text
+            ),
+            body_foreign_per_1000=m.per_thousand(sum(r.get("body_foreign", 0) for r in text),
+                                                 sum(r.get("body_words", 0) for r in text)),
         )
         kinds = {}
         for r in text:
@@ -542,11 +589,51 @@ def _pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
             sentence_sources={k: v / total for k, v in sorted(sentences.items())},
             figure_grounding=sum(grounded) / len(grounded) if grounded else None,
             summary_broken_chars=sum(sum(r["broken"].values()) for r in summaries),
+            **_reader_view(summaries, [r["pdf"] for r in rows if "summary" in r]),
         )
     # pages per second of the PDF reader only: JATS files have no pages
     pages = sum(r.get("pages", 0) for r in rows if r["pdf"])
     read = sum(r.get("read_s", 0.0) for r in rows if r["pdf"])
     out.update(papers=len(rows), pages=pages, read_s=round(read, 3), pages_per_s=pages / read if read and pages else None)
+    return out
+
+
+# "Illustrated" is asked of papers whose JATS body cites at least this many figures and tables.
+MANY_VISUALS = 4
+
+
+def _reader_view(summaries: list[dict[str, Any]], from_pdf: list[bool]) -> dict[str, Any]:
+    """What a reader of the summaries meets (issue 24): foreign words, empty paragraphs, abstract labels,
+    paragraphs illustrated (PDFs only: a JATS without its PDF has no figure images), per-role ROUGE-1."""
+    if "words" not in summaries[0]:
+        return {}  # an earlier run's rows, scored before these numbers existed
+    pdf = [r for r, is_pdf in zip(summaries, from_pdf) if is_pdf]
+    many = [r for r in pdf if r["cited_visuals"] >= MANY_VISUALS]
+    out: dict[str, Any] = {
+        "summary_foreign_per_1000": m.per_thousand(sum(r["foreign"] for r in summaries),
+                                                   sum(r["words"] for r in summaries)),
+        "empty_paragraphs": sum(r["empty_paragraphs"] for r in summaries),
+        "run_in_labels": sum(len(r["run_in_labels"]) for r in summaries),
+        "absent_paragraphs": sum(len(r.get("absent", [])) for r in summaries),
+    }
+    if pdf:
+        out.update(
+            illustrated_per_paper=m.mean(float(r["illustrated"]) for r in pdf),
+            papers_without_figures=sum(1 for r in pdf if r["illustrated"] == 0),
+            unexplained_no_figure=sum(r["unexplained"] for r in pdf),
+            papers_many_visuals=len(many),
+            illustrated_many_visuals=m.mean(float(r["illustrated"]) for r in many),
+            three_illustrated_share=m.mean(float(r["illustrated"] >= 3) for r in many),
+            # of those, the papers whose JATS sections of three roles or more cite a figure or table: where
+            # three illustrated paragraphs can all be grounded
+            papers_three_illustratable=sum(1 for r in many if r.get("illustratable", 0) >= 3),
+            three_illustrated_where_possible=m.mean(float(r["illustrated"] >= 3) for r in many
+                                                    if r.get("illustratable", 0) >= 3),
+        )
+    structured = [r["rouge_roles"] for r in summaries if r.get("rouge_roles")]
+    out["papers_structured_abstract"] = len(structured)
+    for role in m.ROLE_ORDER:
+        out[f"rouge1_{role}"] = m.mean(r.get(role) for r in structured)
     return out
 
 
@@ -643,6 +730,25 @@ HEADLINE = (
     ("digest_rougeL", "ROUGE-Lsum vs eLife digest"),
     ("figure_grounding", "summary figures grounded"),
     ("summary_broken_chars", "broken characters in summaries"),
+    ("titles_correct", "titles right (F1 ≥ 0.9 against <article-title>)"),
+    ("body_foreign_per_1000", "body words per 1,000 the JATS never uses"),
+    ("summary_foreign_per_1000", "summary words per 1,000 the JATS never uses"),
+    ("empty_paragraphs", "empty summary paragraphs"),
+    ("run_in_labels", "run-in labels in summaries (\"Background:\")"),
+    ("absent_paragraphs", "paragraphs saying the paper has no such part"),
+    ("illustrated_per_paper", "illustrated paragraphs per paper (PDFs)"),
+    ("papers_without_figures", "papers whose summary shows no figure"),
+    ("unexplained_no_figure", "paragraphs without a figure and without a note why"),
+    ("papers_many_visuals", f"papers citing ≥ {MANY_VISUALS} figures/tables"),
+    ("illustrated_many_visuals", "  illustrated paragraphs per paper on them"),
+    ("three_illustrated_share", "  share with ≥ 3 of 4 paragraphs illustrated"),
+    ("papers_three_illustratable", "  of them, sections of ≥ 3 roles cite a visual"),
+    ("three_illustrated_where_possible", "  share with ≥ 3 illustrated among those"),
+    ("papers_structured_abstract", "papers with a structured abstract"),
+    ("rouge1_background", "  ROUGE-1 background vs its abstract section"),
+    ("rouge1_method", "  ROUGE-1 method vs its abstract section"),
+    ("rouge1_results", "  ROUGE-1 results vs its abstract section"),
+    ("rouge1_conclusion", "  ROUGE-1 conclusion vs its abstract section"),
     ("pages_per_s", "ingestion pages/s (without crops)"),
 )
 
@@ -689,6 +795,15 @@ def _paper_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
         broken = {k: v for k, v in (text.get("broken") or {}).items() if v}
         if broken:
             why.append("broken " + ", ".join(f"{k} {v}" for k, v in broken.items()))
+        if text.get("title_correct") is False:
+            why.append(f"title {str(text.get('title'))[:60]!r}")
+        summary = r.get("summary") or {}
+        if summary.get("foreign_examples"):
+            why.append("summary words not in the JATS: " + ", ".join(summary["foreign_examples"][:5]))
+        if summary.get("empty_paragraphs"):
+            why.append(f"{summary['empty_paragraphs']} empty paragraph(s)")
+        if summary.get("run_in_labels"):
+            why.append("labels " + ", ".join(summary["run_in_labels"][:3]))
         captions = f"{fig['captions_matched']}/{fig['n_matched']}" if fig.get("applicable") else "—"
         rows.append([
             r["id"], r["split"], _fmt(r.get("badness")), _fmt(fig.get("label_recall")), _fmt(fig.get("label_precision")),
