@@ -89,3 +89,34 @@ def test_forcing_the_cpu_shows(monkeypatch):
     forced = run_doctor()
     assert "cpu" in values(forced, "app")["MMDOCSUM_DEVICE"]
     assert values(forced, "onnxruntime")["runs on"].startswith("cpu")
+
+
+def test_the_build_is_portable_and_the_model_trial_generates(report):
+    llama = values(report, "llama.cpp")
+    # the README's install builds without AVX-512 and AMX: the test machine's build must say so
+    assert llama["portable build"].startswith("yes"), llama.get("system info")
+    trial = values(report, "language model trial")
+    assert "smollm2" in trial["model"].lower() or "SmolLM2" in trial["model"]
+    assert trial["trial"].startswith("works:") and "tokens/s" in trial["trial"]
+
+
+def test_a_native_build_is_named_with_the_reinstall_command():
+    from mmdocsum_desktop.app.doctor import native_build_features
+
+    native = "CPU : SSE3 = 1 | AVX2 = 1 | AVX512 = 1 | AVX512_VNNI = 1 | AMX_INT8 = 1 | OPENMP = 1 |"
+    assert native_build_features(native) == ["AVX512", "AVX512_VNNI", "AMX_INT8"]
+    assert native_build_features("CPU : SSE3 = 1 | AVX2 = 1 | AVX512 = 0 | FMA = 1 |") == []
+
+
+def test_a_configured_model_that_cannot_run_is_a_no_with_what_to_do(tmp_path, monkeypatch):
+    from mmdocsum_desktop.settings import EngineSettings, LlamaSettings, Settings, save_settings
+
+    monkeypatch.setenv("MMDOCSUM_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("MMDOCSUM_DATA_DIR", str(tmp_path / "data"))
+    broken = tmp_path / "truncated.gguf"
+    broken.write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + b"\x00" * 40)
+    save_settings(Settings(engines=EngineSettings(engine="llama", llama=LlamaSettings(model=str(broken)))))
+    checked = run_doctor()
+    finding = next(f for f in checked.findings if f.section == "language model trial" and f.label == "trial")
+    assert finding.ok is False and finding.value.startswith("failed:") and finding.advice
+    assert any(p.startswith("language model trial: trial:") for p in checked.to_dict()["problems"])
