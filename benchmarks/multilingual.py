@@ -3,7 +3,8 @@
 Sets, each reported on its own:
 
 - ``pdf``: the four real SciELO PDFs of ``../shared/corpus/multilingual`` (3 pt, 1 es), against their JATS
-  (labels of the article's own <fig>/<table-wrap>, the title of the article in the PDF's language);
+  (labels of the article's own <fig>/<table-wrap>, the title of the article in the PDF's language), and the
+  one real Korean PDF of the corpus (``papers/docling_normal_4pages.pdf``, against docling's ground truth);
 - ``jats``: the 36 articles of ``multilingual/jats`` (28 pt, 7 es SciELO JATS, 1 fr OpenEdition TEI) and
   the four JATS files beside the PDFs, read as XML; gold = MANIFEST.tsv's language (``scielo-rsp-56-9``'s
   main JATS article is English, its Portuguese text a translation: gold "en" for its XML);
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 import sys
 import tempfile
@@ -214,6 +216,20 @@ def run_pdfs(languages: dict[str, str]) -> list[dict]:
             continue
         gold = jats_gold(pdf.with_suffix(".xml"), language=expected)
         rows.append({"name": pdf.name, **describe(document, gold, expected), "summary": summary_checks(document, gold["abstract"])})
+    # A real Korean PDF is in papers/ (a National Assembly Research Service report, docling's test file):
+    # its captions from docling's ground truth, its title the ground truth's heading that names the report.
+    korean = CORPUS / "papers" / "docling_normal_4pages.pdf"
+    truth = json.loads((CORPUS / "docling_groundtruth" / "normal_4pages.json").read_text(encoding="utf-8"))
+    captions = [t["text"] for t in truth["texts"] if t["label"] == "caption"]
+    gold = {
+        "labels": sorted({s.label for s in map(parse_caption_start, captions) if s}),
+        "title": "코로나-19 관련 보험약관상 재해보험금 지급문제 및 개선과제",
+    }
+    document, error = read(korean)
+    if document is None:
+        rows.append({"name": korean.name, "expected_language": "ko", "error": error})
+    else:
+        rows.append({"name": korean.name, **describe(document, gold, "ko"), "summary": summary_checks(document, None)})
     return rows
 
 
@@ -366,7 +382,7 @@ def main() -> int:
     result = {
         "section_roles": "English + document.sections.summary_part (--localised-roles)" if localised else "engines.extractive.section_role as shipped",
         "sets": {
-            "pdf (4 real SciELO PDFs)": {"summary": summarise(pdf_rows), "documents": pdf_rows},
+            "pdf (4 real SciELO PDFs + 1 real Korean PDF)": {"summary": summarise(pdf_rows), "documents": pdf_rows},
             "jats (40 XML: jats/ and the 4 beside the PDFs)": {"summary": summarise(jats_rows), "documents": jats_rows},
             "rendered (PyMuPDF Story, not published PDFs)": {"summary": summarise(rendered_rows), "documents": rendered_rows},
         },

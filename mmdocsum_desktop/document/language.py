@@ -16,11 +16,18 @@ Every reader's document passes through :func:`mark_languages` (``reader.read_doc
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from mmdocsum_desktop.document.model import Block, Document
 from mmdocsum_desktop.document.sections import heading_roles, run_in_heading
-from mmdocsum_desktop.text.languages import detect_language, primary_subtag, script_language
+from mmdocsum_desktop.text.languages import (
+    detect_language,
+    language_table,
+    language_tables,
+    primary_subtag,
+    script_language,
+)
 
 _TEXT_TYPES = frozenset({"paragraph", "list", "heading", "caption", "footnote"})
 # A paragraph is called a translation on its own only when it is long enough and the detector sure.
@@ -133,7 +140,11 @@ def _mark_translations(document: Document, languages: dict[str, tuple[str | None
             foreign = False  # references, notes and furniture in another language are not translations
         elif foreign:
             letters = sum(ch.isalpha() for ch in block.text)
-            foreign = letters >= TRANSLATION_MIN_LETTERS and confidence >= TRANSLATION_MIN_CONFIDENCE
+            foreign = (
+                letters >= TRANSLATION_MIN_LETTERS
+                and confidence >= TRANSLATION_MIN_CONFIDENCE
+                and _reads_as_prose_in(block.text, code)
+            )
         if foreign:
             changed_abstract = changed_abstract or block.is_abstract
             _translate(block, role_languages=None)
@@ -144,6 +155,20 @@ def _mark_translations(document: Document, languages: dict[str, tuple[str | None
     if changed_abstract or (document.abstract and guess_language(document.abstract) not in (None, language)):
         own = [b.text for b in document.blocks if b.is_abstract and b.type not in ("heading", "caption")]
         document.abstract = "\n\n".join(own) or None
+
+
+def _reads_as_prose_in(text: str, code: str | None) -> bool:
+    """Whether the text is running prose of that tabled language, not a list of names ("An Yang, Baosong
+    Yang, …" reads as Indonesian to a detector): its function words make a share of its words, or its
+    script is the language's."""
+    if code is None or code not in language_tables():
+        return False
+    stop = language_table(code).stop_words
+    if not stop:
+        return script_language(text) == code
+    words = re.findall(r"[^\W\d_]+", text.lower())
+    function_words = sum(word in stop for word in words)
+    return function_words >= 3 and function_words >= 0.15 * len(words)
 
 
 def _translate(block: Block, *, role_languages: frozenset[str] | None) -> None:

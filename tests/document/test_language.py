@@ -104,3 +104,22 @@ def test_a_rendered_korean_paper_with_an_english_abstract(tmp_path: Path):
     assert len(korean_blocks) == 2
     # the reader carried the English abstract on into the Korean body; the language pass takes it back
     assert all(b.language == "ko" and not b.is_translation and not b.is_abstract for b in korean_blocks)
+
+
+def test_a_paragraph_in_another_language_is_a_translation_but_a_list_of_names_is_not():
+    english = ("The study measured the growth of the cells in three media over two weeks, and the results show that "
+               "the growth was faster in the richer medium than in the others. ")
+    portuguese = ("O estudo mediu o crescimento das células em três meios durante duas semanas, e os resultados mostram "
+                  "que o crescimento foi mais rápido no meio mais rico do que nos outros.")
+    names = ("An Yang, Baosong Yang, Binyuan Hui, Bo Zheng, Bowen Yu, Chang Zhou, Chengpeng Li, Chengyuan Li, "
+             "Dayiheng Liu, Fei Huang, Guanting Dong, Haoran Wei, Huan Lin, Jialong Tang, Jialin Wang")
+    document = Document(source="x.pdf", kind="pdf", blocks=[
+        Block(id="n", type="paragraph", text=names, section_kind="body"),
+        *[Block(id=f"e{i}", type="paragraph", text=english * 2, section_kind="body") for i in range(4)],
+        Block(id="p", type="paragraph", text=portuguese, section_kind="body"),
+    ])
+    mark_languages(document)
+    assert document.language == "en"
+    flagged = {b.id for b in document.blocks if b.is_translation}
+    assert flagged == {"p"}
+    assert document.block("p").language == "pt" and not document.block("p").is_body
