@@ -68,6 +68,10 @@ def test_every_structured_abstract_of_the_test_half_is_bundled(corpus):
     }
     assert len(structured) == 8
     assert {p["id"] for p in _papers(PMC) if p["structured_abstract"]} == structured
+    for paper in _papers(PMC):  # redistributed unchanged
+        for suffix in (".pdf", ".xml"):
+            bundled = (PMC / "papers" / f"{paper['id']}{suffix}").read_bytes()
+            assert bundled == (corpus / "pmc" / f"{paper['id']}{suffix}").read_bytes(), paper["id"]
 
 
 def test_the_build_refuses_a_dev_paper_and_a_non_cc_by_licence(corpus, tmp_path, monkeypatch):
