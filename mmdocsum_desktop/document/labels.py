@@ -32,9 +32,7 @@ def _spellings(word: str, *, lowercase: bool) -> list[str]:
     if _CJK_WORD.match(word):
         return [re.escape(word)]
     forms = {word[:1].upper() + word[1:], word.upper()} | ({word} if lowercase else set())
-    stop = r"\.?" if word in _OPTIONAL_STOP else (r"\." if len(word) <= 3 and word not in _ENGLISH | {"bild"} else "")
-    if word == "tab":
-        stop = r"\."
+    stop = r"\.?" if word in _OPTIONAL_STOP else (r"\." if word == "tab" else "")
     return [re.escape(form) + stop for form in sorted(forms, key=len, reverse=True)]
 
 
