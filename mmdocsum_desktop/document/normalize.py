@@ -16,9 +16,13 @@ columns and pages, and glyphs that have no Unicode at all.
 
 from __future__ import annotations
 
+import functools
+import gzip
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -37,9 +41,23 @@ _LIGATURE_TABLE = str.maketrans({**LIGATURES, **MATH_LETTERS})
 SOFT_HYPHEN = "\u00ad"
 _UNMAPPED = re.compile("[\ufffd\ue000-\uf8ff]")
 # "extracel- lular", "hy- drogen"; not "pre- and post-", "2- or 3-fold"
-_SPLIT_WORD = re.compile(r"\b([^\W\d_]{2,})- ([^\W\d_]{2,})\b")
+_SPLIT_WORD = re.compile(r"\b([^\W\d_]{2,})[-\u2010\u2011] ([^\W\d_]{2,})\b")
 _CONJUNCTIONS = frozenset({"and", "or", "to", "nor", "versus", "vs", "und", "et", "ou"})
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+
+
+# English words by frequency (wordninja's list, from Wikipedia; wordninja is a dependency of the app): a
+# word list consulted only where the paper's own text does not decide
+_COMMON = 60_000
+_RARE = 10**9
+
+
+@functools.lru_cache(maxsize=1)
+def english_word_ranks() -> dict[str, int]:
+    import wordninja
+
+    listed = Path(wordninja.__file__).parent / "wordninja" / "wordninja_words.txt.gz"
+    return {word: rank for rank, word in enumerate(gzip.decompress(listed.read_bytes()).decode().split())}
 
 
 def normalize_line(text: str) -> str:
@@ -94,6 +112,8 @@ def join_split_words(text: str, known: set[str]) -> str:
             return f"{head}-{tail}"
         if head.lower() not in known and tail.lower() not in known:
             return head + tail  # two fragments that are no words of this paper: one word broken in two
+        if whole in english_word_ranks():
+            return head + tail
         return match.group(0)
 
     return _SPLIT_WORD.sub(join, text)
@@ -105,12 +125,33 @@ _MARKED_BREAK = re.compile(rf"([^\W\d_]+){SOFT_HYPHEN}([^\W\d_]+)")
 
 def _compound_written(head: str, tail: str, known: set[str]) -> bool:
     """The paper writes ``head-tail`` with its hyphen elsewhere (a plural or singular of it counts:
-    "paired-catchment" vouches for "paired-catchments") and never as one word."""
+    "paired-catchment" vouches for "paired-catchments") and never as one word; or, when the paper does
+    not say, both halves are words and the two together are no word ("concentration-dependent",
+    "brownish-red", while "con-firmed" and "hydro-carbons" are one word broken at a syllable)."""
     whole = (head + tail).lower()
     if whole in known or whole.rstrip("s") in known:
         return False
     hyphenated = f"{head}-{tail}".lower()
-    return hyphenated in known or hyphenated.rstrip("s") in known or f"{hyphenated}s" in known
+    if hyphenated in known or hyphenated.rstrip("s") in known or f"{hyphenated}s" in known:
+        return True
+    listed = english_word_ranks()
+    if whole in listed or whole.rstrip("s") in listed:
+        return False
+    return _is_word(head, known, listed) and _is_word(tail, known, listed)
+
+
+def _is_word(piece: str, known: set[str], listed: dict[str, int]) -> bool:
+    lowered = piece.lower()
+    if len(lowered) < 3 or lowered in _BOUND_PREFIXES:
+        return False  # "co-", "re-", "hyper-": prefixes of one word
+    return lowered in known or listed.get(lowered, _RARE) < _COMMON
+
+
+# prefixes the word list also holds as words of their own ("hyper", "micro"), though they begin one word
+_BOUND_PREFIXES = frozenset(
+    "hyper hypo anti intra inter multi poly micro macro semi pseudo neo peri trans ultra mono iso para "
+    "meta homo hetero photo electro immuno cyto hydro bio geo thermo".split()
+)
 
 
 def keep_compound_hyphens(texts: Sequence[str]) -> list[str]:
@@ -129,16 +170,130 @@ def keep_compound_hyphens(texts: Sequence[str]) -> list[str]:
     return [_MARKED_BREAK.sub(keep, text) if SOFT_HYPHEN in text else text for text in texts]
 
 
-def normalize_blocks(blocks: Sequence[Block]) -> None:
-    """Normalise every block's text in place, join split words with the document's own vocabulary, and
-    mark blocks whose text holds unmapped glyphs."""
+def normalize_blocks(blocks: Sequence[Block]) -> dict[str, str]:
+    """Normalise every block's text in place, join split words with the document's own vocabulary, read
+    ligatures the font set as private-use glyphs, join ligatures set apart from their word, split words
+    glued together that the paper writes apart elsewhere, and mark blocks whose text holds glyphs that
+    stay unmapped. Returns the readings found for private-use glyphs (for the captions)."""
     for block, text in zip(blocks, keep_compound_hyphens([block.text for block in blocks])):
         block.text = normalize_text(text)
+    readings = private_glyph_readings([block.text for block in blocks])
+    if readings:
+        table = str.maketrans(readings)
+        for block in blocks:
+            block.text = block.text.translate(table)
     # the vocabulary leaves out the split words themselves, or "extracel" would vouch for itself
     known = vocabulary(_SPLIT_WORD.sub(" ", block.text) for block in blocks)
     for block in blocks:
         block.text = join_split_words(block.text, known)
+    repaired = repair_word_breaks([block.text for block in blocks])
+    for block, text in zip(blocks, repaired):
+        block.text = text
         block.unmapped_glyphs = has_unmapped_glyphs(block.text)
+    return readings
+
+
+# Ligatures a font draws from private-use code points (Adobe's "AdvOT...+e1" fonts: U+E103 for "fi"):
+# which ligature each code point is, is read from the paper's words, the same for all its uses
+_LIGATURE_READINGS = ("fi", "fl", "ff", "ffi", "ffl", "ft", "st", "Th")
+_PRIVATE_IN_WORD = re.compile("[^\\W\\d_]*[\ue000-\uf8ff][^\\W\\d_\ue000-\uf8ff]*")
+
+
+def private_glyph_readings(texts: Sequence[str]) -> dict[str, str]:
+    """``{private-use character: ligature}`` for the private-use glyphs that read as one ligature in the
+    words they stand in: the reading must make a word (of the paper, or of the English word list) of
+    most of its uses, and of more uses than any other reading."""
+    uses: dict[str, list[str]] = {}
+    for text in texts:
+        if not _UNMAPPED.search(text):
+            continue
+        for word in _PRIVATE_IN_WORD.findall(text):
+            private = [ch for ch in word if "\ue000" <= ch <= "\uf8ff"]
+            if len(private) == 1 and len(word) >= 3:
+                uses.setdefault(private[0], []).append(word)
+    if not uses:
+        return {}
+    known = vocabulary(text for text in texts)
+    listed = english_word_ranks()
+    readings: dict[str, str] = {}
+    for private, words in uses.items():
+        scores = Counter()
+        for reading in _LIGATURE_READINGS:
+            for word in words:
+                candidate = word.replace(private, reading).lower()
+                if candidate in known or listed.get(candidate, _RARE) < _COMMON:
+                    scores[reading] += 1
+        ranked = scores.most_common(2)
+        if not ranked:
+            continue
+        best, hits = ranked[0]
+        runner_up = ranked[1][1] if len(ranked) > 1 else 0
+        if hits > runner_up and hits >= max(1, 0.6 * len(words)):
+            readings[private] = best
+    return readings
+
+
+# A ligature set as its own glyph run and joined to its word by a space: "fi rst", "infl uenza",
+# "benefi t", "N95 fi ltering"
+_LIGATURE_APART = re.compile(r"\b([^\W\d_]*?(?:ffi|ffl|ff|fi|fl)) ([^\W\d_]+)")
+_GLUED = re.compile(r"[^\W\d_]{7,}")
+
+
+def repair_word_breaks(texts: Sequence[str]) -> list[str]:
+    """Ligatures set apart from their word are joined, and words glued together are split, where the
+    paper's own text decides: the whole word is one the paper writes (or an English word) and its pieces
+    are not; the glued word is one the paper never writes alone while it writes the two words apart."""
+    counts = Counter(word.lower() for text in texts for word in _WORD_ONLY.findall(text))
+    listed = english_word_ranks()
+
+    pieces_seen: set[str] = set()
+    for text in texts:
+        for match in _LIGATURE_APART.finditer(text):
+            pieces_seen.update((match.group(1).lower(), match.group(2).lower()))
+
+    def join(match: re.Match[str]) -> str:
+        head, tail = match.group(1), match.group(2)
+        whole = (head + tail).lower()
+        if not (counts[whole] > 0 or listed.get(whole, _RARE) < _COMMON):
+            return match.group(0)
+        # "staff members", "of fish": two words stay two
+        if _common_word(head, listed) or (_common_word(tail, listed) and tail.lower() not in pieces_seen):
+            return match.group(0)
+        return head + tail
+
+    bigrams = Counter()
+    for text in texts:
+        words = [word.lower() for word in _WORD_ONLY.findall(text)]
+        bigrams.update(zip(words, words[1:]))
+
+    def split(match: re.Match[str]) -> str:
+        word = match.group(0)
+        lowered = word.lower()
+        if lowered in listed:
+            return word
+        best = max(
+            ((bigrams[(lowered[:cut], lowered[cut:])], cut) for cut in range(2, len(word) - 1)),
+            default=(0, 0),
+        )
+        if best[0] == 0 or best[0] < counts[lowered]:
+            return word
+        return f"{word[: best[1]]} {word[best[1]:]}"
+
+    repaired = []
+    for text in texts:
+        if " " in text and ("f" in text or "F" in text):
+            text = _LIGATURE_APART.sub(join, text)
+        repaired.append(_GLUED.sub(split, text))
+    return repaired
+
+
+def _common_word(piece: str, listed: dict[str, int]) -> bool:
+    lowered = piece.lower()
+    return listed.get(lowered, _RARE) < (_SHORT_COMMON if len(lowered) <= 3 else _COMMON)
+
+
+_SHORT_COMMON = 3_000
+_WORD_ONLY = re.compile(r"[^\W\d_]+")
 
 
 def join_across_break(head: str, tail: str, known: set[str]) -> str:

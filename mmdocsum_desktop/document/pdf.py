@@ -525,7 +525,7 @@ def _build_document(
         if block_type == "caption":
             caption_ids[id(text_block)] = block_id
     _join_hyphenation(document.blocks)
-    normalize_blocks(document.blocks)
+    glyph_readings = normalize_blocks(document.blocks)
     page_title = None
     if title_lines:
         # a hyphen at the end of a title line is kept where the paper writes that compound with it
@@ -538,6 +538,10 @@ def _build_document(
     _mark_abstract(document)
     document.language = _metadata_language(pdf) or guess_language(document.body_text())
     _add_visuals(document, visuals, caption_ids)
+    if glyph_readings:
+        table = str.maketrans(glyph_readings)
+        for visual in document.visuals:
+            visual.caption = visual.caption.translate(table)
 
 
 def _join_hyphenation(blocks: list[Block]) -> None:
@@ -549,7 +553,7 @@ def _join_hyphenation(blocks: list[Block]) -> None:
     for previous, current in zip(flow, flow[1:]):
         if previous.type not in {"paragraph", "list"} or current.type != "paragraph":
             continue
-        match = re.search(rf"([^\W\d_]+)[-{SOFT_HYPHEN}]$", previous.text)
+        match = re.search(rf"([^\W\d_]+)[-\u2010\u2011{SOFT_HYPHEN}]$", previous.text)
         if match and current.text[:1].islower():
             tail, _, rest = current.text.partition(" ")
             word = re.match(r"[^\W\d_]+", tail)

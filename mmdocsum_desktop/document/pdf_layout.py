@@ -107,7 +107,8 @@ def y_overlap(a: Rect, b: Rect) -> float:
     return max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
-_HYPHEN_END = re.compile(r"[A-Za-z]-$")
+# a hyphen (also U+2010 and the non-breaking U+2011 that some typesetters break lines at) after a letter
+_HYPHEN_END = re.compile(r"[^\W\d_][-\u2010\u2011]$")
 
 
 def join_lines(texts: list[str], *, mark_breaks: bool = False) -> str:
@@ -137,7 +138,13 @@ def join_lines(texts: list[str], *, mark_breaks: bool = False) -> str:
 
 def extract_lines(page: pymupdf.Page) -> list[Line]:
     lines: list[Line] = []
-    page_dict = page.get_text("dict", flags=TEXT_FLAGS, sort=False)
+    # rawdict: every glyph with its box, so that word spaces follow what the page shows (spans_from_glyphs)
+    page_dict = page.get_text("rawdict", flags=TEXT_FLAGS, sort=False)
+    for block in page_dict["blocks"]:
+        for line in block.get("lines", ()):
+            horizontal = abs(line.get("dir", (1, 0))[0] - 1) < 0.01
+            for span in line["spans"]:
+                span["text"] = text_from_glyphs(span.pop("chars", ()), span["size"], horizontal=horizontal)
     _drop_hidden_white_text(page_dict["blocks"])
     for block in page_dict["blocks"]:
         if block.get("type") != 0:
@@ -173,6 +180,54 @@ def extract_lines(page: pymupdf.Page) -> list[Line]:
                 )
             )
     return lines
+
+
+# Word spaces from the glyphs' own positions. PyMuPDF's text decides spaces by its own rule, which loses
+# the tight spaces of some typesetters ("willberecordedinthe": the words stand 0.15 em apart, no space
+# character between them) and keeps spaces next to ligatures that take no room on the page ("fi rst",
+# "infl uenza": the ligature is set as its own glyph run). Between two glyphs of a span:
+# - no space character and a gap of at least _MISSING_SPACE_EM of the type size: a space is printed there;
+# - a space character next to a ligature (or its letters f, i, l) with the two glyphs around it less than
+#   _NO_ROOM_EM apart: the space is not printed, the word goes on.
+_MISSING_SPACE_EM = 0.12
+_NO_ROOM_EM = 0.05
+_OPENS = frozenset("([{")
+_CLOSES = frozenset(".,;:)]}%")
+_LIGATURE_SIDE = frozenset("fil\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06")
+
+
+def text_from_glyphs(chars: list[dict] | tuple, size: float, *, horizontal: bool = True) -> str:
+    """A span's text from its glyphs (PyMuPDF rawdict ``chars``), with word spaces where the page shows them."""
+    if not horizontal:
+        return "".join(char["c"] for char in chars)
+    out: list[str] = []
+    previous: dict | None = None  # the last glyph that is not a space
+    pending_space = ""
+    for char in chars:
+        glyph = char["c"]
+        if glyph.isspace():
+            pending_space = pending_space or glyph
+            continue
+        if previous is not None:
+            gap = char["bbox"][0] - previous["bbox"][2]
+            if pending_space:
+                joins_ligature = previous["c"] in _LIGATURE_SIDE or glyph in _LIGATURE_SIDE
+                if not (joins_ligature and glyph.isalpha() and previous["c"].isalpha() and gap < _NO_ROOM_EM * size):
+                    out.append(pending_space)
+            elif (
+                gap >= _MISSING_SPACE_EM * size
+                and (glyph.isalnum() or glyph in _OPENS)
+                and (previous["c"].isalnum() or previous["c"] in _CLOSES)
+            ):
+                out.append(" ")
+        elif pending_space:
+            out.append(pending_space)
+        pending_space = ""
+        out.append(glyph)
+        previous = char
+    if pending_space:
+        out.append(pending_space)
+    return "".join(out)
 
 
 _WHITE = 0xFFFFFF
@@ -225,11 +280,15 @@ def _join_baseline_pieces(raw_lines: list[dict]) -> list[dict]:
     return joined
 
 
+# between two spans (a symbol in italics, a word in another font) the gap that is a word space
+_SPAN_SPACE_EM = 0.12
+
+
 def _spans_text(spans: list[dict]) -> str:
     parts: list[str] = []
     previous = None
     for span in spans:
-        if previous is not None and span["bbox"][0] - previous["bbox"][2] > 0.25 * span["size"]:
+        if previous is not None and span["bbox"][0] - previous["bbox"][2] > _SPAN_SPACE_EM * span["size"]:
             if parts and not parts[-1].endswith(" ") and not span["text"].startswith(" "):
                 parts.append(" ")
         parts.append(span["text"])
