@@ -1,8 +1,9 @@
 """The application layer: what the command line, the desktop app and the benchmark runner all call.
 
 A :class:`Session` turns the settings into engines and models once; the use cases take it:
-:func:`summarize`, :func:`regenerate_paragraph`, :func:`swap_figure`, :func:`place`, :func:`judge`,
-:func:`run_benchmark`. Nothing here knows of Qt or argparse.
+:func:`summarize_file`, :func:`summarize`, :func:`regenerate_paragraph`, :func:`swap_figure`, :func:`place`,
+:func:`judge`. Nothing here knows of Qt or argparse. The benchmarks (``bench/``) sit above this layer and
+call it like any front end, so a benchmark number describes what `mmdocsum summarize` gives.
 
 The use cases are imported on first use (PEP 562): ``mmdocsum place`` needs neither the summary
 pipeline nor the benchmark runner, whose imports (PyMuPDF's layout model, the suites) cost seconds of a
@@ -15,24 +16,30 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _WHERE = {
-    "run_benchmark": "benchmark", "run_ftii": "benchmark",
     "judge": "judging",
     "PlacementRun": "placement", "image_pool": "placement", "place": "placement",
     "Session": "session", "default_session": "session",
     "FigureSwap": "summary", "regenerate_paragraph": "summary", "summarize": "summary", "swap_figure": "summary",
+    "FileSummary": "summary", "summarize_file": "summary",
 }
 
 __all__ = [
-    "FigureSwap", "PlacementRun", "Session", "default_session", "image_pool", "judge", "place",
-    "regenerate_paragraph", "run_benchmark", "run_ftii", "summarize", "swap_figure",
+    "FigureSwap", "FileSummary", "PlacementRun", "Session", "default_session", "image_pool", "judge", "place",
+    "regenerate_paragraph", "summarize", "summarize_file", "swap_figure",
 ]
 
 if TYPE_CHECKING:  # for type checkers and editors: the names as if imported here
-    from mmdocsum_desktop.app.benchmark import run_benchmark, run_ftii
     from mmdocsum_desktop.app.judging import judge
     from mmdocsum_desktop.app.placement import PlacementRun, image_pool, place
     from mmdocsum_desktop.app.session import Session, default_session
-    from mmdocsum_desktop.app.summary import FigureSwap, regenerate_paragraph, summarize, swap_figure
+    from mmdocsum_desktop.app.summary import (
+        FigureSwap,
+        FileSummary,
+        regenerate_paragraph,
+        summarize,
+        summarize_file,
+        swap_figure,
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop.app.session import Session
-from mmdocsum_desktop.bench.suites.judge import judge_document
-from mmdocsum_desktop.bench.summary_judge import load_aspects
 from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.judge.summary import judge_document, load_aspects
 from mmdocsum_desktop.settings import EngineChoice
 from mmdocsum_desktop.summarize.render import to_json
 
@@ -24,7 +23,7 @@ def judge(
     choice: EngineChoice | None = None,
     control: JobControl | None = None,
 ) -> dict[str, Any]:
-    """The judgement as JSON (``bench.suites.judge.judge_document``) with ``aspect_titles`` {name: title}.
+    """The judgement as JSON (``judge.summary.judge_document``) with ``aspect_titles`` {name: title}.
 
     ``summary``: a Summary, or its JSON form (``mmdocsum summarize --format json``); image paths
     relative to ``base_dir``. JudgeNotConfiguredError when no language model is set up."""

@@ -6,13 +6,15 @@ The rules of an edited summary live here and nowhere else: a regenerated paragra
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.document.model import Document
+from mmdocsum_desktop.document.reader import export_document
 from mmdocsum_desktop.document.scanned import scan_notes
 from mmdocsum_desktop.engines.base import GenerationOptions, Message
 from mmdocsum_desktop.engines.extractive import ROLE_TITLES, ExtractiveEngine
@@ -57,6 +59,53 @@ def summarize(
     # a summary of a scanned paper says so, and where the OCR was unsure
     summary.warnings = list(run.warnings) + scan_notes(document.warnings) + summary.warnings
     return summary
+
+
+@dataclass
+class FileSummary:
+    """What :func:`summarize_file` gives: the document as read (figure crops exported) and its summary."""
+
+    document: Document
+    summary: Summary
+
+
+StageControl = Callable[[str], AbstractContextManager[JobControl]]
+
+
+def summarize_file(
+    session: Session,
+    path: Path,
+    assets: Path,
+    *,
+    choice: EngineChoice | None = None,
+    options: dict[str, Any] | None = None,
+    password: str | None = None,
+    ocr: bool = True,
+    limits: Any = None,
+    dpi: int | None = None,
+    stage: StageControl | None = None,
+    on_text: Callable[[str], None] | None = None,
+) -> FileSummary:
+    """A file → its summary, the one way `mmdocsum summarize` and the benchmarks do it: read (scanned
+    pages with OCR unless ``ocr`` is False), figure crops exported to ``assets``, then :func:`summarize`.
+
+    ``stage(name)`` gives the JobControl of each stage ("reading", "figures", "summarising") as a context
+    manager, so a front end can show one bar per stage; None runs them without progress."""
+    stage = stage or _no_progress
+    with stage("reading") as control:
+        document = session.read(path, password=password, control=control, ocr=ocr, limits=limits)
+    with stage("figures") as control:
+        extra = {} if dpi is None else {"dpi": dpi}
+        export_document(document, assets, password=password, control=control, **extra)
+    with stage("summarising") as control:
+        summary = summarize(session, document, assets, choice=choice, options=options, control=control,
+                            on_text=on_text)
+    return FileSummary(document, summary)
+
+
+@contextmanager
+def _no_progress(_stage: str) -> Iterator[JobControl]:
+    yield JobControl()
 
 
 # ------------------------------------------------------------------------------------ one paragraph

@@ -1,10 +1,12 @@
-"""The benchmark's only contact with the summaries issue's engines and pipeline.
+"""The benchmark's only contact with the application: the run's Session.
 
-``BenchEngine`` builds an engine the way ``mmdocsum summarize`` does (``engines.factory``), summarises one
-document through ``summarize.pipeline.summarize_document`` and returns what the suites score: the app's
-answer in M-DocSum form (``summarize.render.to_mdocsum``), the model's raw answer with the mapping
-from its image tags to document order (for shuffled images), the number of images shown, timings and
-warnings. ``build_judge`` builds a judge from an engine request.
+A benchmark run (``bench.run.run_benchmark``) hands its :class:`~mmdocsum_desktop.app.Session` to the
+suites with :func:`using_session`; ``BenchEngine`` then reads and summarises each document with the
+application's own use case (``app.summarize_file``: read with OCR, figures exported, the session's
+engine), exactly as `mmdocsum summarize` does, and returns what the suites score: the app's answer in
+M-DocSum form (``summarize.render.to_mdocsum``), the model's raw answer with the mapping from its image
+tags to document order (for shuffled images), the number of images shown, timings and warnings.
+``build_judge`` builds a judge through the same session.
 """
 
 from __future__ import annotations
@@ -12,24 +14,62 @@ from __future__ import annotations
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop.app import Session, summarize_file
+from mmdocsum_desktop.bench.metrics.mdocsum import count_tokens
 from mmdocsum_desktop.engines import factory
 from mmdocsum_desktop.engines.factory import ConfiguredEngine
 from mmdocsum_desktop.errors import BenchError
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.settings import EngineChoice, EngineSettings, load_settings
+from mmdocsum_desktop.judge.sources import Judge
+from mmdocsum_desktop.models.hashing import sha256_file
+from mmdocsum_desktop.placement.candidates import candidates_from_document
+from mmdocsum_desktop.settings import EngineChoice, EngineSettings, Settings
+from mmdocsum_desktop.summarize import prompt as prompts
+from mmdocsum_desktop.summarize.render import to_json, to_mdocsum
 
 # What a run asks for on top of the settings: the one schema (``settings.EngineChoice``) under the name
 # the suites have always used.
 EngineSpec = EngineChoice
 
 
+_run_session: Session | None = None
+_run_lock = threading.Lock()
+
+
+@contextmanager
+def using_session(session: Session) -> Iterator[Session]:
+    """The suites of this run read, summarise and judge through ``session`` (the CLI's, the window's).
+    One run at a time per process: a benchmark run owns the process it runs in (the window runs it in a
+    child process)."""
+    global _run_session
+    with _run_lock:
+        previous, _run_session = _run_session, session
+    try:
+        yield session
+    finally:
+        with _run_lock:
+            _run_session = previous
+
+
+def current_session() -> Session:
+    """The running benchmark's session; a suite called directly (a test, a script) gets one over the saved
+    settings, as a command would."""
+    global _run_session
+    with _run_lock:
+        if _run_session is None:
+            _run_session = Session()
+        return _run_session
+
+
 def shared_embedder() -> Any:
-    """The process's MiniLM text embedder (``engines.factory.shared_models``)."""
-    return factory.shared_models().embedder()
+    """The run's MiniLM text embedder (the session's models)."""
+    return current_session().embedder()
 
 
 @dataclass
@@ -38,10 +78,15 @@ class BenchEngine:
     run: ConfiguredEngine
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
+    session: Session | None = None
+
     @classmethod
     def build(cls, spec: EngineSpec, settings: EngineSettings | None = None) -> BenchEngine:
-        """The engine ``mmdocsum summarize`` would build with these flags (``engines.factory``)."""
-        return cls(spec=spec, run=factory.configure_engine(settings or load_settings().engines, spec))
+        """The engine ``mmdocsum summarize`` would build with these flags: the run's session's (or one over
+        ``settings``), loaded now so that a bad model is reported before any document is read."""
+        session = current_session() if settings is None else Session(Settings(engines=settings))
+        with session.engine(spec) as run:
+            return cls(spec=spec, run=run, session=session)
 
     @property
     def engine(self) -> Any:
@@ -76,8 +121,6 @@ class BenchEngine:
 
     def model_hashes(self) -> dict[str, str]:
         """sha256 of every model file the run depends on (the embedder's and the GGUFs)."""
-        from mmdocsum_desktop.models.hashing import sha256_file
-
         hashes: dict[str, str] = {}
         model_path = getattr(shared_embedder(), "model_path", None)
         if model_path is not None and Path(model_path).exists():
@@ -94,17 +137,11 @@ class BenchEngine:
         control: JobControl | None = None,
     ) -> dict[str, Any]:
         """One document → its prediction record (what the mdocsum and rouge suites save per item)."""
-        from mmdocsum_desktop.bench.metrics.mdocsum import count_tokens
-        from mmdocsum_desktop.document.reader import export_document, read_document
-        from mmdocsum_desktop.summarize import prompt as prompts
-        from mmdocsum_desktop.summarize.render import to_mdocsum
-
         started = time.perf_counter()
-        document = read_document(path, control=control)
-        options = self._options(include_abstract=include_abstract, shuffle_seed=shuffle_seed, citations=False)
+        options = {"include_abstract": include_abstract, "shuffle_seed": shuffle_seed, "citations": False}
         with tempfile.TemporaryDirectory(prefix="mmdocsum-bench-") as assets:
-            export_document(document, assets, control=control)
-            summary = self._summarize(document, Path(assets), options, control)
+            result = self._summarize_file(path, Path(assets), options, control)
+        document, summary = result.document, result.summary
         slots = prompts.make_slots(summary.figures, shuffle_seed)
         return {
             "answer": to_mdocsum(summary),
@@ -124,39 +161,23 @@ class BenchEngine:
     def summary_record(self, path: Path, assets: Path, *, control: JobControl | None = None) -> dict[str, Any]:
         """One document → its summary in the JSON form ``mmdocsum summarize -o X.json`` writes, figure
         crops kept in ``assets`` (image paths relative to ``assets``' parent)."""
-        from mmdocsum_desktop.document.reader import export_document, read_document
-        from mmdocsum_desktop.summarize.render import to_json
-
-        document = read_document(path, control=control)
-        export_document(document, assets, control=control)
-        options = self._options(include_abstract=True, shuffle_seed=None, citations=True)
-        summary = self._summarize(document, Path(assets), options, control)
+        options = {"include_abstract": True, "shuffle_seed": None, "citations": True}
+        summary = self._summarize_file(path, Path(assets), options, control).summary
         return to_json(summary, base_dir=assets, relative_to=Path(assets).parent)
 
-    def _summarize(self, document: Any, assets: Path, options: Any, control: JobControl | None):
-        """The pipeline on one document; engines that compute here summarise one document at a time."""
-        from mmdocsum_desktop.summarize.pipeline import summarize_document
+    def _summarize_file(self, path: Path, assets: Path, options: dict[str, Any], control: JobControl | None):
+        """``app.summarize_file`` with the session's engine for this spec (held while it runs: engines that
+        compute here summarise one document at a time)."""
+        @contextmanager
+        def stage(_name: str) -> Iterator[JobControl]:
+            yield control or JobControl()
 
-        lock = self._lock if self.in_process else None
-        if lock is not None:
-            lock.acquire()
-        try:
-            return summarize_document(
-                document, assets, engine=self.engine, embedder=shared_embedder(), ocr=self.ocr,
-                options=options, control=control,
-            )
-        finally:
-            if lock is not None:
-                lock.release()
-
-    def _options(self, *, include_abstract: bool, shuffle_seed: int | None, citations: bool):
-        from mmdocsum_desktop.summarize.pipeline import SummaryOptions
-
-        return SummaryOptions(**self.run.option_values(), include_abstract=include_abstract,
-                              shuffle_seed=shuffle_seed, citations=citations)
+        assert self.session is not None
+        return summarize_file(self.session, Path(path), assets, choice=self.spec, options=options, stage=stage)
 
     def close(self) -> None:
-        self.run.close()
+        """Nothing to do: the engine belongs to the session, which keeps it for the next run and closes it
+        with itself (the command's ``with Session()``)."""
 
 
 def _generation_totals(generations: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -172,11 +193,7 @@ def _generation_totals(generations: list[dict[str, Any]]) -> dict[str, Any] | No
 def document_stats(path: Path) -> dict[str, Any]:
     """Images (as the summaries pipeline numbers them: figures and tables in document order) and
     length in tokens of a document, for scoring predictions and for the breakdowns."""
-    from mmdocsum_desktop.bench.metrics.mdocsum import count_tokens
-    from mmdocsum_desktop.document.reader import read_document
-    from mmdocsum_desktop.placement.candidates import candidates_from_document
-
-    document = read_document(path)
+    document = current_session().read(path)  # as the summaries read it: scanned pages with OCR
     candidates = candidates_from_document(document, None, require_image=False)
     return {
         "n_images": len(candidates),
@@ -187,8 +204,6 @@ def document_stats(path: Path) -> dict[str, Any]:
 
 def engine_file_hashes(engine: Any) -> dict[str, str]:
     """sha256 of an engine's model files (GGUF model and projector)."""
-    from mmdocsum_desktop.models.hashing import sha256_file
-
     hashes: dict[str, str] = {}
     config = getattr(engine, "config", None)
     for attr in ("model", "mmproj"):
@@ -209,15 +224,13 @@ def engine_model_hashes(engine: Any, name: str) -> dict[str, str]:
 def build_judge_engine(spec: EngineSpec, settings: EngineSettings | None = None):
     """A language-model engine for judging; a clear BenchError for the extractive engine or none set up."""
     try:
-        return factory.build_judge_engine(settings or load_settings().engines, spec)
+        return factory.build_judge_engine(settings or current_session().settings.engines, spec)
     except factory.JudgeNotConfiguredError as error:
         raise BenchError(str(error)) from error
 
 
 def build_judge(spec: EngineSpec | None):
-    """A :class:`~mmdocsum_desktop.bench.judge.Judge` over a language-model engine, or None."""
+    """A :class:`~mmdocsum_desktop.judge.sources.Judge` over a language-model engine, or None."""
     if spec is None:
         return None
-    from mmdocsum_desktop.bench.judge import Judge
-
     return Judge(build_judge_engine(spec))

@@ -1,5 +1,9 @@
 """Benchmark runs: what ``mmdocsum bench SUITE`` runs, and the desktop app's Benchmark view with it
-(the same function, the same files in the output folder)."""
+(the same function, the same files in the output folder).
+
+The benchmarks sit above the application layer: a run hands its :class:`~mmdocsum_desktop.app.Session`
+to the suites (``glue.using_session``), and they read and summarise through it exactly as
+`mmdocsum summarize` does (OCR included), so a number printed here describes what users get."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop.app.session import Session
+from mmdocsum_desktop.bench.glue import using_session
 from mmdocsum_desktop.bench.suites import SUITES
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.fileio import write_json_atomic
@@ -41,14 +46,15 @@ def run_benchmark(
         return run_ftii(session, split, Path(out), control=control, **suite_options)
     if judge is not None and suite not in _JUDGED:
         raise MmdocsumError(f"the {suite} suite has no judge")
-    if suite == "pairs":
-        # The pairs suite reads documents through the app's own pipeline; it builds no summary engine
-        # unless its summary stage runs, which uses the extractive writer the suite was tuned with.
-        return SUITES[suite].run(split, out, control=control, **suite_options)
-    kwargs: dict[str, Any] = {"engine_spec": _unless_scored(choice or EngineChoice(), suite_options)}
-    if suite in _JUDGED:
-        kwargs["judge_spec"] = judge
-    return SUITES[suite].run(split, out, control=control, **kwargs, **suite_options)
+    with using_session(session):
+        if suite == "pairs":
+            # The pairs suite reads documents through the session (as `summarize` does); it builds no
+            # summary engine unless its summary stage runs, which uses the extractive writer.
+            return SUITES[suite].run(split, out, control=control, **suite_options)
+        kwargs: dict[str, Any] = {"engine_spec": _unless_scored(choice or EngineChoice(), suite_options)}
+        if suite in _JUDGED:
+            kwargs["judge_spec"] = judge
+        return SUITES[suite].run(split, out, control=control, **kwargs, **suite_options)
 
 
 def _unless_scored(spec: EngineChoice, suite_options: dict[str, Any]) -> EngineChoice | None:

@@ -130,7 +130,7 @@ def run_ftii(args: argparse.Namespace) -> int:
         write_outputs(args.output, {a.id: predictions[a.id] for a in articles}, metrics)
         warnings: list[str] = []
     else:
-        from mmdocsum_desktop.app import run_ftii as place_and_score
+        from mmdocsum_desktop.bench.run import run_ftii as place_and_score
 
         session, placement = _placement(args)
         with tqdm_control("ftii", enabled=not args.quiet) as control:

@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.app import Session, run_benchmark
+    from mmdocsum_desktop.app import Session
+    from mmdocsum_desktop.bench.run import run_benchmark
     from mmdocsum_desktop.bench.suites.mdocsum import MDocSumOptions
 
     concurrency = common.check_concurrency(args)

@@ -33,9 +33,9 @@ def run(args: argparse.Namespace) -> int:
         metrics = run_pairs(args.pairs, args.output, split=args.split, stages=stages, restart=args.restart,
                             control=control)
     if not args.quiet:
-        from mmdocsum_desktop.bench.suites.pairs import _headline_rows
+        from mmdocsum_desktop.bench.suites.pairs import headline_rows
 
-        header, rows = _headline_rows(metrics)
+        header, rows = headline_rows(metrics)
         width = max(len(r[0]) for r in rows) if rows else 10
         print(f"{'':<{width}}  " + "  ".join(f"{h:>8}" for h in header[1:]))
         for row in rows:

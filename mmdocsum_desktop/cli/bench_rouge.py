@@ -20,7 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.app import Session, run_benchmark
+    from mmdocsum_desktop.app import Session
+    from mmdocsum_desktop.bench.run import run_benchmark
 
     concurrency = common.check_concurrency(args)
     with tqdm_control("rouge", enabled=not args.quiet) as control, common.cancel_on_sigint(control):

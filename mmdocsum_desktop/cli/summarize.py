@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from mmdocsum_desktop.cli.bench_common import cancel_on_sigint
@@ -45,8 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.app import Session, summarize
-    from mmdocsum_desktop.document.reader import export_document
+    from mmdocsum_desktop.app import Session, summarize_file
     from mmdocsum_desktop.summarize.render import format_for, write_summary
 
     if not 36 <= args.dpi <= 600:
@@ -67,22 +67,28 @@ def run(args: argparse.Namespace) -> int:
         # the engine first: a bad model file or endpoint setting is reported before any long work
         with session.engine(choice) as configured:
             engine_info = configured.engine.describe()
-        with tqdm_control("reading", enabled=not args.quiet) as control:
-            # scanned pages are read with OCR unless --no-ocr, as in every command and the GUI
-            document = session.read(args.file, password=args.password, control=control,
-                                    ocr=not getattr(args, "no_ocr", False), limits=read_limits(args))
         assets = output.parent / f"{output.stem}_files"
-        with tqdm_control("figures", enabled=not args.quiet) as control:
-            export_document(document, assets, dpi=args.dpi, password=args.password, control=control)
         options = {"include_abstract": not args.no_abstract, "shuffle_seed": args.shuffle_images,
                    "citations": not args.no_citations, "time_limit_s": args.time_limit}
         on_text = (lambda piece: (sys.stderr.write(piece), sys.stderr.flush())) if args.stream else None
         partial_path = output.with_name(output.name + ".partial.json")
+
+        @contextmanager
+        def stage(name: str):
+            # one tqdm bar per stage; while the model writes, the first Ctrl-C stops it and keeps its text
+            with tqdm_control(name, enabled=not args.quiet and not (args.stream and name == "summarising")) as control:
+                if name != "summarising":
+                    yield control
+                    return
+                with cancel_on_sigint(control, notice="stopping the model; what it wrote is kept (Ctrl-C again to abort)"):
+                    yield control
+
         try:
-            with tqdm_control("summarising", enabled=not args.quiet and not args.stream) as control, \
-                    cancel_on_sigint(control, notice="stopping the model; what it wrote is kept (Ctrl-C again to abort)"):
-                summary = summarize(session, document, assets, choice=choice, options=options, control=control,
-                                    on_text=on_text)
+            # read (scanned pages with OCR unless --no-ocr) → figures → summary: app.summarize_file, the
+            # same path the benchmarks take
+            summary = summarize_file(session, args.file, assets, choice=choice, options=options,
+                                     password=args.password, ocr=not getattr(args, "no_ocr", False),
+                                     limits=read_limits(args), dpi=args.dpi, stage=stage, on_text=on_text).summary
         except MmdocsumError as error:
             partial = getattr(error, "partial", None)
             if partial:

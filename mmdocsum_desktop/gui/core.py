@@ -207,9 +207,9 @@ def judge_record(summary: Any, document: Document | None = None) -> dict[str, An
 
 
 def judge_summary(document: Document, summary: Any, workspace_root: Path, settings: Any) -> Callable:
-    """Judge the summary against its document on the aspects of ``bench.summary_judge`` (what
+    """Judge the summary against its document on the aspects of ``judge.summary`` (what
     `mmdocsum bench judge` does for one document), with the LLM engine of the settings. Returns the
-    judgement's JSON (``bench.suites.judge.judge_document``) with ``aspect_titles`` {name: title}."""
+    judgement's JSON (``judge.summary.judge_document``) with ``aspect_titles`` {name: title}."""
 
     def run(control: JobControl, stream: StreamFn) -> dict[str, Any]:
         current = session(settings)
@@ -308,14 +308,16 @@ def run_benchmark(suite: str, split: str, engine: str, out: Path) -> Callable:
 
 
 def benchmark_in_this_process(suite: str, split: str, engine: str, out: str, control: JobControl) -> str:
-    """The child process's side of :func:`run_benchmark`: :func:`app.run_benchmark`, as `mmdocsum bench`."""
+    """The child process's side of :func:`run_benchmark`: :func:`bench.run.run_benchmark`, as `mmdocsum bench`."""
+    from mmdocsum_desktop.bench.run import run_benchmark as run_suite  # the suites load in the child only
+
     ftii_data: dict[str, Any] = {}
     if suite == "ftii" and split != "demo":  # a flow-insertion JSON: images and captions beside it
         ftii_data = {"images_root": Path(split).parent, "captions": Path(split).with_name("captions.json")}
         if not ftii_data["captions"].is_file():
             ftii_data["captions"] = None
     choice = None if suite == "ftii" else EngineChoice(engine=engine)
-    app.run_benchmark(app.Session(), suite, split, out, choice=choice, control=control, **ftii_data)
+    run_suite(app.Session(), suite, split, out, choice=choice, control=control, **ftii_data)
     return out
 
 

@@ -1,5 +1,5 @@
 """The judgement panel of the summary view: "Judge this summary" runs a language model over the summary
-and its document (``bench.suites.judge.judge_document``) and this panel shows its progress with Cancel,
+and its document (``judge.summary.judge_document``) and this panel shows its progress with Cancel,
 then one row per aspect (score 0–5, "missing" or "n/a", and the judge's explanation), the overall
 score, and a note when the judge read the figures as text rather than seeing them."""
 

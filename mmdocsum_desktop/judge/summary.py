@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.bench.judge import _json_candidates, engine_label
 from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions, ImagePart, Message
 from mmdocsum_desktop.engines.sentences import document_sentences
 from mmdocsum_desktop.errors import BenchError, JobCancelled, MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
+from mmdocsum_desktop.judge.sources import _json_candidates, engine_label
 from mmdocsum_desktop.summarize.prompt import prompt_dir
 from mmdocsum_desktop.text.sentences import split_sentences
 
@@ -528,3 +528,17 @@ class SummaryJudge:
             "prompt_tokens": int(getattr(generation, "prompt_tokens", 0) or 0),
         }
 
+
+def judge_document(
+    document: Any,
+    record: dict[str, Any],
+    judge_engine: Any,
+    *,
+    base_dir: str | Path | None = None,
+    self_consistency: int = 1,
+    time_limit_s: float | None = None,
+    control: JobControl | None = None,
+) -> dict[str, Any]:
+    """One summary of one document (the GUI's "Judge this summary"): the judgement as JSON."""
+    judge = SummaryJudge(judge_engine, self_consistency=self_consistency, time_limit_s=time_limit_s)
+    return judge.judge(document, record, base_dir=base_dir, control=control).to_json()

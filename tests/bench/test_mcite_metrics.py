@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mmdocsum_desktop.bench import splits
-from mmdocsum_desktop.bench.judge import Judge
+from mmdocsum_desktop.judge.sources import Judge
 from mmdocsum_desktop.bench.metrics.mcite import (
     aggregate,
     citations_in,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from mmdocsum_desktop.bench.judge import Judge, parse_flags, parse_rating
+from mmdocsum_desktop.judge.sources import Judge, parse_flags, parse_rating
 from mmdocsum_desktop.bench.metrics.mdocsum import parse_answer, parse_gold
 from mmdocsum_desktop.bench.schema import MDocSumItem
 from mmdocsum_desktop.bench.suites.mdocsum import judge_document

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from mmdocsum_desktop.app import Session, run_benchmark
+from mmdocsum_desktop.app import Session
+from mmdocsum_desktop.bench.run import run_benchmark
 from mmdocsum_desktop.cli import main
 from mmdocsum_desktop.gui import core as gui_core
 from mmdocsum_desktop.jobs import JobControl

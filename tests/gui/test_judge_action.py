@@ -214,7 +214,7 @@ def test_judge_record_from_the_window_summary(qtbot, make_window, tmp_path):
     built from the app's (editable) summary, with image paths that resolve in the workspace."""
     from PIL import Image, ImageDraw
 
-    from mmdocsum_desktop.bench.summary_judge import load_aspects, prompt_parts, summary_paragraphs
+    from mmdocsum_desktop.judge.summary import load_aspects, prompt_parts, summary_paragraphs
     from mmdocsum_desktop.gui import core
 
     image = Image.new("RGB", (480, 300), "white")

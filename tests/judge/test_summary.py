@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmdocsum_desktop.bench.summary_judge import (
+from mmdocsum_desktop.judge.summary import (
     ASPECTS,
     SummaryJudge,
     load_aspects,

@@ -1,5 +1,5 @@
 """Reference-free judging: per-aspect means of the judge's 0–5 scores over documents (the aspects are
-``bench.summary_judge.ASPECTS`` or the ones a run asked for)."""
+``judge.summary.ASPECTS`` or the ones a run asked for)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 For every document the run has a summary — read from ``--summaries DIR`` (``<document stem>.json``
 as ``mmdocsum summarize -o X.json`` writes it, or an M-DocSum answer list) or written now by the
-chosen engine — and a judgement of it on the aspects of :mod:`mmdocsum_desktop.bench.summary_judge`
+chosen engine — and a judgement of it on the aspects of :mod:`mmdocsum_desktop.judge.summary`
 (averaged by :mod:`mmdocsum_desktop.bench.metrics.judge`). Both are stages of a
 resumable run (:mod:`runner`): the same command continues where it stopped. A document that cannot be
 read, a summary that is missing or malformed, a judge that fails: reported per document, the run goes
@@ -21,11 +21,11 @@ from mmdocsum_desktop.bench import report, runner
 from mmdocsum_desktop.bench.glue import BenchEngine, EngineSpec, build_judge_engine, engine_model_hashes
 from mmdocsum_desktop.bench.metrics.judge import summarize_judgements
 from mmdocsum_desktop.bench.schema import METRIC_KEYS, BenchmarkResult
-from mmdocsum_desktop.bench.summary_judge import SummaryJudge, check_aspects, summary_paragraphs
 from mmdocsum_desktop.document.reader import export_document, read_document
 from mmdocsum_desktop.engines.extractive import ROLES
 from mmdocsum_desktop.errors import BenchError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.judge.summary import SummaryJudge, check_aspects, summary_paragraphs
 from mmdocsum_desktop.placement.candidates import candidates_from_document
 
 SUITE = "judge"
@@ -213,18 +213,3 @@ def _notes(judge: SummaryJudge) -> list[str]:
             f"each score is the mean of {judge.self_consistency} samples at temperature {judge.sample_temperature}"
         )
     return notes
-
-
-def judge_document(
-    document: Any,
-    record: dict[str, Any],
-    judge_engine: Any,
-    *,
-    base_dir: str | Path | None = None,
-    self_consistency: int = 1,
-    time_limit_s: float | None = None,
-    control: JobControl | None = None,
-) -> dict[str, Any]:
-    """One summary of one document (the GUI's "Judge this summary"): the judgement as JSON."""
-    judge = SummaryJudge(judge_engine, self_consistency=self_consistency, time_limit_s=time_limit_s)
-    return judge.judge(document, record, base_dir=base_dir, control=control).to_json()

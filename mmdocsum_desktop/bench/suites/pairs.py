@@ -30,14 +30,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop.app import summarize as app_summarize
+from mmdocsum_desktop.bench.glue import current_session
 from mmdocsum_desktop.bench.metrics import pairs as m
 from mmdocsum_desktop.bench.pairs_gold import GoldError, PairGold, read_gold, strip_citations
 from mmdocsum_desktop.bench.pairs_split import PairFiles, pairs_in
 from mmdocsum_desktop.bench.runner import RunFolder, run_stage
 from mmdocsum_desktop.document.model import Block, Document
-from mmdocsum_desktop.errors import BenchError, InputNotFoundError
+from mmdocsum_desktop.errors import BenchError, InputNotFoundError, MmdocsumError
 from mmdocsum_desktop.fileio import write_json_atomic, write_text_atomic
 from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.settings import EngineChoice
 
 STAGES = ("figures", "text", "flow", "summary")
 SUITE = "pairs"
@@ -71,34 +74,29 @@ class PairsHooks:
 
 
 def default_placer() -> tuple[Placer, str]:
-    from mmdocsum_desktop.placement import PlacementEngine
-
-    engine = PlacementEngine.with_default_models(ocr=False)
+    """The placement engine of the run's session (its settings), as `mmdocsum place` builds it."""
+    engine = current_session().placement_engine()
 
     def place(paragraphs: list[str], candidates: list[Any]) -> list[int | None]:
         return [p.candidate for p in engine.place(paragraphs, candidates)]
 
-    return place, "placement engine (default models, no OCR)" + (f"; {'; '.join(engine.model_warnings)}" if engine.model_warnings else "")
+    warnings = f"; {'; '.join(engine.model_warnings)}" if engine.model_warnings else ""
+    return place, "placement engine of the session (as `mmdocsum place`)" + warnings
 
 
 def default_summarizer() -> tuple[Summarizer, str]:
-    """The extractive engine through the summarizing pipeline, abstract left out."""
-    from mmdocsum_desktop.bench.glue import shared_embedder
-    from mmdocsum_desktop.engines.extractive import ExtractiveEngine
-    from mmdocsum_desktop.summarize.pipeline import SummaryOptions, summarize_document
-
-    embedder = shared_embedder()
-    engine = ExtractiveEngine(embedder)
+    """The extractive summary through the application's use case (``app.summarize``, the session's
+    settings), abstract left out: what `mmdocsum summarize --engine extractive --no-abstract` writes."""
+    session = current_session()
+    choice = EngineChoice(engine="extractive")
 
     def summarize(document: Document, assets: Path) -> list[tuple[Any, ...]]:
-        summary = summarize_document(
-            document, assets, engine=engine, embedder=embedder,
-            options=SummaryOptions(include_abstract=False, citations=False),
-        )
+        summary = app_summarize(session, document, assets, choice=choice,
+                                options={"include_abstract": False, "citations": False})
         return [(p.text, p.figure.label if p.figure is not None else None,
                  p.no_figure.kind if p.no_figure is not None else None, p.source) for p in summary.paragraphs]
 
-    return summarize, "extractive engine (MiniLM), no abstract"
+    return summarize, "extractive engine through app.summarize (the session's settings), no abstract"
 
 
 def ingestion_fingerprint() -> str:
@@ -182,12 +180,10 @@ class PairsRun:
         return LoadedPair(pair, gold, document, read_s, document.page_count or 0)
 
     def _read(self, path: Path, control: JobControl) -> tuple[Document, float]:
-        from mmdocsum_desktop.document.reader import read_document
-        from mmdocsum_desktop.errors import MmdocsumError
-
         started = time.perf_counter()
         try:
-            document = read_document(path, control=control)
+            # the session's reader, as every command reads: scanned pages with OCR
+            document = current_session().read(path, control=control)
         except MmdocsumError as error:
             raise PairSkipped(str(error)) from error
         return document, time.perf_counter() - started
@@ -763,7 +759,7 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _headline_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+def headline_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     splits = list(metrics["by_split"])
     header = ["metric", *splits]
     rows = []
@@ -825,7 +821,7 @@ def to_markdown(metrics: dict[str, Any]) -> str:
     parts.append(f"Pairs: `{settings['pairs']}` · split: {settings['split']} · stages: {', '.join(metrics['stages'])} · "
                  f"ingestion {settings['ingestion']}")
     parts += ["", "Numbers per half of the fixed split (bench/pairs_split.py); fit on dev, report test.", ""]
-    parts.append(_md_table(*_headline_rows(metrics)))
+    parts.append(_md_table(*headline_rows(metrics)))
     parts += ["", "## Papers, worst first", "", _md_table(*_paper_rows(metrics))]
     if metrics["skipped"]:
         parts += ["", "## Skipped", ""] + [f"- {s['id']}: {s['reason']}" for s in metrics["skipped"]]
@@ -848,7 +844,7 @@ def to_html(metrics: dict[str, Any]) -> str:
         "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
         "padding:2px 6px;font-size:13px;text-align:left}</style></head><body><h1>Pairs benchmark (PDF + JATS)</h1>"
         f"<p>split {html.escape(metrics['settings']['split'])}; stages {html.escape(', '.join(metrics['stages']))}</p>"
-        + table(*_headline_rows(metrics))
+        + table(*headline_rows(metrics))
         + "<h2>Papers, worst first</h2>"
         + table(*_paper_rows(metrics))
         + (f"<h2>Skipped</h2><ul>{skipped}</ul>" if skipped else "")
