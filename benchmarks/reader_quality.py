@@ -11,7 +11,7 @@ For every pair of ``../shared/corpus/pmc`` in the chosen half (dev for tuning, t
 - **cover pages** the reader recognised and kept out of the body.
 
 The same foreign-word measure needs a vocabulary; for ``mineru_demo1.pdf`` (no JATS) it is an English word
-list (wordninja's), and the check that "zero flow days" is found by :func:`mmdocsum_desktop.document.pdf_search.find_on_page`.
+list (wordninja's), and the check that "zero flow days" is found by :func:`mmdocsum_desktop.document.pdf_layout.find_on_page`.
 
     nice -n 10 .venv/bin/python benchmarks/reader_quality.py --split test [--label after]
 """
@@ -160,7 +160,7 @@ def measure_mineru_demo1() -> dict:
     known = english_words()
     with pymupdf.open(path) as pdf:
         try:
-            from mmdocsum_desktop.document.pdf_search import find_on_page
+            from mmdocsum_desktop.document.pdf_layout import find_on_page
         except ImportError:
             hits = None
         else:

@@ -79,6 +79,18 @@ def normalize_text(text: str) -> str:
     return text
 
 
+_SEARCH_FOLD = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2212": "-",
+                              "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', SOFT_HYPHEN: ""})
+
+
+def search_key(text: str) -> str:
+    """What a search compares: NFKC (ligatures, styled letters and full-width forms to plain ones), case
+    folded, hyphens and quotes of every kind alike, and no spaces at all, so that a phrase is found whether
+    the PDF set its words apart, glued or broken by a ligature ("zero ﬂow days", "zero flowdays")."""
+    folded = unicodedata.normalize("NFKC", text).casefold().translate(_SEARCH_FOLD)
+    return "".join(folded.split())
+
+
 def has_unmapped_glyphs(text: str) -> bool:
     """The text holds glyphs the PDF gave no Unicode for (U+FFFD or private-use code points)."""
     return _UNMAPPED.search(text) is not None

@@ -14,7 +14,7 @@ import numpy as np
 import pymupdf
 
 from mmdocsum_desktop.document.labels import CaptionStart, parse_caption_start
-from mmdocsum_desktop.document.normalize import SOFT_HYPHEN, normalize_line
+from mmdocsum_desktop.document.normalize import SOFT_HYPHEN, normalize_line, search_key
 
 Rect = tuple[float, float, float, float]
 
@@ -228,6 +228,36 @@ def text_from_glyphs(chars: list[dict] | tuple, size: float, *, horizontal: bool
     if pending_space:
         out.append(pending_space)
     return "".join(out)
+
+
+def find_on_page(page: pymupdf.Page, query: str) -> list[Rect]:
+    """Where ``query`` is printed on ``page``: one rectangle per occurrence (the union of its glyphs' boxes),
+    found in the page's text as the reader normalises it (:func:`search_key`: ligatures as letters, case,
+    hyphen and quote forms and word spaces set aside, words hyphenated at a line end joined). The GUI's
+    search calls this, so that what the summary quotes is found on the page."""
+    wanted = search_key(query)
+    if not wanted:
+        return []
+    keys: list[str] = []  # one folded character each, beside the box of the glyph it comes from
+    boxes: list[Rect] = []
+    page_dict = page.get_text("rawdict", flags=TEXT_FLAGS, sort=False)
+    for block in page_dict["blocks"]:
+        for line in block.get("lines", ()):
+            glyphs = [char for span in line["spans"] for char in span["chars"]]
+            ends_hyphen = bool(glyphs) and glyphs[-1]["c"] in "-\u2010\u2011\u00ad"
+            for position, char in enumerate(glyphs):
+                if ends_hyphen and position == len(glyphs) - 1:
+                    break  # "extracel-" / "lular": the hyphen at a line end is not searched for
+                for folded in search_key(char["c"]):
+                    keys.append(folded)
+                    boxes.append(tuple(char["bbox"]))
+    text = "".join(keys)
+    found: list[Rect] = []
+    start = text.find(wanted)
+    while start >= 0:
+        found.append(union(boxes[start : start + len(wanted)]))
+        start = text.find(wanted, start + len(wanted))
+    return found
 
 
 _WHITE = 0xFFFFFF
