@@ -319,6 +319,7 @@ class DocumentView(QWidget):
         self._rotation: dict[int, int] = {}  # page -> degrees clockwise (90, 180, 270) the user turned it
         self._selection: tuple[int, int, int] | None = None  # page, the word the drag began at, the word now
         self._selection_items: list[QGraphicsRectItem] = []
+        self._hit_items: list[QGraphicsRectItem] = []
         self._anchor_pos = QPointF()
         self.last_menu: QMenu | None = None  # the context menu shown last (tests and screenshots look at it)
         self.highlighted: str | None = None  # id of the figure/table/block shown, or "page:N"
@@ -520,6 +521,7 @@ class DocumentView(QWidget):
         self._rotation = {}
         self._selection = None
         self._selection_items = []
+        self._hit_items = []
         self.highlighted = None
         self._highlight_rect = None
         self._highlight_item = None
@@ -633,13 +635,8 @@ class DocumentView(QWidget):
             self._tops.append(y)
             y += shown_h * scale + PAGE_GAP
         self.scene.setSceneRect(QRectF(0, 0, widest, max(0.0, y - PAGE_GAP)))
-        for page, boxes in self._hit_boxes:
-            if page in self._page_items:
-                for box in boxes:
-                    mark = QGraphicsRectItem(self._scaled(box, scale), self._page_items[page])
-                    mark.setPen(QPen(Qt.PenStyle.NoPen))
-                    mark.setBrush(QBrush(_HIT))
-                    mark.setZValue(2)
+        self._hit_items = []
+        self._draw_hits()
         self._draw_selection()
         for (page, cached_scale), image in list(self._cache.items()):
             if cached_scale == scale:
@@ -674,6 +671,21 @@ class DocumentView(QWidget):
         item.setBrush(QBrush(QColor(255, 200, 0, 40)))
         item.setZValue(3)
         self._highlight_item = item
+
+    def _draw_hits(self) -> None:
+        """Every search hit marked on its page (the items are replaced, the pages stay)."""
+        for item in self._hit_items:
+            if item.scene() is self.scene:
+                self.scene.removeItem(item)
+        self._hit_items = []
+        for page, boxes in self._hit_boxes:
+            sheet = self._page_items.get(page)
+            for box in boxes if sheet is not None else []:
+                mark = QGraphicsRectItem(self._scaled(box, self.scale), sheet)
+                mark.setPen(QPen(Qt.PenStyle.NoPen))
+                mark.setBrush(QBrush(_HIT))
+                mark.setZValue(2)
+                self._hit_items.append(mark)
 
     def _shown_size(self, page: int) -> tuple[float, float]:
         """The page's width and height in points as shown (a page turned by 90° is as wide as it was high)."""
@@ -1007,7 +1019,7 @@ class DocumentView(QWidget):
     def _search_done(self, hits) -> None:
         self._hit_boxes = [(page, list(boxes)) for page, boxes in hits]
         self._hits = [(page, _union(boxes)) for page, boxes in self._hit_boxes]
-        self._layout()  # the hits are drawn on their pages
+        self._draw_hits()
         if not self._hits:
             self.search_label.setText("not found")
             return
