@@ -84,3 +84,41 @@ def test_grounding_needs_a_citing_section_among_the_sentences_sources():
 def test_title_match_tells_another_article():
     assert m.title_matches("Circulating Visfatin in Hypothyroidism", "Clinical Study Circulating Visfatin in Hypothyroidism Is")
     assert not m.title_matches("Circulating Visfatin in Hypothyroidism", "A Role for Notch Signalling in Breast Cancer")
+
+
+def test_title_is_right_only_when_it_is_the_article_title():
+    gold = "Circulating Visfatin in Hypothyroidism: A Case-Control Study"
+    assert m.title_correct(gold, "Circulating visfatin in hypothyroidism – a case–control study")
+    for wrong in ("Research.indd", "REVIEW", "Circulating Visfatin", None,
+                  "Since January 2020 Elsevier has created a COVID-19 resource centre"):
+        assert not m.title_correct(gold, wrong)
+    assert m.title_correct("", "anything") is None
+
+
+def test_foreign_words_are_broken_and_glued_words_the_jats_never_uses():
+    vocabulary = m.vocabulary_of(["The first influenza season; N95 filtering respirators benefit small bowel."])
+    found = m.foreign_words("The fi rst infl uenza season: N95 ﬁltering respirators: the smallbowel, a benefi t.", vocabulary)
+    assert found == ["infl", "uenza", "smallbowel", "benefi"]  # "fi", "rst" are too short to tell
+    assert m.per_thousand(len(found), 250) == 16.0 and m.per_thousand(0, 0) is None
+
+
+def test_run_in_labels_and_empty_paragraphs():
+    sentences = ["Background: Influenza kills.", "Case presentation: A man.", "Método: Estudo.",
+                 "The ratio: 3 to 1.", "e.g.: nothing", "Abstract—We propose.", "Flows fell."]
+    assert m.run_in_labels(sentences) == ["Background", "Case presentation", "Método", "Abstract"]
+    assert m.empty_paragraphs(["Text.", "", "  ", "12 (3)."]) == 3
+
+
+def test_a_structured_abstract_by_role():
+    sections = [("Background", "Flu kills."), ("Materials and Methods:", "We enrolled."), ("Results", "Half died."),
+                ("Conclusions/Significance", "Masks help."), ("Trial registration", "NCT01234567")]
+    assert m.abstract_by_role(sections) == {"background": "Flu kills.", "method": "We enrolled.",
+                                            "results": "Half died.", "conclusion": "Masks help."}
+    assert m.abstract_by_role([("Abstract", "One paragraph.")]) == {}
+
+
+def test_illustration_counts_and_what_can_be_illustrated():
+    assert m.illustration(["Figure 1", None, None, "Table 2"], [None, "not_cited", None, None]) == {
+        "illustrated": 2, "explained": 1, "unexplained": 1}
+    assert m.illustratable_roles([("background", False), ("related", True), ("results", True)]) == {"background", "results"}
+    assert m.illustratable_roles([(None, True)]) == set(m.ROLE_ORDER)

@@ -88,3 +88,10 @@ def test_malformed_xml_is_a_gold_error(tmp_path):
     broken.write_text("<article><body><p>unclosed</body>")
     with pytest.raises(GoldError, match="malformed XML"):
         read_gold(broken)
+
+
+def test_a_structured_abstract_keeps_its_sections():
+    gold = read_gold(PMC / "PMC4219006.xml")
+    assert [title for title, _ in gold.abstract_sections] == ["Background", "Methods", "Results", "Conclusion"]
+    assert all(text and text in gold.abstract for _, text in gold.abstract_sections)
+    assert read_gold(PMC / "PMC4736972.xml").abstract_sections == []

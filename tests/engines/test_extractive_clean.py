@@ -49,6 +49,12 @@ def embedder(tmp_path_factory):
     ("Conclusion The results show that oil scavenges radicals.", "The results show that oil scavenges radicals."),
     ("Essential oil scavenging activity on DPPH radical The oil scavenged DPPH.", "The oil scavenged DPPH."),
     ("Patients in the trial received the drug for ten weeks.", "Patients in the trial received the drug for ten weeks."),
+    # a structured abstract's label or a run-in heading goes; a colon inside prose stays
+    ("Background: Influenza kills many older adults every winter.", "Influenza kills many older adults every winter."),
+    ("Case presentation: A 45-year-old man presented with fever.", "A 45-year-old man presented with fever."),
+    ("Método: Estudo transversal com 300 pacientes adultos.", "Estudo transversal com 300 pacientes adultos."),
+    ("Abstract—We propose a stereo method for video sequences.", "We propose a stereo method for video sequences."),
+    ("The ratio: 3 to 1 was seen in all the samples.", "The ratio: 3 to 1 was seen in all the samples."),
 ])
 def test_reference_markers_go_with_their_brackets_and_spacing_is_repaired(raw, clean):
     assert clean_sentence(raw) == clean
@@ -251,3 +257,46 @@ def test_salience_prefers_the_papers_own_claim_to_a_cited_aside(embedder):
     weights = [SALIENCE_WEIGHTS.get(name, 0.0) for name in SALIENCE_FEATURES]
     salience = dict(zip(texts, features @ weights))
     assert salience[claim] > salience["Comparable soils occur in parts of New Zealand and Chile."]
+
+
+def _protocol(with_background_words: bool = True) -> Document:
+    """Introduction, Methods and Discussion, no Results: a study protocol."""
+    blocks = [_heading("h1", "Introduction"),
+              _paragraph("b1", "Introduction", "Influenza kills many older adults in care homes every winter season. "
+                         "Little is known about how well masks protect the residents of such homes from it. "
+                         "The method of testing masks in homes has never been compared with testing in clinics."),
+              _heading("h2", "Methods"),
+              _paragraph("b2", "Methods", "We will enrol six hundred residents of forty care homes in three cities. "
+                         "Homes will be randomised to masks for staff or to usual care for one whole season."),
+              _heading("h3", "Discussion"),
+              _paragraph("b3", "Discussion", "This trial will show whether masks worn by staff protect residents. "
+                         "Its findings should guide the advice given to care homes during the next season.")]
+    return Document(source="/tmp/protocol.pdf", kind="pdf", title="Masks in care homes", blocks=blocks)
+
+
+def test_a_part_the_paper_lacks_is_said_not_borrowed(embedder):
+    document = _protocol()
+    result = ExtractiveEngine(embedder).draft(document, include_abstract=False)
+    by_role = {p.role: p for p in result.paragraphs}
+    # a paragraph takes sentences only from its own sections: the introduction's sentence about "the
+    # method of testing masks" never becomes the Method paragraph, and there are no results to borrow
+    assert {s.block for s in by_role["method"].sentences} == {"b2"}
+    assert {s.block for s in by_role["background"].sentences} == {"b1"}
+    assert {s.block for s in by_role["conclusion"].sentences} == {"b3"}
+    assert not by_role["results"].sentences
+    assert by_role["results"].text == "The paper has no results section (no heading names one), so this part is not summarised."
+    assert any("results" in w and "says so" in w for w in result.warnings)
+
+
+def test_a_results_and_discussion_section_serves_both_paragraphs():
+    from mmdocsum_desktop.engines.extractive import block_serves
+
+    document = Document(source="/tmp/x.pdf", kind="pdf", blocks=[
+        _heading("h1", "1. Introduction"), _paragraph("b1", "1. Introduction", "Text."),
+        _heading("h2", "2. Study catchments"), _paragraph("b2", "2. Study catchments", "Text."),
+        _heading("h3", "3. Results and discussion"), _heading("h4", "3.1 Flows"), _paragraph("b4", "3.1 Flows", "Text."),
+        _heading("h5", "PLANT GROWTH"), _paragraph("b5", "PLANT GROWTH", "Text.")])
+    serves = block_serves(document)
+    assert serves["b1"] == {"background"}
+    assert serves["b2"] == set(ROLES)  # a numbered top-level section of no known role: any paragraph
+    assert serves["b4"] == {"results", "conclusion"}

@@ -171,3 +171,51 @@ def test_no_reference_list_sentences(demo1):
     _, _, summary = demo1
     for paragraph in summary.paragraphs:
         assert not re.search(r"\b(Thesis|Proceedings|J\. Hydrol)\b", paragraph.text)
+
+
+def _item(n: int, *, cites=(), passage=(), section=(), part=()):
+    from mmdocsum_desktop.summarize.evidence import EvidenceItem
+
+    return EvidenceItem(n, f"Sentence {n} of the paper.", f"b{n}", 1, None, tuple(cites), tuple(passage),
+                        tuple(section), tuple(part))
+
+
+def test_the_figures_illustrate_the_most_paragraphs_and_each_without_one_says_why():
+    from mmdocsum_desktop.summarize.evidence import ParagraphEvidence, assign_evidence_figures
+    from mmdocsum_desktop.summarize.schema import FigureEntry
+
+    entries = [FigureEntry(index=1, label="Figure 1", caption="Flows."), FigureEntry(index=2, label="Figure 2", caption="Rain.")]
+    evidence = [
+        # the strongest tie (Figure 1 cited by the sentence itself) would leave the method without a figure
+        ParagraphEvidence("background", [_item(1, cites=["Figure 1"], passage=["Figure 1", "Figure 2"])]),
+        ParagraphEvidence("method", [_item(2, part=["Figure 1"])]),
+        ParagraphEvidence("results", [_item(3)]),
+        ParagraphEvidence("conclusion", [_item(4, passage=["Table 3"])]),
+    ]
+    texts = ["Background text.", "Method text.", "Results text.", "Conclusion text."]
+    chosen = assign_evidence_figures(evidence, [e.items for e in evidence], entries, texts, None)
+    assert [c.label if c else None for c, _ in chosen] == ["Figure 2", "Figure 1", None, None]
+    assert [n.kind if n else None for _, n in chosen] == [None, None, "not_cited", "no_image"]
+    assert chosen[3][1].labels == ["Table 3"] and "Table 3" in chosen[3][1].message
+    # two paragraphs that discuss only one figure: one shows it, the other says where it is
+    both = [ParagraphEvidence("method", [_item(1, cites=["Figure 1"])]),
+            ParagraphEvidence("results", [_item(2, passage=["Figure 1"])])]
+    shown, elsewhere = assign_evidence_figures(both, [e.items for e in both], entries[:1], texts[:2], None)
+    assert shown[0].label == "Figure 1" and elsewhere[0] is None
+    assert elsewhere[1].kind == "shown_elsewhere" and elsewhere[1].labels == ["Figure 1"]
+    assert elsewhere[1].message == "Figure 1, cited here, is shown with another paragraph."
+    nothing = assign_evidence_figures(both, [e.items for e in both], [], texts[:2], None)
+    assert [n.kind for _, n in nothing] == ["document_has_none", "document_has_none"]
+
+
+def test_a_paragraph_without_a_figure_says_why_in_the_summary(demo1):
+    from mmdocsum_desktop.summarize.render import to_markdown
+
+    _, folder, summary = demo1
+    markdown = to_markdown(summary, base_dir=folder)
+    for paragraph in summary.paragraphs:
+        assert (paragraph.figure is None) == (paragraph.no_figure is not None)
+        if paragraph.no_figure is not None:
+            assert f"*{paragraph.no_figure.message}*" in markdown
+    again = type(summary).model_validate_json(summary.model_dump_json())
+    assert [p.no_figure for p in again.paragraphs] == [p.no_figure for p in summary.paragraphs]

@@ -489,8 +489,10 @@ def jats_vocabulary(gold) -> set[str]:
 
 # A structured abstract's label set into its paragraph ("Background:", "Case presentation:", "Método:",
 # "Methods and Findings:"): one to four words, a colon, then the text. What a summary must not keep.
-_RUN_IN_LABEL = re.compile(r"^\s*((?:[^\W\d_][\w'’/&-]*)(?:\s+[\w'’/&-]+){0,3})\s*[:：]\s+(?=\S)", re.UNICODE)
-_NOT_A_LABEL = re.compile(r"^(?:e\.?g|i\.?e|note|ratio|p|n)$", re.I)
+_RUN_IN_LABEL = re.compile(r"^\s*(?:((?:[^\W\d_][\w'’/&-]*)(?:\s+[\w'’/&-]+){0,3})\s*[:：]\s+(?=\S)|"
+                           r"(abstract|summary)\s*[—–]\s*(?=\S))", re.UNICODE | re.I)
+# prose with a colon, not a label: "The ratio: 3 to 1", "P: 0.05"
+_NOT_A_LABEL = re.compile(r"^(?:ratio|p|n|(?:the|a|an|this|these|our|we|in|for)\s.*)$", re.I)
 
 
 def run_in_labels(sentences: Iterable[str]) -> list[str]:
@@ -498,8 +500,9 @@ def run_in_labels(sentences: Iterable[str]) -> list[str]:
     found = []
     for sentence in sentences:
         match = _RUN_IN_LABEL.match(sentence)
-        if match and not _NOT_A_LABEL.match(match.group(1)) and match.group(1)[:1].isupper():
-            found.append(match.group(1))
+        label = match and (match.group(1) or match.group(2))
+        if label and not _NOT_A_LABEL.match(label) and label[:1].isupper():
+            found.append(label)
     return found
 
 
