@@ -267,6 +267,8 @@ def run_case(case: Case, code: Path, work: Path, keyring: Path) -> dict:
         limit = case.file_size_limit
 
         def child_limits() -> None:
+            # a harness started in the background inherits SIGINT ignored: the command gets the default
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
             if limit is not None:
                 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
                 resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
@@ -342,9 +344,11 @@ def main() -> int:
     parser.add_argument("--label", default="", help="suffix of the result file (before, after)")
     parser.add_argument("--sample", type=int, default=0, help="run this many cases, drawn with --seed (0: all)")
     parser.add_argument("--seed", type=int, default=28)
-    parser.add_argument("--only", default="", help="run the cases whose name contains this")
+    parser.add_argument("--only", default="", help="run the cases whose name contains this (several: a|b)")
+    parser.add_argument("--update", action="store_true",
+                        help="replace these cases' rows in the existing result file (a re-run of some cases)")
     args = parser.parse_args()
-    chosen = [c for c in cases() if args.only.lower() in c.name.lower()]
+    chosen = [c for c in cases() if any(part.lower() in c.name.lower() for part in args.only.split("|"))]
     if args.sample:
         chosen = random.Random(args.seed).sample(chosen, min(args.sample, len(chosen)))
     rows = []
@@ -359,10 +363,15 @@ def main() -> int:
             mark = "" if row["outcome"] == "clean" else f"  <- {row['problems']}"
             print(f"{row['outcome']:<9} exit {row['exit']!s:>4} {row['seconds']:>6.1f} s {row['peak_mb']:>6} MB  {row['case']}{mark}",
                   flush=True)
+    name = "fuzz_cli" + (f"_{args.label}" if args.label else "")
+    if args.update:
+        previous = json.loads((REPO_ROOT / "benchmarks" / "results" / f"{name}.json").read_text())["cases"]
+        fresh = {row["case"]: row for row in rows}
+        known = {c.name for c in cases()}  # rows of cases since renamed are dropped
+        rows = [fresh.pop(row["case"], row) for row in previous if row["case"] in known] + list(fresh.values())
     table = Counter(row["outcome"] for row in rows)
     counts = {"tried": len(rows), **{k: table.get(k, 0) for k in ("clean", "traceback", "hang", "wrong", "lost")}}
     print("\n" + " | ".join(f"{k} {v}" for k, v in counts.items()))
-    name = "fuzz_cli" + (f"_{args.label}" if args.label else "")
     write_result(name, {"code": str(args.code), "seed": args.seed, "counts": counts, "cases": rows})
     return 0
 

@@ -135,14 +135,14 @@ class OpenAIEngine:
                 failure = EndpointError(_refused_message(url, error))
             except TimeoutError as error:
                 connection.close()
-                if deadline.expired:
+                if deadline.due():
                     raise deadline.error(url) from error
                 failure = EndpointError(f"{url} did not answer within {self.config.timeout_s:g} s ({error or 'timeout'})")
             except (OSError, http.client.HTTPException) as error:
                 connection.close()
                 if control is not None:
                     control.check()  # the watchdog shut the socket because the job was cancelled
-                if deadline.expired:
+                if deadline.due():
                     raise deadline.error(url) from error
                 failure = EndpointError(f"the connection to {url} failed: {type(error).__name__}: {scrub(str(error))}")
             else:
@@ -150,7 +150,7 @@ class OpenAIEngine:
                     return connection, response
                 detail = scrub(_read_error(response))
                 connection.close()
-                if deadline.expired:
+                if deadline.due():
                     raise deadline.error(url)
                 failure = EndpointError(_status_message(url, response.status, detail))
                 if response.status not in _RETRY_STATUS:
@@ -170,12 +170,12 @@ class OpenAIEngine:
             try:
                 raw = response.read(MAX_BODY_BYTES + 1)
             except (OSError, http.client.HTTPException) as error:
-                if deadline.expired:
+                if deadline.due():
                     raise deadline.error(url) from error
                 raise EndpointError(f"the connection to {url} broke: {type(error).__name__}: {error}") from error
             finally:
                 connection.close()
-            if deadline.expired:
+            if deadline.due():
                 raise deadline.error(url)
         return _decode_json(raw, url)
 
@@ -256,7 +256,7 @@ class OpenAIEngine:
                 except (EndpointError, OSError, http.client.HTTPException) as error:
                     if control is not None:
                         control.check()  # the watchdog shut the socket because the job was cancelled
-                    if not deadline.expired:
+                    if not deadline.due():
                         if isinstance(error, EndpointError):
                             raise EndpointError(scrub(str(error))) from error
                         if isinstance(error, TimeoutError):
@@ -268,7 +268,7 @@ class OpenAIEngine:
                     state["finish"] = "timeout"  # what it wrote before the deadline is kept
                 finally:
                     connection.close()
-                if deadline.expired and state["finish"] != "timeout":
+                if deadline.due() and state["finish"] != "timeout":
                     if progress.generated == 0:
                         raise deadline.error(url)
                     state["finish"] = "timeout"
@@ -487,6 +487,11 @@ class _Deadline:
 
     def remaining(self) -> float:
         return max(self._at - time.monotonic(), 0.0)
+
+    def due(self) -> bool:
+        """The deadline has passed, or is so near that a socket timeout set to it (rather than the
+        watchdog, which polls) is what just fired."""
+        return self.expired or self.remaining() <= 2 * self.POLL_S
 
     def watch(self, sock: socket.socket) -> None:
         with self._lock:

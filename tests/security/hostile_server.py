@@ -34,6 +34,7 @@ class HostileServer:
         self.max_s = max_s
         self.closing = threading.Event()
         self.chat_requests = 0
+        self.chat_started: list[float] = []  # time.monotonic() of each chat request's arrival
         server = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -51,6 +52,7 @@ class HostileServer:
                 if length:
                     self.rfile.read(length)
                 server.chat_requests += 1
+                server.chat_started.append(time.monotonic())
                 try:
                     getattr(self, f"_{server.mode}")()
                 except OSError:
@@ -108,11 +110,14 @@ class HostileServer:
 
             def _echo(self):
                 self._stream_head()
+                # one sentence (a writer that keeps the first sentence keeps all of it), each form of the
+                # key cut in two streamed pieces
+                self._event("Dough at 26 degrees doubled in four hours with the key")
                 for form in key_forms(self._sent_key()):
                     half = len(form) // 2
-                    self._event(f"The dough rose. Your key is {form[:half]}")
-                    self._event(f"{form[half:]} as sent. ")
-                self._event("Warm dough doubled in four hours.")
+                    self._event(f" {form[:half]}")
+                    self._event(f"{form[half:]},")
+                self._event(" as sent.")
                 final = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
                 self.wfile.write(f"data: {json.dumps(final)}\n\ndata: [DONE]\n\n".encode())
                 self.wfile.flush()
