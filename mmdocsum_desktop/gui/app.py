@@ -60,6 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.screenshot is not None and not os.environ.get("QT_QPA_PLATFORM"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from mmdocsum_desktop import secrets
+
+    secrets.install_process_guards()  # no API key in what the app prints or logs (as in the command line)
     problem = display_problem()
     if problem:
         print(f"mmdocsum-desktop: error: {problem}", file=sys.stderr)
