@@ -166,6 +166,8 @@ def test_long_messages_wrap_and_never_resize_the_window_or_lock_the_splitter(qtb
     window.show_error(long, "warning")
     window.authoring_view.status.setText(long)
     window.ask_view.status.setText(long)
+    window.summary_view.status.setText(long)
+    window.bench_view.status.setText(long)
     window.show_status(long)
     window.tabs.setCurrentWidget(window.authoring_view)
     qtbot.wait(50)
