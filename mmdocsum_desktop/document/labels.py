@@ -24,6 +24,7 @@ _WORDS: dict[str, tuple[str, VisualKind]] = {
 _OPTIONAL_STOP = frozenset({"fig", "figs", "figg", "abb"})
 _CJK_WORD = re.compile(r"^[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]+$")
 _ENGLISH = frozenset(language_table("en").caption_words)
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
 def _spellings(word: str, *, lowercase: bool) -> list[str]:
@@ -38,13 +39,21 @@ def _spellings(word: str, *, lowercase: bool) -> list[str]:
 
 def _word_alternatives(*, lowercase: bool, english_lowercase: bool = False) -> str:
     latin: list[str] = []
-    cjk: list[str] = []
+    hangul: list[str] = []
+    han_kana: list[str] = []
     for word in sorted(_WORDS, key=len, reverse=True):
         forms = _spellings(word, lowercase=lowercase and (english_lowercase or word not in _ENGLISH))
-        (cjk if _CJK_WORD.match(word) else latin).extend(forms)
-    # Latin words start at a word boundary; Han, kana and Hangul words are written against the text
-    # around them ("如图1所示", "그림 1은").
-    return rf"(?:\b(?:{'|'.join(latin)})|(?<![A-Za-z])(?:{'|'.join(cjk)}))"
+        if not _CJK_WORD.match(word):
+            latin.extend(forms)
+        else:
+            (hangul if _HANGUL.search(word) else han_kana).extend(forms)
+    # Latin words start at a word boundary. Han and kana words are written against the text around them
+    # ("如图1所示"); Hangul ones follow a space or a bracket ("그림 1은", "[표 1]"), never a syllable
+    # ("분류표5)" is a classification table's footnote 5, not Table 5).
+    return (
+        rf"(?:\b(?:{'|'.join(latin)})|(?<![A-Za-z\uac00-\ud7a3])(?:{'|'.join(hangul)})"
+        rf"|(?<![A-Za-z])(?:{'|'.join(han_kana)}))"
+    )
 
 
 _NUMBER = r"(?:S?\d{1,3}(?:[-.‐–]\d{1,3})?)"

@@ -72,6 +72,8 @@ def test_mentions_in_other_languages_and_their_lists():
     assert find_mentions("la figure 2 et le tableau 3", "fr") == [("figure", "Figure 2"), ("table", "Table 3")]
     assert find_mentions("如图1所示，表2和表3", "zh") == [("figure", "Figure 1"), ("table", "Table 2"), ("table", "Table 3")]
     assert find_mentions("그림 2와 표 1에서", "ko") == [("figure", "Figure 2"), ("table", "Table 1")]
+    # a Hangul label word inside a word is no label: "재해분류표5)" is a classification table's footnote 5
+    assert find_mentions("현행 생명보험 표준약관상 재해분류표5)는", "ko") == []
     # a singular label word with a one-letter joiner is no list: "Figura 1 a 25 pacientes"
     assert find_mentions("Figura 1 a 25 pacientes", "pt") == [("figure", "Figure 1")]
     # English keeps its capitalised label words only
