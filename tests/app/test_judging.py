@@ -8,6 +8,9 @@ from mmdocsum_desktop.app import Session, judge, summarize
 from mmdocsum_desktop.engines.factory import JudgeNotConfiguredError
 from tests.app.conftest import llama_settings
 
+# runs a real language model (SmolLM2 or a tiny random GGUF): left out of `pytest -m "not slow"`
+pytestmark = pytest.mark.slow
+
 PAPER = "docling_picture_classification.pdf"
 
 

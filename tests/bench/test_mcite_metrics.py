@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from mmdocsum_desktop.bench import splits
-from mmdocsum_desktop.judge.sources import Judge
 from mmdocsum_desktop.bench.metrics.mcite import (
     aggregate,
     citations_in,
@@ -19,6 +18,7 @@ from mmdocsum_desktop.bench.metrics.mcite import (
 )
 from mmdocsum_desktop.bench.splits import record_from_json
 from mmdocsum_desktop.bench.suites.mcite import judge_record
+from mmdocsum_desktop.judge.sources import Judge
 from mmdocsum_desktop.text.sentences import split_answer_sentences
 
 SAMPLE = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "mcitebench_sample"

@@ -13,6 +13,9 @@ from mmdocsum_desktop.cli import main
 from tests.cli.test_extract_cli import run_cli
 from tests.engines.conftest import require_llama
 
+# runs a real language model (SmolLM2 or a tiny random GGUF): left out of `pytest -m "not slow"`
+pytestmark = pytest.mark.slow
+
 DOCS = DEMO_ROOT / "docs"
 ASPECTS = "text_quality,faithfulness"
 

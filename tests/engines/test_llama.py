@@ -15,6 +15,9 @@ from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.summarize.prompt import answer_schema
 from tests.engines.conftest import THREADS, require_llama
 
+# runs a real language model (SmolLM2 or a tiny random GGUF): left out of `pytest -m "not slow"`
+pytestmark = pytest.mark.slow
+
 QUESTION = [Message("system", "You answer briefly."), Message("user", "Name three rivers of Europe.")]
 
 

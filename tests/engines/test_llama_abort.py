@@ -12,6 +12,9 @@ from mmdocsum_desktop.engines.base import GenerationOptions, Message
 from mmdocsum_desktop.errors import JobCancelled
 from mmdocsum_desktop.jobs import JobControl
 
+# runs a real language model (SmolLM2 or a tiny random GGUF): left out of `pytest -m "not slow"`
+pytestmark = pytest.mark.slow
+
 LONG = [Message("user", " ".join(f"Sentence {i} describes the river town number {i} in detail." for i in range(120)))]
 
 

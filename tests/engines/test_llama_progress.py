@@ -11,6 +11,9 @@ from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions, 
 from mmdocsum_desktop.errors import SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl, nested_control
 
+# runs a real language model (SmolLM2 or a tiny random GGUF): left out of `pytest -m "not slow"`
+pytestmark = pytest.mark.slow
+
 N_BATCH = 32
 PROMPT = [Message("user", "Write a long story about a river town. " + " ".join(
     f"Sentence {i} describes the market of river town number {i}." for i in range(30)))]

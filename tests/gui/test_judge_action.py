@@ -16,6 +16,9 @@ from tests.conftest import CORPUS
 from tests.engines.conftest import THREADS, require_llama, smollm_path
 from tests.gui.conftest import wait_job as wait_delivered
 
+# runs a real language model (SmolLM2 or a tiny random GGUF): left out of `pytest -m "not slow"`
+pytestmark = pytest.mark.slow
+
 ARTICLE = CORPUS / "articles" / "wiki.md"  # 4.8 kB of text, no figures: a short prompt for SmolLM2
 OPEN_TIMEOUT = 60_000
 SUMMARY_TIMEOUT = 120_000
@@ -214,8 +217,8 @@ def test_judge_record_from_the_window_summary(qtbot, make_window, tmp_path):
     built from the app's (editable) summary, with image paths that resolve in the workspace."""
     from PIL import Image, ImageDraw
 
-    from mmdocsum_desktop.judge.summary import load_aspects, prompt_parts, summary_paragraphs
     from mmdocsum_desktop.gui import core
+    from mmdocsum_desktop.judge.summary import load_aspects, prompt_parts, summary_paragraphs
 
     image = Image.new("RGB", (480, 300), "white")
     draw = ImageDraw.Draw(image)

@@ -9,6 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mmdocsum_desktop.document.reader import read_document
+from mmdocsum_desktop.engines.base import Generation, ImagePart
+from mmdocsum_desktop.errors import BenchError, JobCancelled
+from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.judge.summary import (
     ASPECTS,
     SummaryJudge,
@@ -17,10 +21,6 @@ from mmdocsum_desktop.judge.summary import (
     prompt_parts,
     source_excerpt,
 )
-from mmdocsum_desktop.document.reader import read_document
-from mmdocsum_desktop.engines.base import Generation, ImagePart
-from mmdocsum_desktop.errors import BenchError, JobCancelled
-from mmdocsum_desktop.jobs import JobControl
 from tests.bench.conftest import DEMO_DOCS, summary_record
 from tests.engines.conftest import require_llama
 

@@ -21,6 +21,9 @@ from mmdocsum_desktop.summarize.pipeline import summarize_document
 from mmdocsum_desktop.summarize.render import to_markdown
 from mmdocsum_desktop.summarize.schema import FigureEntry, SummaryOptions
 
+# runs a real language model (SmolLM2 or a tiny random GGUF): left out of `pytest -m "not slow"`
+pytestmark = pytest.mark.slow
+
 PAPER = "pymupdf_test_3780.pdf"  # Sci. Rep., 5 pages, "Figure 1 | ..." captions
 
 

@@ -22,6 +22,9 @@ from mmdocsum_desktop.summarize.pipeline import SummaryOptions, summarize_docume
 from mmdocsum_desktop.summarize.render import to_mdocsum
 from tests.engines.conftest import THREADS, require_llama, smollm_path
 
+# runs a real language model (SmolLM2 or a tiny random GGUF): left out of `pytest -m "not slow"`
+pytestmark = pytest.mark.slow
+
 HANDBOOK = "docling_amt_handbook_sample.pdf"
 
 
