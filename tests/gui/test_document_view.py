@@ -11,17 +11,57 @@ from PySide6.QtWidgets import QGraphicsRectItem
 
 from mmdocsum_desktop.gui import document_view
 from tests.conftest import PAPERS
-from tests.gui.test_main_window import open_document
+from tests.gui.test_main_window import OPEN_TIMEOUT, open_document, wait_for
 
 LIGATURE_PAPER = PAPERS / "mineru_demo1.pdf"  # J. Hydrology: "ﬂow" is printed with a ligature glyph
 
 
-@pytest.fixture
-def reader(qtbot, make_window):
-    window = make_window()
+@pytest.fixture(scope="module")
+def opened(qapp, tmp_path_factory):
+    """One window with the paper open, shared by the tests of this module (opening it is the slow part);
+    each test starts from page 1, nothing selected, no search, no page turned."""
+    import os
+
+    from mmdocsum_desktop.gui.main_window import MainWindow
+    from mmdocsum_desktop.gui.prefs import GuiPrefs
+
+    root = tmp_path_factory.mktemp("reader")
+    keys = ("MMDOCSUM_WORKSPACES_DIR", "MMDOCSUM_CONFIG_DIR", "MMDOCSUM_DATA_DIR")
+    saved = {k: os.environ.get(k) for k in keys}
+    for key in keys:
+        os.environ[key] = str(root / key.lower())
+    window = MainWindow(prefs=GuiPrefs())
+    window.ask_save_changes = lambda: "discard"
     window.resize(1280, 820)
-    open_document(qtbot, window, LIGATURE_PAPER)
-    view = window.document_view
+    window.show()
+    window.open_path(LIGATURE_PAPER)
+    wait_for(window.documentOpened, OPEN_TIMEOUT)
+    yield window
+    window.dirty = False
+    window.close()
+    window.deleteLater()
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+@pytest.fixture
+def reader(qtbot, opened):
+    window, view = opened, opened.document_view
+    window.resize(1280, 820)
+    view._rotation.clear()
+    view.set_fit("width")
+    view._layout()
+    view._selection = None
+    view._draw_selection()
+    view._hits, view._hit_boxes, view._hits_for = [], [], None
+    view._draw_hits()
+    view.search_box.clear()
+    view.search_label.clear()
+    view.show_page(1)
+    window.banner.hide()
     qtbot.waitUntil(lambda: view.rendered_page == 1, timeout=15_000)
     return window, view
 
