@@ -1,5 +1,12 @@
-"""Plain-text helpers shared by every layer (engines, placement, summarize, bench).
+"""Plain-text knowledge shared by every layer (document, engines, placement, summarize, bench): the one
+home of what the app knows about text and languages.
 
-This is the lowest layer beside ``document/``: it imports nothing from the package, so anything may
-use it without creating a cycle.
+- ``languages``: the language tables (``resources/languages/*.toml``: caption words, section names,
+  abbreviations, stop words per language) and language detection (py3langid);
+- ``sentences``: the one sentence splitter (English rules; sentencex for other languages);
+- ``tokens``: stop words, tokens for lexical matching (CJK character bigrams), the ROUGE tokenizer that
+  keeps accents and Hangul.
+
+It sits below ``document/`` and imports nothing else of the package, so anything may use it without
+creating a cycle.
 """
