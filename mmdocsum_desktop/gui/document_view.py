@@ -25,7 +25,6 @@ from PySide6.QtGui import (
     QPainter,
     QPen,
     QPixmap,
-    QTextDocument,
 )
 from PySide6.QtWidgets import (
     QGraphicsPixmapItem,
@@ -44,6 +43,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStackedWidget,
     QTextBrowser,
+    QTextEdit,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -320,6 +320,7 @@ class DocumentView(QWidget):
         self._selection: tuple[int, int, int] | None = None  # page, the word the drag began at, the word now
         self._selection_items: list[QGraphicsRectItem] = []
         self._hit_items: list[QGraphicsRectItem] = []
+        self._text_hits: list = []  # an article's search hits (QTextCursor each)
         self._anchor_pos = QPointF()
         self.last_menu: QMenu | None = None  # the context menu shown last (tests and screenshots look at it)
         self.highlighted: str | None = None  # id of the figure/table/block shown, or "page:N"
@@ -517,6 +518,8 @@ class DocumentView(QWidget):
         self._hit_boxes = []
         self._hit_index = -1
         self._hits_for = None
+        self._text_hits = []
+        self.text.setExtraSelections([])
         self.search_label.setText("")  # "3 of 15 matches" was about the document before
         self._rotation = {}
         self._selection = None
@@ -994,6 +997,9 @@ class DocumentView(QWidget):
         text = self.search_box.text().strip()
         if not text or self.document is None:
             return
+        if self._renderer is None and self._text_hits and self._hits_for == text:
+            self._goto_text_hit(self._hit_index + 1)
+            return
         if self._hits and self._hits_for == text:
             self._goto_hit(self._hit_index + 1)
             return
@@ -1004,9 +1010,7 @@ class DocumentView(QWidget):
         if self.search_box.text().strip() != text.strip():
             self.search_box.setText(text)
         if self._renderer is None:
-            count = self._count_in_text(text)
-            found = self.text.find(text)
-            self.search_label.setText(f"{count} matches" if found and count else "not found")
+            self._search_text(text)
             return None
         renderer = self._renderer
         job = Job(f"search {text!r}", lambda control, stream: renderer.search(text, control), kind="search")
@@ -1038,12 +1042,37 @@ class DocumentView(QWidget):
     def search_hits(self) -> list[tuple[int, tuple[float, float, float, float]]]:
         return list(self._hits)
 
-    def _count_in_text(self, text: str) -> int:
-        count, cursor = 0, self.text.document().find(text)
-        while not cursor.isNull() and count < 10_000:
-            count += 1
-            cursor = self.text.document().find(text, cursor, QTextDocument.FindFlag(0))
-        return count
+    def _search_text(self, text: str) -> None:
+        """An article's text: every hit marked, the first one shown, "1 of N matches". The text shown is
+        the reader's normalised text already; the query is normalised the same way."""
+        query = " ".join(normalize_text(text).split())
+        document = self.text.document()
+        self._text_hits = []
+        cursor = document.find(query)
+        while not cursor.isNull() and len(self._text_hits) < 10_000:
+            self._text_hits.append(cursor)
+            cursor = document.find(query, cursor)
+        marks = []
+        for hit in self._text_hits:
+            mark = QTextEdit.ExtraSelection()
+            mark.cursor = hit
+            mark.format.setBackground(QBrush(_HIT))
+            marks.append(mark)
+        self.text.setExtraSelections(marks)
+        if not self._text_hits:
+            self.search_label.setText("not found")
+            return
+        self._goto_text_hit(0)
+
+    def _goto_text_hit(self, index: int) -> None:
+        self._hit_index = index % len(self._text_hits)
+        self.text.setTextCursor(self._text_hits[self._hit_index])
+        self.text.ensureCursorVisible()
+        self.search_label.setText(f"{self._hit_index + 1} of {len(self._text_hits)} matches")
+
+    @property
+    def text_search_hits(self) -> int:
+        return len(self._text_hits)
 
     # ------------------------------------------------------------------------------ selection
     def _word_at(self, scene_pos: QPointF, *, nearest: bool) -> tuple[int, int] | None:

@@ -278,6 +278,16 @@ def test_counts_pages_and_ask_say_what_is_open(qtbot, make_window):
     open_document(qtbot, window, PAPERS.parent / "articles" / "wiki_duck.html")
     view = window.document_view
     assert not view.page_box.isVisible() and not view.page_count_label.isVisible()
+    # search in an article: every hit marked, a count, Enter goes on to the next
+    view.search_box.setText("duckling")
+    qtbot.keyClick(view.search_box, Qt.Key.Key_Return)
+    hits = view.text_search_hits
+    plain = view.text.toPlainText().lower()
+    assert hits == plain.count("duckling") and hits >= 2
+    assert view.search_label.text() == f"1 of {hits} matches" and len(view.text.extraSelections()) == hits
+    qtbot.keyClick(view.search_box, Qt.Key.Key_Return)
+    assert view.search_label.text() == f"2 of {hits} matches"
+    assert view.text.textCursor().selectedText().lower() == "duckling"
     qtbot.waitUntil(lambda: not window.runner.running("open"))
     open_document(qtbot, window, PAPER)
     assert view.page_box.isVisible() and view.page_count_label.text() == "/ 6"
