@@ -1,5 +1,6 @@
-"""The application layer sits between the adapters and the core: gui | cli > app > bench > summarize >
-engines > placement > models > document. Function-level imports count too (they are real coupling)."""
+"""The application layer sits between the adapters and the core: gui | cli > bench > app > judge >
+summarize > engines > placement > models > document. The benchmarks are above the application (they call
+the Session as a front end does). Function-level imports count too (they are real coupling)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 import mmdocsum_desktop
 
 PACKAGE = Path(mmdocsum_desktop.__file__).parent
-BELOW_APP = ("bench", "summarize", "engines", "placement", "models", "document", "settings.py", "project.py")
+BELOW_APP = ("judge", "answer", "summarize", "engines", "placement", "retrieval", "models", "document", "text",
+             "settings.py", "project.py")
 
 
 def _imports(path: Path) -> set[str]:
@@ -41,6 +43,12 @@ def test_nothing_below_the_application_layer_imports_it_or_an_adapter():
     assert _offenders(_files(*BELOW_APP), forbidden) == []
 
 
+def test_the_benchmarks_use_the_application_and_no_adapter():
+    assert _offenders(_files("bench"), ("mmdocsum_desktop.gui", "mmdocsum_desktop.cli", "PySide6", "argparse")) == []
+    # they read through the session: no suite calls the document reader on its own
+    assert _offenders(_files("bench/suites", "bench/glue.py"), ("mmdocsum_desktop.document.reader.read_document",)) == []
+
+
 def test_the_application_layer_knows_no_adapter():
     assert _offenders(_files("app"), ("mmdocsum_desktop.gui", "mmdocsum_desktop.cli", "PySide6", "argparse")) == []
 
@@ -51,5 +59,5 @@ def test_the_engine_factory_is_the_only_place_that_builds_summary_engines():
                 "mmdocsum_desktop.engines.openai.OpenAIConfig", "mmdocsum_desktop.engines.llama.LlamaConfig")
     allowed = {PACKAGE / "engines" / "factory.py", PACKAGE / "engines" / "llama.py", PACKAGE / "engines" / "openai.py",
                PACKAGE / "engines" / "llama_process.py"}
-    files = [p for p in _files("app", "gui", "cli", "bench", "summarize") if p not in allowed]
+    files = [p for p in PACKAGE.rglob("*.py") if p not in allowed]  # every module of the package
     assert _offenders(files, builders) == []

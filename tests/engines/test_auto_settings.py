@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from mmdocsum_desktop.engines.auto import EngineRequest, build_engine, choose_engine_name
+from mmdocsum_desktop.engines.factory import build_engine, choose_engine_name
 from mmdocsum_desktop.errors import EngineError, ModelFormatError
+from mmdocsum_desktop.settings import EngineChoice as EngineRequest
 from mmdocsum_desktop.settings import EngineSettings, Settings, SettingsError, load_settings, save_settings
 
 

@@ -238,4 +238,8 @@ def test_renamed_copy_keeps_working(smollm, tmp_path):
     copy = tmp_path / "model.bin"
     shutil.copyfile(smollm, copy)  # an odd suffix is fine: the header decides
     engine = _engine(copy)
-    engine.close()
+    try:
+        assert engine.model_name and engine.context_length > 0
+        assert engine.count_tokens("a figure caption") > 0  # the copy is really loaded and usable
+    finally:
+        engine.close()

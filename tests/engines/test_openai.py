@@ -62,7 +62,8 @@ def memory_keyring():
 
 
 def _engine_from_settings(url: str, key_name: str | None):
-    from mmdocsum_desktop.engines.auto import EngineRequest, build_engine
+    from mmdocsum_desktop.engines.factory import build_engine
+    from mmdocsum_desktop.settings import EngineChoice as EngineRequest
     from mmdocsum_desktop.settings import EngineSettings
 
     settings = EngineSettings.model_validate({"openai": {"base_url": url, "key_name": key_name, "retries": 0}})

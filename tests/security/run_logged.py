@@ -48,7 +48,7 @@ def crash_after_key(seconds: float) -> None:
         timer.start()
         return value
 
-    settings.get_api_key = get_api_key  # before engines.auto imports it
+    settings.get_api_key = get_api_key  # before engines.factory imports it
 
 
 def main(argv: list[str]) -> int:

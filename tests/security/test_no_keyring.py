@@ -21,9 +21,10 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
 from mmdocsum_desktop import settings as app_settings
-from mmdocsum_desktop.engines.auto import EngineRequest, build_engine
 from mmdocsum_desktop.engines.base import GenerationOptions, Message
+from mmdocsum_desktop.engines.factory import build_engine
 from mmdocsum_desktop.errors import SecretError
+from mmdocsum_desktop.settings import EngineChoice as EngineRequest
 from tests.security.conftest import AppHome, KeyServer, find_secret, tiny_document
 
 NO_BACKEND = "keyring.backends.fail.Keyring"

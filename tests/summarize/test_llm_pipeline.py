@@ -126,10 +126,15 @@ def test_hybrid_mode_lets_the_scorer_decide(exported, embedder):
     assert summary.options.figure_mode == "hybrid"
     chosen = [p.figure.index for p in summary.paragraphs if p.figure]
     assert len(chosen) == len(set(chosen))
+    assert chosen  # the scorer kept figures
+    changed = 0
     for paragraph, record in ((p, [r for r in summary.repairs if r["paragraph"] == k + 1])
                               for k, p in enumerate(summary.paragraphs)):
         if paragraph.proposed_image and (paragraph.figure is None or paragraph.figure.index != paragraph.proposed_image):
+            changed += 1
             assert record and record[0]["kind"] == "figure reassigned"
+    # every paragraph whose proposal was overruled says so, and only those
+    assert sum(r["kind"] == "figure reassigned" for r in summary.repairs) == changed
 
 
 def test_missing_paragraphs_are_filled_with_extracted_sentences(exported, embedder):

@@ -18,10 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop.bench import report, runner
-from mmdocsum_desktop.bench.glue import BenchEngine, EngineSpec, build_judge_engine, engine_model_hashes
+from mmdocsum_desktop.bench.glue import (
+    BenchEngine,
+    EngineSpec,
+    build_judge_engine,
+    current_session,
+    engine_model_hashes,
+)
 from mmdocsum_desktop.bench.metrics.judge import summarize_judgements
 from mmdocsum_desktop.bench.schema import METRIC_KEYS, BenchmarkResult
-from mmdocsum_desktop.document.reader import export_document, read_document
+from mmdocsum_desktop.document.reader import export_document
 from mmdocsum_desktop.engines.extractive import ROLES
 from mmdocsum_desktop.errors import BenchError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
@@ -137,7 +143,7 @@ def run_judge_suite(
                 summary_file = summaries_dir / f"{item_id}.json"
                 if not summary_file.is_file():
                     raise BenchError(f"no summary {summary_file.name} in {summaries_dir}")
-                document = read_document(path, control=ctl)
+                document = current_session().read(path, control=ctl)  # as summarize reads it (OCR)
                 record, base = load_summary(summary_file, document, assets)
             return {"record": record, "base_dir": str(Path(base).resolve())}
 
@@ -150,7 +156,7 @@ def run_judge_suite(
         def judge_one(item: tuple[str, Path], ctl: JobControl) -> dict[str, Any]:
             item_id, path = item
             saved = made.results[item_id]
-            document = read_document(path, control=ctl)
+            document = current_session().read(path, control=ctl)  # as summarize reads it (OCR)
             judgement = judge.judge(
                 document, saved["record"], base_dir=saved["base_dir"], aspects=names, control=ctl
             )

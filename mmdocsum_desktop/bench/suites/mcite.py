@@ -24,18 +24,17 @@ from typing import Any
 from mmdocsum_desktop.answer.ask import AskOptions, answer_from_evidence
 from mmdocsum_desktop.answer.schema import Answer
 from mmdocsum_desktop.bench import report, runner, splits
-from mmdocsum_desktop.bench.glue import build_judge, engine_file_hashes, shared_embedder
+from mmdocsum_desktop.bench.glue import build_judge, current_session, engine_file_hashes, shared_embedder
 from mmdocsum_desktop.bench.metrics.common import harmonic
 from mmdocsum_desktop.bench.metrics.mcite import aggregate, score_record, sentence_citations
 from mmdocsum_desktop.bench.schema import BenchmarkResult, MCiteRecord, Source
-from mmdocsum_desktop.engines.auto import build_engine, choose_engine_name
+from mmdocsum_desktop.engines.factory import build_engine, choose_engine_name
 from mmdocsum_desktop.errors import BenchError, MmdocsumError
 from mmdocsum_desktop.fileio import write_text_atomic
 from mmdocsum_desktop.jobs import ensure_control
 from mmdocsum_desktop.judge.sources import Judge, SourceForJudge
 from mmdocsum_desktop.retrieval import build_retriever
 from mmdocsum_desktop.retrieval.passages import MAX_OCR_CHARS, MIN_SENTENCE_CHARS, Passage
-from mmdocsum_desktop.settings import load_settings
 from mmdocsum_desktop.text.sentences import split_sentences
 
 SUITE = "mcite"
@@ -300,7 +299,8 @@ def run_mcite(
     try:
         settings = runner.split_settings(SUITE, loaded.path, mode, shuffle_seed=splits.SHUFFLE_SEED)
         if mode == "generate":
-            engine_settings = load_settings().engines
+            # the run's session: the settings the CLI or the window runs with, not a second reading of them
+            engine_settings = current_session().settings.engines
             if choose_engine_name(engine_spec.request(), engine_settings) == "extractive":
                 settings["engine"] = {"engine": "extractive", "model": "the app's extractive answer (no model)"}
             else:
