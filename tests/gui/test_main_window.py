@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
+from mmdocsum_desktop.summarize.render import label_file_name
 from tests.conftest import PAPERS
 from tests.gui.conftest import wait_job
 
@@ -122,9 +123,10 @@ def test_open_summarize_change_figure_export(qtbot, make_window, tmp_path):
     for fmt, name in (("markdown", "s.md"), ("html", "s.html"), ("pdf", "s.pdf"), ("mdocsum", "s.json")):
         assert wait_job(qtbot, window.export(fmt, out / name)).state == "succeeded"
     markdown = (out / "s.md").read_text(encoding="utf-8")
-    assert markdown.count("## ") == 4 and f"](<s_images/{choice.id}.png>)" in markdown
-    assert (out / "s_images" / f"{choice.id}.png").stat().st_size > 1000
-    assert (out / "s_images" / f"{dragged.id}.png").exists()
+    named = label_file_name(choice.label, choice.id, ".png")  # "Figure 2" -> figure-2.png (issue 29)
+    assert markdown.count("## ") == 4 and f"](<s_images/{named}>)" in markdown
+    assert (out / "s_images" / named).stat().st_size > 1000
+    assert (out / "s_images" / label_file_name(dragged.label, dragged.id, ".png")).exists()
     page = (out / "s.html").read_text(encoding="utf-8")
     assert page.count("data:image/png;base64,") == sum(1 for p in paragraphs if p.figure) and "<script" not in page
     assert paragraphs[0].text[:40] in page.replace("&quot;", '"').replace("&#x27;", "'")
