@@ -6,6 +6,7 @@ that figures.py pairs with captions and reading_order.py puts in order.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -140,11 +141,15 @@ def extract_lines(page: pymupdf.Page) -> list[Line]:
     lines: list[Line] = []
     # rawdict: every glyph with its box, so that word spaces follow what the page shows (spans_from_glyphs)
     page_dict = page.get_text("rawdict", flags=TEXT_FLAGS, sort=False)
+    misread = misread_fonts(page_dict["blocks"])
     for block in page_dict["blocks"]:
         for line in block.get("lines", ()):
             horizontal = abs(line.get("dir", (1, 0))[0] - 1) < 0.01
             for span in line["spans"]:
-                span["text"] = text_from_glyphs(span.pop("chars", ()), span["size"], horizontal=horizontal)
+                chars = span.pop("chars", ())
+                if span["font"] in misread or _MATH_FONT.search(span["font"]):
+                    chars = [_unreadable_if_misread(char, span["font"] in misread) for char in chars]
+                span["text"] = text_from_glyphs(chars, span["size"], horizontal=horizontal)
     _drop_hidden_white_text(page_dict["blocks"])
     for block in page_dict["blocks"]:
         if block.get("type") != 0:
@@ -258,6 +263,63 @@ def find_on_page(page: pymupdf.Page, query: str) -> list[Rect]:
         found.append(union(boxes[start : start + len(wanted)]))
         start = text.find(wanted, start + len(wanted))
     return found
+
+
+# Glyphs a font maps to the wrong characters. Symbol fonts of some typesetters give their glyphs the codes
+# of ASCII or Latin-1 characters with no Unicode of their own: Elsevier's "AdvPS..." draws "<" at the code of
+# "!" ("flowing !20%"), TeX math fonts re-encoded by Springer draw "(", ")", "+", "=" at "ð", "Þ", "þ", "¼".
+# The glyph names say nothing either ("exclam", "Thorn"), so these glyphs cannot be read from the text
+# layer: they become U+FFFD, which marks their block as holding unmapped glyphs (never quoted as prose).
+# A font is taken for such a font when one of its punctuation glyphs is far wider or narrower than that
+# character is in any text face (the "!" above is 1 em wide, a text "!" a third of that).
+_REFERENCE_FACE = pymupdf.Font("tiro")
+_PUNCTUATION = frozenset("!\"#$%&'()*+,./:;<=>?@[]^_`{}~")  # not "|": bars are set with room around them
+_MONOSPACED = 8  # PyMuPDF span flag, not set by every font: the name tells too
+_MONO_NAME = re.compile(r"mono|courier|nimbusmon|consol|menlo|typewriter|cmtt", re.IGNORECASE)
+_MATH_FONT = re.compile(r"math|symbol|mathpi|cmsy|mtsy|msam|msbm", re.IGNORECASE)
+# Latin-1 letters and fractions ("ð", "Þ", "¼"), not the signs "×" and "÷" that math fonts do print
+_NOT_IN_MATH = re.compile("[\u00bc-\u00be\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff]")
+
+
+def misread_fonts(blocks: list[dict]) -> set[str]:
+    """Fonts of the page (rawdict ``blocks``) whose punctuation glyphs are sized unlike that punctuation.
+    Monospaced fonts and text fonts (twenty letters or more on the page) are not symbol fonts."""
+    fonts: set[str] = set()
+    characters: dict[str, set[str]] = {}
+    for block in blocks:
+        for line in block.get("lines", ()):
+            if abs(line.get("dir", (1, 0))[0] - 1) >= 0.01:
+                continue
+            for span in line["spans"]:
+                chars = span.get("chars", ())
+                text = "".join([char["c"] for char in chars])
+                characters.setdefault(span["font"], set()).update(text)
+                if _PUNCTUATION.isdisjoint(text) or span["font"] in fonts or span["size"] <= 0:
+                    continue
+                if span["flags"] & _MONOSPACED or _MONO_NAME.search(span["font"]):
+                    continue
+                for position, glyph in enumerate(text):
+                    if glyph not in _PUNCTUATION:
+                        continue
+                    box = chars[position]["bbox"]
+                    width = (box[2] - box[0]) / span["size"]
+                    expected = _reference_advance(glyph)
+                    if width > max(2.2 * expected, expected + 0.35):
+                        fonts.add(span["font"])
+                        break
+    return {font for font in fonts if sum(ch.isalpha() for ch in characters.get(font, ())) < 20}
+
+
+@functools.lru_cache(maxsize=64)
+def _reference_advance(glyph: str) -> float:
+    return _REFERENCE_FACE.glyph_advance(ord(glyph))
+
+
+def _unreadable_if_misread(char: dict, whole_font: bool) -> dict:
+    glyph = char["c"]
+    if glyph.isspace() or not (whole_font or _NOT_IN_MATH.match(glyph)):
+        return char
+    return {**char, "c": "\ufffd"}
 
 
 _WHITE = 0xFFFFFF

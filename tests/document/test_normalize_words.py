@@ -13,6 +13,7 @@ from mmdocsum_desktop.document.normalize import (
 )
 from mmdocsum_desktop.document.pdf_layout import text_from_glyphs
 from mmdocsum_desktop.document.reader import read_document
+from tests.conftest import PAPERS
 
 
 def _glyphs(*placed: tuple[str, float, float]) -> list[dict]:
@@ -79,3 +80,13 @@ def test_tightly_set_words_of_a_pdf_keep_their_spaces(tmp_path):
     path = tmp_path / "tight.pdf"
     pdf.save(path)
     assert sentence in read_document(path).body_text()
+
+
+def test_a_symbol_font_that_draws_other_glyphs_at_ascii_codes_is_marked_unreadable():
+    # mineru_demo1.pdf prints "flowing <20%" with a "<" drawn at the code of "!" (a glyph 1 em wide)
+    document = read_document(PAPERS / "mineru_demo1.pdf")
+    block = next(b for b in document.blocks if "stream flowing" in b.text)
+    assert "flowing !20%" not in block.text
+    assert "flowing \ufffd20%" in block.text and block.unmapped_glyphs
+    # text fonts are never taken for such fonts: the abstract's words are all readable
+    assert not any(b.unmapped_glyphs for b in document.blocks if b.is_abstract)
