@@ -42,7 +42,20 @@ def main() -> None:
                     "shared_regions": (row.get("figures") or {}).get("shared_regions"),
                     "leak_examples": (row.get("text") or {}).get("leak_examples", [])[:2],
                     "broken": (row.get("text") or {}).get("broken"),
+                    "title": (row.get("text") or {}).get("title"),
+                    "title_correct": (row.get("text") or {}).get("title_correct"),
+                    "body_foreign_examples": (row.get("text") or {}).get("body_foreign_examples"),
                 })
+        if "summary" in metrics["stages"]:
+            # what a reader meets in the summaries: words the JATS never uses, parts said to be absent,
+            # paragraphs without a figure and why
+            for row in metrics["papers"]:
+                summary = row.get("summary") or {}
+                if summary.get("foreign_examples") or summary.get("absent") or summary.get("run_in_labels"):
+                    worst.append({"id": row["id"], "split": row["split"],
+                                  "summary_foreign_examples": summary.get("foreign_examples"),
+                                  "absent": summary.get("absent"), "run_in_labels": summary.get("run_in_labels"),
+                                  "no_figure": summary.get("no_figure")})
     path = write_result(f"pairs_{name}", {"by_split": merged, "runs": runs, "worst_papers": worst})
     print(path)
     for split, numbers in merged.items():

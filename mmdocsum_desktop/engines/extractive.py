@@ -37,6 +37,7 @@ from typing import Protocol
 
 import numpy as np
 
+from mmdocsum_desktop.document import sections
 from mmdocsum_desktop.document.model import Block, Document
 from mmdocsum_desktop.document.normalize import (
     has_unmapped_glyphs,
@@ -214,6 +215,8 @@ _AUTHOR_YEAR = re.compile(
     r"[A-Z][^()\[\]]{0,230}?\b(?:19|20)\d\d[a-z]?(?:\s*[;,]\s*(?:[A-Z][^()\[\]]{0,120}?)?(?:19|20)\d\d[a-z]?)*\s*[)\]]")
 # "disease.12 The", "patients.3,4 We": a superscript reference number the text layer flattened
 _SUPERSCRIPT_AFTER_STOP = re.compile(r"(?<=[a-z)\]])([.,;])(\d{1,3}(?:[,–-]\d{1,3})*)(?=\s+[A-Z(]|$)")
+# "compounds,2 but": a superscript after a comma, the sentence going on in lower case
+_SUPERSCRIPT_AFTER_COMMA = re.compile(r"(?<=[a-z]{3}),(\d{1,3}(?:[,–-]\d{1,3})*)(?=\s+[a-z])")
 _SUPERSCRIPT_ON_WORD = re.compile(r"(?<=[a-z]{4})(\d{1,3}(?:[,–-]\d{1,3})+)(?=[\s.,;:])")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?)\]])")
 _EMPTY_BRACKETS = re.compile(r"\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
@@ -293,7 +296,8 @@ def section_role(heading: str | None) -> str | None:
     for role, pattern in _SECTION_ROLES:
         if pattern.search(text):
             return role
-    return None
+    # headings of the other tabled languages ("Métodos", "Resultados", "Discussão", "서론"): data, not code
+    return sections.summary_part(heading)
 
 
 # A run-in heading the PDF reader glued to its paragraph: "Conclusion The results show…",
@@ -338,6 +342,7 @@ def clean_sentence(text: str) -> str:
     text = _AUTHOR_YEAR.sub("", text)
     text = _NUMERIC_PARENS.sub("", text)
     text = _SUPERSCRIPT_AFTER_STOP.sub(r"\1", text)
+    text = _SUPERSCRIPT_AFTER_COMMA.sub(",", text)
     text = _SUPERSCRIPT_ON_WORD.sub("", text)
     text = _EMPTY_BRACKETS.sub("", text)
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
@@ -354,7 +359,8 @@ def _comparable(text: str) -> str:
 def reference_markers(text: str) -> int:
     """How many reference markers ("[3]", "(Smith et al., 2005)", a flattened superscript) the raw text has."""
     return (len(_NUMERIC_BRACKETS.findall(text)) + len(_AUTHOR_YEAR.findall(text)) + len(_NUMERIC_PARENS.findall(text))
-            + len(_SUPERSCRIPT_AFTER_STOP.findall(text)) + len(_SUPERSCRIPT_ON_WORD.findall(text)))
+            + len(_SUPERSCRIPT_AFTER_STOP.findall(text)) + len(_SUPERSCRIPT_AFTER_COMMA.findall(text))
+            + len(_SUPERSCRIPT_ON_WORD.findall(text)))
 
 
 def opener(text: str) -> str | None:
@@ -526,7 +532,9 @@ def block_roles(document: Document) -> dict[str, str | None]:
     inherited: str | None = None
     capitals = False  # the last heading of known role was set in capitals ("INTRODUCTION")
     for block in document.blocks:
-        if block.type == "heading":
+        if block.type == "heading" and _TABLE_HEADER.match(block.text or ""):
+            pass  # "90 Sample*": a table's header row the reader took for a heading changes no section
+        elif block.type == "heading":
             own = section_role(block.text)
             if own is not None:
                 inherited = own
@@ -535,9 +543,13 @@ def block_roles(document: Document) -> dict[str, str | None]:
                 # "3. Flow duration curves", "PLANT ANAEROBIOSIS" after "INTRODUCTION": a section of its
                 # own at the level of the introduction, not one of its subsections
                 inherited = None
-        own = section_role(block.section)
+        own = None if _TABLE_HEADER.match(block.section or "") else section_role(block.section)
         roles[block.id] = own if own is not None else inherited
     return roles
+
+
+# a number no section has ("90 Sample*") or a table note's asterisk: a table header, not a heading
+_TABLE_HEADER = re.compile(r"^\s*(?:[3-9]\d|\d{3,})\b(?!\.\d)|.*\*\s*$")
 
 
 def _in_capitals(text: str | None) -> bool:

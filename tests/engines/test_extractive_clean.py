@@ -55,6 +55,8 @@ def embedder(tmp_path_factory):
     ("Método: Estudo transversal com 300 pacientes adultos.", "Estudo transversal com 300 pacientes adultos."),
     ("Abstract—We propose a stereo method for video sequences.", "We propose a stereo method for video sequences."),
     ("The ratio: 3 to 1 was seen in all the samples.", "The ratio: 3 to 1 was seen in all the samples."),
+    ("Flaxseed oil is rich in tocopherols,2 but in pure form it oxidizes.", "Flaxseed oil is rich in tocopherols, but in pure form it oxidizes."),
+    ("Doses of 1,2 and 5 mg were given.", "Doses of 1,2 and 5 mg were given."),
 ])
 def test_reference_markers_go_with_their_brackets_and_spacing_is_repaired(raw, clean):
     assert clean_sentence(raw) == clean
