@@ -62,3 +62,22 @@ def test_a_folder_without_pairs_is_one_clear_error(tmp_path):
         run_pairs(tmp_path / "empty", tmp_path / "out")
     with pytest.raises(InputNotFoundError, match="no such folder"):
         run_pairs(tmp_path / "missing", tmp_path / "out")
+
+
+@pytest.mark.slow
+def test_the_summary_stage_reports_what_a_reader_sees(tmp_path):
+    folder = _folder(tmp_path, names=("PMC4219006",))  # a structured abstract: Background, Methods, Results, Conclusion
+    metrics = run_pairs(folder, tmp_path / "out", stages=["text", "summary"])
+    row = metrics["papers"][0]
+    summary, text = row["summary"], row["text"]
+    assert text["title_correct"] is True and text["body_words"] > 1000
+    assert summary["empty_paragraphs"] == 0 and summary["run_in_labels"] == []
+    # every paragraph shows a figure or says why not
+    assert summary["illustrated"] + summary["explained"] == 4 and summary["unexplained"] == 0
+    assert [f is None for f in summary["figures"]] == [n is not None for n in summary["no_figure"]]
+    assert set(summary["rouge_roles"]) == {"background", "method", "results", "conclusion"}
+    assert all(0.0 < v < 1.0 for v in summary["rouge_roles"].values())
+    overall = metrics["by_split"]["all"]
+    assert overall["papers_structured_abstract"] == 1 and overall["summary_foreign_per_1000"] <= 5
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "ROUGE-1 method vs its abstract section" in report and "titles right" in report
