@@ -32,6 +32,7 @@ import json
 import os
 import random
 import resource
+import shlex
 import shutil
 import signal
 import subprocess
@@ -81,7 +82,10 @@ class Case:
     timeout_s: float = 90.0
     server: str | None = None  # a HostileServer mode; its URL replaces "{url}" in the arguments
     sigint_after_s: float | None = None
-    file_size_limit: int | None = None  # RLIMIT_FSIZE of the command: a disk that fills up
+    file_size_limit: int | None = None  # RLIMIT_FSIZE of the command: every write of the process limited
+    # a tmpfs of this many KB mounted on the case's disk/ folder (in a user and mount namespace): a real
+    # full disk where the output goes, and only there
+    full_disk_kb: int | None = None
     no_output_text: tuple[str, ...] = ()  # must not appear in any file written
     inputs: list[str] = field(default_factory=list)  # names of inputs to check unchanged
 
@@ -168,10 +172,13 @@ def cases() -> list[Case]:
     c.append(Case("summarize -o /proc", lambda f: summarize(str(_md(f)), "-o", "/proc/self/summary.json"), (2,)))
     c.append(Case("extract -o /sys", lambda f: ["extract", str(_md(f)), "-o", "/sys/kernel/mmdocsum-out", "--quiet"], (2,)))
     c.append(Case("summarize -o unwritable /proc/1", lambda f: summarize(str(_md(f)), "-o", "/proc/1/out.md"), (2,)))
-    c.append(Case("extract, disk full after 4 KB", lambda f: ["extract", str(_pdf(f)), "-o", str(f / "out"), "--quiet"],
-                  (2,), file_size_limit=4_000))
-    c.append(Case("summarize, disk full after 4 KB", lambda f: summarize(str(_pdf(f)), "-o", str(f / "s.json")),
-                  (2,), file_size_limit=4_000))
+    papers = REPO_ROOT.parent / "shared" / "corpus" / "papers"
+    c.append(Case("extract onto a full disk (48 KB tmpfs)",
+                  lambda f: ["extract", str(papers / "docling_picture_classification.pdf"), "-o", str(f / "disk" / "out"),
+                             "--quiet"], (2,), full_disk_kb=48))
+    c.append(Case("summarize onto a full disk (48 KB tmpfs)",
+                  lambda f: summarize(str(papers / "docling_picture_classification.pdf"), "-o", str(f / "disk" / "s.json")),
+                  (2,), full_disk_kb=48))
     # -- 7. flags and small things
     c.append(Case("extract --max-pages 0", lambda f: ["extract", str(_md(f)), "-o", str(f / "out"), "--max-pages", "0"], (2,)))
     c.append(Case("extract --max-file-mb -1", lambda f: ["extract", str(_md(f)), "-o", str(f / "out"), "--max-file-mb", "-1"], (2,)))
@@ -273,8 +280,17 @@ def run_case(case: Case, code: Path, work: Path, keyring: Path) -> dict:
                 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
                 resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
+        command = [sys.executable, "-m", "mmdocsum_desktop", *args]
+        if case.full_disk_kb:
+            disk = folder / "disk"
+            disk.mkdir()
+            listing = folder / "left-on-disk.txt"
+            command = ["unshare", "-rm", "sh", "-c",
+                       f"mount -t tmpfs -o size={case.full_disk_kb}k tmpfs {shlex.quote(str(disk))} || exit 99; "
+                       f"{shlex.join(command)}; code=$?; find {shlex.quote(str(disk))} -mindepth 1 > "
+                       f"{shlex.quote(str(listing))}; exit $code"]
         started = time.monotonic()
-        process = subprocess.Popen([sys.executable, "-m", "mmdocsum_desktop", *args], cwd=folder, env=env,
+        process = subprocess.Popen(command, cwd=folder, env=env,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=child_limits)
         hung = False
         if case.sigint_after_s is not None:
@@ -311,6 +327,10 @@ def run_case(case: Case, code: Path, work: Path, keyring: Path) -> dict:
                 json.loads(path.read_text(encoding="utf-8"))
             except (ValueError, UnicodeDecodeError):
                 problems["lost"].append(f"half-written {path.relative_to(folder)}")
+    if case.full_disk_kb and (folder / "left-on-disk.txt").is_file():
+        left = (folder / "left-on-disk.txt").read_text().split()
+        if code_ != 0 and left:
+            problems["lost"].append(f"left {len(left)} files on the full disk: {', '.join(Path(p).name for p in left[:4])}")
     for empty in (p for p in folder.rglob("figures") if p.is_dir() and not any(p.iterdir())):
         if code_ != 0:
             problems["lost"].append(f"left an empty {empty.relative_to(folder)}/")

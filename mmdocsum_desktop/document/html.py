@@ -22,9 +22,9 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from mmdocsum_desktop.document.labels import CaptionStart, VisualKind, parse_caption_start
-from mmdocsum_desktop.document.limits import ReadLimits, split_oversized
+from mmdocsum_desktop.document.limits import DEFAULT_LIMITS, ReadLimits, split_oversized
 from mmdocsum_desktop.document.model import Block, BlockType, Document, DocumentKind, Figure
-from mmdocsum_desktop.errors import CorruptDocumentError
+from mmdocsum_desktop.errors import CorruptDocumentError, DocumentTooLargeError
 from mmdocsum_desktop.jobs import JobControl
 
 # --------------------------------------------------------------------------------------------------
@@ -326,8 +326,11 @@ class ArticleBuilder:
     Readers set ``in_abstract`` while they are inside the abstract; headings set the section of what follows.
     """
 
-    def __init__(self, source: Path, kind: DocumentKind, control: JobControl, total_steps: int) -> None:
+    def __init__(self, source: Path, kind: DocumentKind, control: JobControl, total_steps: int, *,
+                 max_chars: int = DEFAULT_LIMITS.max_text_chars) -> None:
         self.source = source
+        self.max_chars = max_chars
+        self._chars = 0
         self.kind: DocumentKind = kind
         self.control = control
         self.blocks: list[Block] = []
@@ -356,6 +359,11 @@ class ArticleBuilder:
             text = normalise_space(text)
         if not text:
             return None
+        self._chars += len(text)
+        if self._chars > self.max_chars:
+            raise DocumentTooLargeError(
+                f"{self.source.name}: more than {self.max_chars / 1e6:g} million characters of text (about "
+                f"{self.max_chars // 6500:,} pages), over the limit for HTML, Markdown and JATS documents")
         block = None
         # a paragraph of megabytes (a file on one line) becomes blocks of bounded size (limits.py)
         for piece in split_oversized(text) if block_type in ("paragraph", "list") else [text]:
@@ -1001,7 +1009,8 @@ def read_html(path: Path, *, limits: ReadLimits, control: JobControl) -> Documen
     text, warnings = decode_text(data, path.name, declared_html_encoding(data))
     root, parse_warnings = parse_html_text(text) if text.strip() else (None, [])
     content = _content_root(root) if root is not None else None
-    builder = ArticleBuilder(path, "html", control, count_elements(content) if content is not None else 0)
+    builder = ArticleBuilder(path, "html", control, count_elements(content) if content is not None else 0,
+                             max_chars=limits.max_text_chars)
     builder.warnings.extend(warnings)
     builder.warnings.extend(f"{path.name}: {warning}" for warning in parse_warnings)
     if root is None or content is None:

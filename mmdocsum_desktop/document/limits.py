@@ -25,6 +25,9 @@ class ReadLimits:
     # characters, at sentence ends where there are any, else between words: every later step (sentences,
     # language, evidence, summary) then works on bounded pieces and its time grows linearly with the file.
     max_block_chars: int = 10_000
+    # Text an HTML, Markdown or JATS document may hold: about 600,000 words, some 2,000 pages. Beyond it a
+    # summary's evidence search alone takes minutes per megabyte; the reader stops with a clear message.
+    max_text_chars: int = 4_000_000
 
 
 DEFAULT_LIMITS = ReadLimits()

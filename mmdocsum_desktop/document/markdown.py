@@ -342,7 +342,7 @@ def read_markdown(path: Path, *, limits: ReadLimits, control: JobControl) -> Doc
     fields, body = _front_matter(text)
     parser = MarkdownIt("commonmark", {"html": True}).enable("table")
     tokens, parse_warnings = _parse_blocks(parser, body)
-    builder = ArticleBuilder(path, "markdown", control, len(tokens))
+    builder = ArticleBuilder(path, "markdown", control, len(tokens), max_chars=limits.max_text_chars)
     builder.warnings.extend(warnings)
     builder.warnings.extend(f"{path.name}: {warning}" for warning in parse_warnings)
     converter = _MarkdownConverter(builder, path.parent, limits)

@@ -169,5 +169,7 @@ def test_huge_image_is_refused_before_decoding(tmp_path):
 
 
 def test_file_size_limit(tmp_path):
-    result = extract(PAPERS / "mineru_demo1.pdf", tmp_path, "--max-file-mb", "0")
+    padded = tmp_path / "padded.pdf"  # a readable PDF of 2 MB: bytes after %%EOF are ignored by readers
+    padded.write_bytes((PAPERS / "mineru_demo1.pdf").read_bytes() + b"\n%" + b"x" * (2 * 1024**2))
+    result = extract(padded, tmp_path, "--max-file-mb", "1")
     assert_one_line_error(result, 2, "over the limit")

@@ -1,6 +1,7 @@
 """The smaller edges of issue 28 and its bounds on memory, through the real command: flags checked when
 parsed, summarize's read limits, empty and badly encoded files, a scan with a few characters of text,
-text addressed to a language model, a poster-sized page and a 6 MB Markdown file on one line."""
+text addressed to a language model, a poster-sized page, a 3.5 MB Markdown file on one line, and
+documents over the text limit (a 20 MB one-line Markdown file, a 50 MB HTML page)."""
 
 from __future__ import annotations
 
@@ -162,7 +163,7 @@ def test_a_poster_sized_page_stays_within_memory(env, tmp_path):
 
 @pytest.mark.slow
 def test_a_huge_one_line_markdown_file_is_read_in_bounded_blocks(env, tmp_path):
-    line = ("dough rises faster in warm kitchens and bakers plan around it " * 100_000)[: 6 * 1024**2]
+    line = ("dough rises faster in warm kitchens and bakers plan around it " * 100_000)[: 3_500_000]
     (tmp_path / "line.md").write_text(line, encoding="utf-8")
     code, err, peak = measured(["extract", str(tmp_path / "line.md"), "-o", str(tmp_path / "out"), "--quiet"],
                                env, tmp_path)
@@ -171,3 +172,26 @@ def test_a_huge_one_line_markdown_file_is_read_in_bounded_blocks(env, tmp_path):
     blocks = json.loads((tmp_path / "out" / "document.json").read_text())["blocks"]
     assert max(len(b["text"]) for b in blocks) <= 10_000
     assert sum(len(b["text"].split()) for b in blocks) == len(line.split())  # nothing lost in the cutting
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["md", "html"])
+def test_a_document_over_the_text_limit_is_refused_in_one_line(env, tmp_path, kind):
+    """20 MB of Markdown on one line, 50 MB of HTML: refused with a clear message once the reader has
+    more than 4 million characters of text, within the memory bound (both were still being summarised
+    after two minutes, at 2 to 3 GB)."""
+    source = tmp_path / f"big.{kind}"
+    if kind == "md":
+        source.write_text(("dough rises faster in warm kitchens " * 600_000)[: 20 * 1024**2], encoding="utf-8")
+    else:
+        paragraph = "<p>" + "Dough at 26 degrees doubled in four hours while cold dough was slow. " * 20 + "</p>\n"
+        with source.open("w", encoding="utf-8") as handle:
+            handle.write("<html><body><h1>Sourdough</h1>\n")
+            handle.writelines(paragraph for _ in range(50 * 1024**2 // len(paragraph)))
+            handle.write("</body></html>\n")
+    code, err, peak = measured(["summarize", str(source), "-o", str(tmp_path / "s.json"), "--quiet", "--engine",
+                                "extractive"], env, tmp_path)
+    assert code == 2, err
+    assert "million characters of text" in _one_line(err)
+    assert peak < MEMORY_BOUND, f"peak {peak / 1024**3:.2f} GB"
+    assert not (tmp_path / "s.json").exists()

@@ -100,7 +100,7 @@ def test_image_pixel_limit_is_configurable(tmp_path, pillow_limit_restored):
 
 
 def test_pdf_crops_are_rendered_under_the_pixel_limit(tmp_path, pillow_limit_restored):
-    limits = ReadLimits(max_image_pixels=40_000)
+    limits = ReadLimits(max_render_pixels=40_000)  # crops have their own budget (issue 28)
     document = read_document(PAPERS / "docling_picture_classification.pdf", limits=limits)
     export_document(document, tmp_path, dpi=300, limits=limits)
     configure_pillow(DEFAULT_LIMITS)  # to open the crops here
@@ -108,7 +108,7 @@ def test_pdf_crops_are_rendered_under_the_pixel_limit(tmp_path, pillow_limit_res
     assert rendered
     for visual in rendered:
         with Image.open(tmp_path / visual.image) as image:
-            assert image.width * image.height <= limits.max_image_pixels
+            assert image.width * image.height <= limits.max_render_pixels
     assert any("to stay under the pixel limit" in warning for warning in document.warnings)
 
 
