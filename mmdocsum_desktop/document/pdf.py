@@ -345,7 +345,11 @@ def _classify(block: TextBlock, style: DocumentStyle, bands: tuple[float, float]
     text = block.text.strip()
     # a caption at the top of a page ("Table 2" on several pages) repeats like a running header but is not one
     if in_margin and block.caption is None and (
-        _furniture_key(text) in style.furniture or _PAGE_NUMBER.match(_furniture_key(text)) or len(text) <= 2
+        _furniture_key(text) in style.furniture
+        or _PAGE_NUMBER.match(_furniture_key(text))
+        or len(text) <= 2
+        # a running header of two lines ("Page 2 of 10" / the journal's address): each line repeats
+        or len(block.lines) > 1 and all(_is_furniture_line(line.text, style) for line in block.lines)
     ):
         block.role = "furniture"
         return
@@ -359,6 +363,11 @@ def _classify(block: TextBlock, style: DocumentStyle, bands: tuple[float, float]
         block.caption = None
     if _is_body(block, style):
         block.role = "body"
+
+
+def _is_furniture_line(text: str, style: DocumentStyle) -> bool:
+    key = _furniture_key(text)
+    return key in style.furniture or bool(_PAGE_NUMBER.match(key))
 
 
 def _accept_caption(block: TextBlock, style: DocumentStyle) -> bool:
@@ -525,6 +534,8 @@ def _build_document(
         if block_type == "caption":
             caption_ids[id(text_block)] = block_id
     _join_hyphenation(document.blocks)
+    _join_continuations(document.blocks)
+    document.blocks = [block for block in document.blocks if block.text.strip()]
     glyph_readings = normalize_blocks(document.blocks)
     page_title = None
     if title_lines:
@@ -535,6 +546,7 @@ def _build_document(
         page_title = re.sub(r"[\s*†‡§¶#]+$", "", page_title).strip() or None
     document.title = _title(pdf, page_title)
     mark_section_kinds(document)
+    _mark_dedications(document.blocks)
     _mark_abstract(document)
     document.language = _metadata_language(pdf) or guess_language(document.body_text())
     _add_visuals(document, visuals, caption_ids)
@@ -562,6 +574,72 @@ def _join_hyphenation(blocks: list[Block]) -> None:
             joined = join_across_break(match.group(1), word.group(0), known)
             previous.text = previous.text[: match.start()] + joined + tail[word.end() :]
             current.text = rest
+
+
+# a sentence ends here: its stop, then closing quotes or brackets and citation numbers ("... cases.[12]")
+_SENTENCE_END = re.compile(r"[.!?:;…][\"'’”)\]]*(?:\s*\[?[\d,–\s-]*\]?)?$")
+_OPEN_ENDING = re.compile(
+    r"(?:,|\b(?:the|a|an|of|in|on|at|to|from|with|by|for|and|or|but|as|than|that|which|through|between|"
+    r"during|into|were|was|is|are|be|been|this|these|its|their))$",
+    re.IGNORECASE,
+)
+# the first sentence of a text: up to a stop that is not an abbreviation's ("cf.", "e.g.", "Fig."), with
+# its closing quotes or brackets and citation, before a capital or the end
+_FIRST_SENTENCE = re.compile(
+    r"^.*?(?<!\bcf)(?<!\be\.g)(?<!\bi\.e)(?<!\bal)(?<!\bFig)(?<!\bFigs)(?<!\bvs)(?<!\bet)(?<!\bNo)(?<!\bca)"
+    r"(?<!\bapprox)(?<!\bresp)(?<!\b[A-Z])[.!?][\"'’”)\]]*(?:\s?\[[\d,–\s-]+\])?(?=\s+[A-Z“\"]|\s*$)",
+    re.DOTALL,
+)
+
+
+_DEDICATION = re.compile(
+    r"^\s*(?:in (?:loving |fond )?memory of|dedicated to|this (?:paper|article|work|study|review) is dedicated)\b",
+    re.IGNORECASE,
+)
+
+
+def _mark_dedications(blocks: list[Block]) -> None:
+    """A dedication ("In memory of ...") belongs to the front matter, not the prose to summarise."""
+    for block in blocks:
+        if block.type == "paragraph" and len(block.text) < 400 and _DEDICATION.match(block.text):
+            block.section_kind = "front"
+
+
+def _join_continuations(blocks: list[Block]) -> None:
+    """A sentence a page or column break cut in two: the part at the top of the next page or column is
+    moved up to the block where the sentence starts ("... from" / "December 2008 through January 2009,
+    participants wore ..."), so that no sentence starts in its middle. Only where the first part plainly
+    goes on (no stop at its end, and it ends on a comma or a word like "from", or the next part starts in
+    lower case)."""
+    flow = [b for b in blocks if b.type not in {"caption", "footnote"}]
+    previous = flow[0] if flow else None
+    for current in flow[1:]:
+        if previous is not None and not previous.text:
+            previous = current
+            continue  # its text went up to the block before: the chain goes on from there
+        if previous is None or previous.type != "paragraph" or current.type != "paragraph" or not current.text:
+            previous = current if current.text else previous
+            continue
+        at_break = current.page != previous.page or (
+            current.bbox is not None
+            and previous.bbox is not None
+            and (current.bbox[1] < previous.bbox[1] - 5 or current.bbox[0] > previous.bbox[2] - 5)
+        )
+        ending = previous.text.rstrip()
+        goes_on = not (len(ending.split()) < 6 or _SENTENCE_END.search(ending)) and (
+            # a part in lower case goes on the sentence wherever it is (PyMuPDF also cuts paragraphs in
+            # two within a column); a capital after a break only after a comma or a word like "from"
+            current.text[:1].islower() or at_break and _OPEN_ENDING.search(ending)
+        )
+        if not goes_on:
+            previous = current
+            continue
+        match = _FIRST_SENTENCE.match(current.text)
+        moved = match.group(0) if match else current.text
+        previous.text = f"{ending} {moved.strip()}"
+        current.text = current.text[len(moved) :].strip()
+        if current.text:
+            previous = current
 
 
 def _mark_abstract(document: Document) -> None:

@@ -86,3 +86,26 @@ def test_titles_of_corpus_papers_come_from_the_page():
         "Antioxidant Activity and Lipid-Lowering Effect of Essential Oils Extracted from Ocimum sanctum L. "
         "Leaves in Rats Fed with a High Cholesterol Diet"
     )
+
+
+def test_a_sentence_cut_by_a_page_break_is_joined_and_a_dedication_is_not_prose(tmp_path):
+    pdf = pymupdf.open()
+    first = pdf.new_page()
+    first.insert_text((72, 80), "Respirators in a cluster trial", fontsize=18, fontname="hebo")
+    first.insert_textbox(pymupdf.Rect(72, 120, 540, 700), BODY * 8 + "The nurses were followed from", fontsize=10)
+    second = pdf.new_page()
+    second.insert_textbox(
+        pymupdf.Rect(72, 72, 540, 300),
+        "December 2008 through January 2009, when participants wore their masks. " + BODY * 3,
+        fontsize=10,
+    )
+    second.insert_textbox(pymupdf.Rect(72, 320, 540, 360), "In memory of Jane Doe, who started this trial.", fontsize=10)
+    path = tmp_path / "broken.pdf"
+    pdf.save(path)
+    document = read_document(path)
+    joined = next(b for b in document.blocks if "were followed from" in b.text)
+    assert "were followed from December 2008 through January 2009, when participants wore their masks." in joined.text
+    assert joined.page == 1
+    assert not any(b.text.startswith("December 2008") for b in document.blocks)
+    dedication = next(b for b in document.blocks if b.text.startswith("In memory of"))
+    assert not dedication.is_body
