@@ -76,6 +76,7 @@ def main() -> int:
     parser.add_argument("--engine", default="extractive", help="the engine name recorded with the numbers")
     parser.add_argument("--engine-args", default="--engine extractive", help="flags given to every suite but ftii")
     parser.add_argument("--publish", action="store_true", help="also write resources/splits/published.json")
+    parser.add_argument("--tag", default="", help="added to the results file name (runs in parallel)")
     args = parser.parse_args()
     wanted = [(s, q) for s, suites in SPLIT_SUITES.items() for q in suites]
     if args.only:
@@ -100,7 +101,7 @@ def main() -> int:
         "cpus": os.cpu_count(),
         "results": results,
     }
-    suffix = "" if args.engine == "extractive" else f"_{args.engine}"
+    suffix = ("" if args.engine == "extractive" else f"_{args.engine}") + (f"_{args.tag}" if args.tag else "")
     print(write_result(f"bundled_splits{suffix}", payload))
     if args.publish:
         published = json.loads(PUBLISHED.read_text(encoding="utf-8")) if PUBLISHED.is_file() else {}
