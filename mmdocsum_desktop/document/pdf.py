@@ -605,13 +605,17 @@ def _mark_dedications(blocks: list[Block]) -> None:
             block.section_kind = "front"
 
 
+_LONE_ADDRESS = re.compile(r"^\s*(?:https?://|doi:|www\.)\S+\s*$", re.IGNORECASE)
+
+
 def _join_continuations(blocks: list[Block]) -> None:
     """A sentence a page or column break cut in two: the part at the top of the next page or column is
     moved up to the block where the sentence starts ("... from" / "December 2008 through January 2009,
     participants wore ..."), so that no sentence starts in its middle. Only where the first part plainly
     goes on (no stop at its end, and it ends on a comma or a word like "from", or the next part starts in
     lower case)."""
-    flow = [b for b in blocks if b.type not in {"caption", "footnote"}]
+    # a figure's DOI line or an address set between the two parts ("https://doi.org/...g001") is no prose
+    flow = [b for b in blocks if b.type not in {"caption", "footnote"} and not _LONE_ADDRESS.match(b.text)]
     previous = flow[0] if flow else None
     for current in flow[1:]:
         if previous is not None and not previous.text:
