@@ -14,7 +14,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
@@ -212,7 +212,7 @@ def get_api_key(key_name: str) -> str:
             f"no API key named {key_name!r} in the system keyring; store it with: "
             f"python -m keyring set {KEYRING_SERVICE} {key_name}"
         )
-    return value
+    return str(value)
 
 
 def set_api_key(key_name: str, value: str) -> KeyStore:
@@ -293,7 +293,9 @@ def session_only_message(key_name: str) -> str:
     )
 
 
-def _keyring():
+def _keyring() -> tuple[Any, Any]:
+    """The keyring module and its errors (imported when a key is first needed: its backends load system
+    libraries)."""
     try:
         import keyring
         import keyring.errors

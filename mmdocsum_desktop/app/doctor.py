@@ -255,7 +255,7 @@ def _probe_onnx_provider(providers: list[str]) -> str | None:
         smallest = min(onnx_files, key=lambda f: f.size or 0)
         try:
             path = entry.path(smallest.kind)
-            return devices.make_session(path, intra_op_threads=1).get_providers()[0]
+            return str(devices.make_session(path, intra_op_threads=1).get_providers()[0])
         except Exception:  # noqa: BLE001 — the probe only informs; the model's own load reports errors
             continue
     return None

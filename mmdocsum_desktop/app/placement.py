@@ -16,6 +16,7 @@ from mmdocsum_desktop.placement import (
     candidates_from_document,
     candidates_from_folder,
 )
+from mmdocsum_desktop.placement.engine import Strategy
 from mmdocsum_desktop.settings import PlacementSettings
 
 
@@ -49,7 +50,7 @@ def place(
     pool: Sequence[ImageCandidate],
     *,
     placement: PlacementSettings | None = None,
-    strategy: str = "sequence",
+    strategy: Strategy = "sequence",
     threshold: float | None = None,
     control: JobControl | None = None,
     top_k: int | None = None,

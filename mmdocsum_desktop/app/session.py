@@ -9,15 +9,24 @@ engine shares (text embedder, OCR) live in one :class:`~mmdocsum_desktop.engines
 
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mmdocsum_desktop.engines import factory
+from mmdocsum_desktop.engines.extractive import Embedder
 from mmdocsum_desktop.engines.factory import ConfiguredEngine, ModelCache
+from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.settings import EngineChoice, PlacementSettings, Settings, load_settings
+
+if TYPE_CHECKING:  # types only: the reader (PyMuPDF) and placement (scipy) load when first used
+    from mmdocsum_desktop.document.limits import ReadLimits
+    from mmdocsum_desktop.document.model import Document
+    from mmdocsum_desktop.placement import PlacementEngine
 
 
 @dataclass
@@ -51,24 +60,31 @@ class Session:
     def judge_description(self, choice: EngineChoice | None = None) -> str:
         return factory.judge_description(self.settings.engines, choice)
 
-    def read(self, path, *, password: str | None = None, ocr: bool = True, limits=None, control=None):
+    def read(self, path: str | os.PathLike[str], *, password: str | None = None, ocr: bool = True,
+             limits: ReadLimits | None = None, control: JobControl | None = None) -> Document:
         """A document read the one way every command and the desktop app read it: scanned pages are
         recognised with OCR (progress "OCR page N" on ``control``; results cached by the page image's
         hash, so a file is recognised once). ``ocr=False`` (the commands' --no-ocr) refuses a scanned
         PDF with a message saying how to get it read."""
+        # PyMuPDF, onnxruntime and RapidOCR load when a document is first read, not when the app starts
         from mmdocsum_desktop.document.reader import read_document
         from mmdocsum_desktop.models.ocr import page_reader
 
         hook = page_reader(engine_factory=self.models.ocr) if ocr else None
-        extra = {} if limits is None else {"limits": limits}  # None: the reader's default limits
-        return read_document(path, password=password, control=control, ocr=hook, **extra)
+        if limits is None:  # the reader's default limits
+            return read_document(Path(path), password=password, control=control, ocr=hook)
+        return read_document(Path(path), password=password, control=control, ocr=hook, limits=limits)
 
-    def embedder(self):
-        return self.models.embedder()
+    def embedder(self) -> Embedder:
+        embedder: Embedder = self.models.embedder()  # type: ignore[no-untyped-call]  # the cache's loader
+        return embedder
 
-    def placement_engine(self, placement: PlacementSettings | None = None, *, threshold: float | None = None):
+    def placement_engine(self, placement: PlacementSettings | None = None, *,
+                         threshold: float | None = None) -> PlacementEngine:
         placement = placement or self.settings.placement
-        return self.models.placement_engine(ocr=placement.ocr, clip=placement.clip, threshold=threshold)
+        engine: PlacementEngine = self.models.placement_engine(ocr=placement.ocr, clip=placement.clip,
+                                                               threshold=threshold)
+        return engine
 
     # --------------------------------------------------------------------------------- engines
 
@@ -95,7 +111,8 @@ class Session:
             yield configured.engine
 
     @contextmanager
-    def _use(self, role: str, choice: EngineChoice, build) -> Iterator[ConfiguredEngine]:
+    def _use(self, role: str, choice: EngineChoice,
+             build: Callable[[], ConfiguredEngine]) -> Iterator[ConfiguredEngine]:
         key = (role, self.settings.engines.model_dump_json() + choice.model_dump_json())
         with self._lock:
             loaded = self._loaded.get(key)
@@ -132,7 +149,8 @@ def describe_endpoint(settings: Settings, *, api_key: str | None = None) -> dict
     quick.openai = quick.openai.model_copy(update={"retries": 0, "connect_timeout_s": 5.0, "timeout_s": 10.0})
     engine = factory.build_engine(EngineChoice(engine="openai"), quick, embedder=None, api_key=api_key)
     try:
-        return engine.describe()
+        described: dict[str, Any] = engine.describe()
+        return described
     finally:
         engine.close()
 

@@ -18,13 +18,13 @@ from mmdocsum_desktop.document.reader import export_document
 from mmdocsum_desktop.document.scanned import scan_notes
 from mmdocsum_desktop.engines.base import GenerationOptions, Message
 from mmdocsum_desktop.engines.extractive import ROLE_TITLES, ExtractiveEngine
-from mmdocsum_desktop.engines.sentences import split_sentences
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.settings import EngineChoice
 from mmdocsum_desktop.summarize.citations import Citer
 from mmdocsum_desktop.summarize.pipeline import summarize_document
 from mmdocsum_desktop.summarize.schema import FigureChoice, Summary, SummaryOptions, SummaryParagraph
+from mmdocsum_desktop.text.sentences import split_sentences
 
 PARAGRAPH_TOKENS = 256  # about 100 words asked for: room to finish a sentence, not to ramble
 
@@ -82,7 +82,7 @@ def summarize_file(
     password: str | None = None,
     ocr: bool = True,
     limits: Any = None,
-    dpi: int | None = None,
+    dpi: int = 150,
     stage: StageControl | None = None,
     on_text: Callable[[str], None] | None = None,
 ) -> FileSummary:
@@ -95,8 +95,7 @@ def summarize_file(
     with stage("reading") as control:
         document = session.read(path, password=password, control=control, ocr=ocr, limits=limits)
     with stage("figures") as control:
-        extra = {} if dpi is None else {"dpi": dpi}
-        export_document(document, assets, password=password, control=control, **extra)
+        export_document(document, assets, dpi=dpi, password=password, control=control)
     with stage("summarising") as control:
         summary = summarize(session, document, assets, choice=choice, options=options, control=control,
                             on_text=on_text)
