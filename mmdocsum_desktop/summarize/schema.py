@@ -117,7 +117,7 @@ class FigureChoice(BaseModel):
         return self.index - 1
 
     @classmethod
-    def of(cls, entry: FigureEntry, *, score: float = 0.0, chosen_by: str, signals: dict | None = None) -> FigureChoice:
+    def of(cls, entry: FigureEntry, *, score: float = 0.0, chosen_by: str, signals: dict[str, Any] | None = None) -> FigureChoice:
         return cls(index=entry.index, id=entry.id, label=entry.label, kind=entry.kind, caption=entry.caption,
                    image=entry.image, score=float(score), chosen_by=chosen_by, signals=dict(signals or {}))
 
