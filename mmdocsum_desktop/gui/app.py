@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import sys
 from collections.abc import Sequence
@@ -49,6 +50,9 @@ def display_problem(environ: dict[str, str] | None = None, find_library=None) ->
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # In the frozen bundle the model, page-rendering and benchmark children are this executable started
+    # again by multiprocessing (spawn): they must run their task, not open a second window
+    multiprocessing.freeze_support()
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.version:
         from mmdocsum_desktop import __version__
