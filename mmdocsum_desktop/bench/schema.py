@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from mmdocsum_desktop.errors import MmdocsumError
 
@@ -18,13 +18,6 @@ from mmdocsum_desktop.errors import MmdocsumError
 INVALID = "invalid"
 # A paragraph the answer does not have (answer too short, or unparseable).
 MISSING = "missing"
-
-
-class BenchmarkItem(Protocol):
-    """What every item of a split has: an id, unique in its split, and the line it was read from."""
-
-    id: str
-    line: int
 
 
 # ---------------------------------------------------------------------------------------------- M-DocSum

@@ -815,10 +815,6 @@ class DocumentView(QWidget):
         self.fit = None
         self._set_zoom(target)
 
-    def set_zoom(self, zoom: float) -> None:
-        self.fit = None
-        self._set_zoom(min(ZOOMS, key=lambda z: abs(z - zoom)))
-
     def set_fit(self, fit: str | None) -> None:
         """"width": the page as wide as the pane; "page": the whole page in view; None: zoom steps."""
         self.fit = fit

@@ -46,10 +46,6 @@ class AppState(QObject):
         return list(self._workspace.project.placements) if self._workspace is not None else []
 
     @property
-    def busy_job(self) -> Any | None:
-        return self._busy_job
-
-    @property
     def busy(self) -> bool:
         return self._busy_job is not None
 

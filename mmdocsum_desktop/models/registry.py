@@ -18,7 +18,6 @@ import importlib.util
 import json
 import os
 import re
-import shutil
 import threading
 import time
 import tomllib
@@ -696,16 +695,3 @@ def _silent_tqdm():
             super().__init__(*args, **kwargs)
 
     return _Silent
-
-
-def clear_partial_downloads(repo: str | None = None) -> int:
-    """Delete unfinished downloads; returns how many files were removed."""
-    root = data_dir() / "downloads"
-    folders = [root / repo.replace("/", "--")] if repo else [p for p in root.glob("*") if p.is_dir()]
-    removed = 0
-    for folder in folders:
-        partial = folder / ".partial"
-        if partial.is_dir():
-            removed += sum(1 for _ in partial.glob("*.part"))
-            shutil.rmtree(partial, ignore_errors=True)
-    return removed
