@@ -290,6 +290,7 @@ def section_role(heading: str | None) -> str | None:
     """'background', 'method', 'results', 'conclusion', 'skip' (references, acknowledgements...) or None."""
     if not heading:
         return None
+    heading = " ".join(heading.split())  # "Results and\xa0discussion": one kind of space
     text = re.sub(r"^\s*(?:(?:\d+(?:\.\d+)*|[IVXivx]+|[A-Z])[.)]?\s+)?", "", heading).strip().lower()
     if not text or len(text) > 80:
         return None
@@ -525,27 +526,68 @@ def _unmapped(block: Block) -> bool:
 
 
 def block_roles(document: Document) -> dict[str, str | None]:
-    """Block id → the role of the section it sits in. A subsection whose own heading says nothing of its
-    role ("Plant material", "Effect of pH on yield") takes the role of the last heading that did
-    ("Materials and methods", "Results"): most papers' headings are such subsections."""
+    """Block id → the role of the section it sits in. A paper's parts are opened by headings that name
+    them ("Materials and methods", "3. Results", "DISCUSSION"); a subsection inside such a part takes the
+    part's role whatever its own words ("Dorsal neurons as a model" in the Results is results, "Zero flow
+    day analysis" in the Methods is method). Where no heading names a part, a heading whose words suggest
+    a role ("Plant material", "Data analysis") gives it, and its subsections inherit it."""
     roles: dict[str, str | None] = {}
-    inherited: str | None = None
-    capitals = False  # the last heading of known role was set in capitals ("INTRODUCTION")
+    part: str | None = None  # the role of the part the reading is in
+    named = False  # the part was opened by a heading that names it
+    capitals = False  # the last heading that opened a part was set in capitals ("INTRODUCTION")
+    seen_heading = False
+    local: str | None = None
     for block in document.blocks:
         if block.type == "heading" and _TABLE_HEADER.match(block.text or ""):
             pass  # "90 Sample*": a table's header row the reader took for a heading changes no section
         elif block.type == "heading":
+            seen_heading = True
             own = section_role(block.text)
-            if own is not None:
-                inherited = own
-                capitals = _in_capitals(block.text)
-            elif _TOP_LEVEL_NUMBER.match(block.text or "") or (capitals and _in_capitals(block.text)):
+            top_level = bool(_TOP_LEVEL_NUMBER.match(block.text or "")) or (capitals and _in_capitals(block.text))
+            local = None  # the role of this heading's own blocks when it is not the part's
+            if own == "skip" and named and part != "skip" and not _BACK_MATTER_PART.search(block.text or ""):
+                local = "skip"  # "Ethical approval" inside the Methods: its blocks only
+            elif own == "skip" or (own is not None and (_names_a_part(block.text) or top_level)):
+                part, named, capitals = own, True, _in_capitals(block.text)
+            elif top_level:
                 # "3. Flow duration curves", "PLANT ANAEROBIOSIS" after "INTRODUCTION": a section of its
                 # own at the level of the introduction, not one of its subsections
-                inherited = None
-        own = None if _TABLE_HEADER.match(block.section or "") else section_role(block.section)
-        roles[block.id] = own if own is not None else inherited
+                part, named = None, False
+            elif own is not None and not named:
+                part = own
+        if block.type == "heading" or seen_heading:
+            # back matter stays back matter wherever the reader put it
+            roles[block.id] = "skip" if local == "skip" or section_role(block.section) == "skip" else part
+        else:
+            own = None if _TABLE_HEADER.match(block.section or "") else section_role(block.section)
+            roles[block.id] = own
     return roles
+
+
+# the names of a paper's parts, as headings write them
+_PART_NAME = re.compile(
+    r"(abstract|introduction|background|motivation|related work|literature review|"
+    r"(materials?|patients|subjects|participants)( and |\s*&\s*)methods?|"
+    r"methods?((\s*/\s*| and )(materials?|design|analysis|study design))?|(study )?design and methods?|methodology|"
+    r"experimental( section| procedures?| methods?| design)?|results?( and discussions?)?|findings|"
+    r"discussions?( and conclusions?)?|conclusions?( and (future work|outlook|perspectives?))?|concluding remarks|"
+    r"summary|case (reports?|presentation|description)|evaluation|experiments?|limitations|future (work|directions))",
+    re.I)
+
+
+# back matter that ends the body ("References", "Acknowledgements"), unlike "Ethics approval" or
+# "Consent" inside a Methods section
+_BACK_MATTER_PART = re.compile(r"\b(references?|bibliography|literature cited|acknowledg\w*|funding|conflicts?|"
+                               r"competing|contributions?|declarations?|supplementary|supporting|abbreviations|"
+                               r"availability|disclosures?|appendix|appendices|footnotes|notes)\b", re.I)
+
+
+def _names_a_part(heading: str | None) -> bool:
+    text = re.sub(r"^\s*(?:(?:\d+(?:\.\d+)*|[IVXivx]+|[A-Z])[.)]?\s+)?", "", " ".join((heading or "").split())).strip(" .:")
+    # the name alone, or glued to its first subsection's heading ("Results Taxonomy", "Materials and
+    # methods Drugs and chemicals", "Methods: participants and outcomes")
+    match = _PART_NAME.match(text)
+    return bool(match) and (match.end() == len(text) or bool(re.match(r"\s*:|\s+[A-Z]", text[match.end():])))
 
 
 # a number no section has ("90 Sample*") or a table note's asterisk: a table header, not a heading
