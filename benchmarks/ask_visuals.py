@@ -78,6 +78,17 @@ def question_kind(question: str) -> str:
     return "other"
 
 
+def reliability(rows: list[dict]) -> list[dict]:
+    """How often the chosen visual is right, by the probability the scorer gave it (calibration)."""
+    bins = [(0.0, 0.4), (0.4, 0.7), (0.7, 0.9), (0.9, 1.01)]
+    out = []
+    for low, high in bins:
+        subset = [r for r in rows if r["visual_probability"] is not None and low <= r["visual_probability"] < high]
+        out.append({"probability": f"{low:.1f}-{min(high, 1.0):.1f}", "n": len(subset),
+                    "right_first": round(sum(r["right_first"] for r in subset) / len(subset), 3) if subset else None})
+    return out
+
+
 def fit_weights(samples: list[tuple], l2: float = 0.1):
     """Conditional logit: maximise sum log softmax(F_q w)[gold_q] - l2 |w|^2 over questions."""
     import numpy as np
@@ -156,6 +167,11 @@ def main() -> int:
             "answer": answer.text[:400],
         }
         labels_scored = [v.label for v in found.visuals]
+        row["scorer_top3"] = [(v.label, round(v.probability, 3)) for v in found.visuals[:3]]
+        row["gold_scorer_rank"] = labels_scored.index(gold) if gold in labels_scored else None
+        gold_score = next((v for v in found.visuals if v.label == gold), None)
+        row["gold_features"] = [round(x, 3) for x in gold_score.features] if gold_score else None
+        row["first_features"] = [round(x, 3) for x in found.visuals[0].features] if found.visuals else None
         if found.visuals and found.visuals[0].features:
             matrix = np.array([v.features for v in found.visuals])
             row["caption_bm25_first"] = labels_scored[int(np.argmax(matrix[:, FEATURES.index("caption_bm25")]))]
@@ -198,8 +214,10 @@ def main() -> int:
         "summary": summary,
         "timing_warm": timing,
         "failures_by_question_kind": {k: f"{failures.get(k, 0)}/{n}" for k, n in asked.items()},
+        "reliability": reliability(rows),
         "failures": [
-            {k: r[k] for k in ("paper", "question", "gold", "first", "cited", "gold_in_document", "answer")}
+            {k: r.get(k) for k in ("paper", "question", "gold", "first", "cited", "gold_in_document",
+                                   "scorer_top3", "gold_scorer_rank", "answer")}
             for r in rows if not r["right_first"]
         ],
         "unread_papers": unread,

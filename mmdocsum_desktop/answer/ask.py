@@ -59,8 +59,11 @@ class AskOptions:
     prompt_passage_chars: int = 420
     max_sentences: int = 2  # extractive: evidence passages quoted
     margin: float = 0.15  # extractive: a second passage must be this close to the best (support, 0..1)
-    # support (0..1) below which the best evidence is "weak": the document does not say
+    # support (0..1) below which the best evidence is "weak": the document does not say — unless some
+    # passage's embedding cosine with the question reaches weak_cosine (the cross-encoder misses
+    # paraphrases: "hearing test … second patient" against "audiogram for Case 2", cosine 0.60)
     weak_threshold: float = 0.05
+    weak_cosine: float = 0.45
     support_threshold: float = 0.2  # a model sentence needs at least this to be kept
     max_tokens: int = 160
     temperature: float = 0.1
@@ -165,7 +168,8 @@ def answer_from_evidence(
 
     named = list(found.named) if found is not None else []
     visual = _answering_visual(found, evidence, options)
-    weak = not evidence or (evidence[0].support < options.weak_threshold and not named)
+    weak = not evidence or (evidence[0].support < options.weak_threshold and not named
+                            and max(e.dense for e in evidence) < options.weak_cosine)
     if weak:
         answer.not_in_document = True
         answer.sentences = [AnswerSentence(text=NOT_IN_DOCUMENT, source="notice")]

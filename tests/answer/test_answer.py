@@ -70,6 +70,35 @@ def test_a_table_question_cites_the_table(retriever, paper):
     assert "Table 4" in answer.cited_labels
 
 
+@pytest.mark.parametrize(
+    ("question", "label", "caption_start"),
+    [
+        ("What does Figure 5 show?", "Figure 5", "Fig. 5."),  # answered "does not say" before (issue 25)
+        ("What is shown in Fig. 3?", "Figure 3", "Fig. 3."),  # answered with a sentence about Fig. 4 before
+        ("What does the second table report?", "Table 2", "Table 2"),
+    ],
+)
+def test_a_question_naming_a_visual_is_answered_from_it(retriever, paper, question, label, caption_start):
+    answer = answer_question(paper, question, None, retriever)
+    assert not answer.not_in_document
+    assert answer.visual == label and answer.cited_labels[0] == label
+    assert answer.sentences[0].text.startswith(caption_start)  # its caption first
+    assert all(label in sentence.labels for sentence in answer.sentences)
+
+
+def test_a_visual_the_document_lacks_is_said_so(retriever, paper):
+    answer = answer_question(paper, "What does Figure 9 show?", None, retriever)
+    assert any("no Figure 9" in note for note in answer.notes)
+    assert "Figure 9" not in answer.cited_labels
+
+
+def test_a_method_question_is_answered_with_the_method(retriever, paper):
+    # issue 25: "got a sentence about results"; the paper fits a sigmoidal function of plantation age
+    answer = answer_question(paper, "What method is used to fit the flow reductions?", None, retriever)
+    assert "sigmoidal" in answer.sentences[0].text
+    assert answer.cited_labels  # the answer rests on a figure: the paragraph is about Fig. 2b
+
+
 def test_an_off_topic_question_is_not_answered_from_the_document(retriever, paper):
     answer = answer_question(paper, "What is the best recipe for a chocolate cake?", None, retriever)
     assert answer.not_in_document
