@@ -26,10 +26,10 @@ sys.path.insert(0, str(REPO))
 
 from mmdocsum_desktop.bench.damage import DAMAGES, damaged_versions  # noqa: E402
 from mmdocsum_desktop.bench.glue import BenchEngine, EngineSpec  # noqa: E402
-from mmdocsum_desktop.judge.summary import SummaryJudge  # noqa: E402
 from mmdocsum_desktop.document.reader import read_document  # noqa: E402
 from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine  # noqa: E402
 from mmdocsum_desktop.fileio import write_json_atomic  # noqa: E402
+from mmdocsum_desktop.judge.summary import SummaryJudge  # noqa: E402
 from mmdocsum_desktop.models.hashing import sha256_file  # noqa: E402
 
 PAPERS = REPO.parent / "shared" / "corpus" / "papers"

@@ -18,7 +18,7 @@ from mmdocsum_desktop.cli.engine_flags import add_engine_arguments, engine_choic
 from mmdocsum_desktop.cli.extract import add_read_limit_arguments, read_limits
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
-from mmdocsum_desktop.fileio import check_output_path, write_json_atomic
+from mmdocsum_desktop.fileio import check_output_path, removed_on_failure, write_json_atomic
 from mmdocsum_desktop.summarize.render import FORMATS
 
 
@@ -63,43 +63,45 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.file.exists():  # before loading any model
         raise InputNotFoundError(f"{args.file}: no such file")
-    with Session() as session:
-        # the engine first: a bad model file or endpoint setting is reported before any long work
-        with session.engine(choice) as configured:
-            engine_info = configured.engine.describe()
-        assets = output.parent / f"{output.stem}_files"
-        options = {"include_abstract": not args.no_abstract, "shuffle_seed": args.shuffle_images,
-                   "citations": not args.no_citations, "time_limit_s": args.time_limit}
-        on_text = (lambda piece: (sys.stderr.write(piece), sys.stderr.flush())) if args.stream else None
-        partial_path = output.with_name(output.name + ".partial.json")
+    assets = output.parent / f"{output.stem}_files"
+    # the figure crops go when the run fails or is interrupted, up to the summary's own write
+    with removed_on_failure(assets):
+        with Session() as session:
+            # the engine first: a bad model file or endpoint setting is reported before any long work
+            with session.engine(choice) as configured:
+                engine_info = configured.engine.describe()
+            options = {"include_abstract": not args.no_abstract, "shuffle_seed": args.shuffle_images,
+                       "citations": not args.no_citations, "time_limit_s": args.time_limit}
+            on_text = (lambda piece: (sys.stderr.write(piece), sys.stderr.flush())) if args.stream else None
+            partial_path = output.with_name(output.name + ".partial.json")
 
-        @contextmanager
-        def stage(name: str):
-            # one tqdm bar per stage; while the model writes, the first Ctrl-C stops it and keeps its text
-            with tqdm_control(name, enabled=not args.quiet and not (args.stream and name == "summarising")) as control:
-                if name != "summarising":
-                    yield control
-                    return
-                with cancel_on_sigint(control, notice="stopping the model; what it wrote is kept (Ctrl-C again to abort)"):
-                    yield control
+            @contextmanager
+            def stage(name: str):
+                # one tqdm bar per stage; while the model writes, the first Ctrl-C stops it and keeps its text
+                with tqdm_control(name, enabled=not args.quiet and not (args.stream and name == "summarising")) as control:
+                    if name != "summarising":
+                        yield control
+                        return
+                    with cancel_on_sigint(control, notice="stopping the model; what it wrote is kept (Ctrl-C again to abort)"):
+                        yield control
 
-        try:
-            # read (scanned pages with OCR unless --no-ocr) → figures → summary: app.summarize_file, the
-            # same path the benchmarks take
-            summary = summarize_file(session, args.file, assets, choice=choice, options=options,
-                                     password=args.password, ocr=not getattr(args, "no_ocr", False),
-                                     limits=read_limits(args), dpi=args.dpi, stage=stage, on_text=on_text).summary
-        except MmdocsumError as error:
-            partial = getattr(error, "partial", None)
-            if partial:
-                write_json_atomic(partial_path, {"source": str(args.file), "engine": engine_info,
-                                                 "error": str(error), **partial})
-                print(f"mmdocsum: partial work saved to {partial_path}", file=sys.stderr)
-            raise
-    if args.stream:
-        sys.stderr.write("\n")
-    summary.timings["wall_s"] = time.perf_counter() - started
-    written = write_summary(summary, output, fmt, base_dir=assets)
+            try:
+                # read (scanned pages with OCR unless --no-ocr) → figures → summary: app.summarize_file, the
+                # same path the benchmarks take
+                summary = summarize_file(session, args.file, assets, choice=choice, options=options,
+                                         password=args.password, ocr=not getattr(args, "no_ocr", False),
+                                         limits=read_limits(args), dpi=args.dpi, stage=stage, on_text=on_text).summary
+            except MmdocsumError as error:
+                partial = getattr(error, "partial", None)
+                if partial:
+                    write_json_atomic(partial_path, {"source": str(args.file), "engine": engine_info,
+                                                     "error": str(error), **partial})
+                    print(f"mmdocsum: partial work saved to {partial_path}", file=sys.stderr)
+                raise
+        if args.stream:
+            sys.stderr.write("\n")
+        summary.timings["wall_s"] = time.perf_counter() - started
+        written = write_summary(summary, output, fmt, base_dir=assets)
     if partial_path.exists():
         partial_path.unlink()
     if not args.quiet:
