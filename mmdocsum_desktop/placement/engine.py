@@ -24,6 +24,7 @@ from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.placement import calibration as cal
 from mmdocsum_desktop.placement.assign import global_assign, greedy_assign
 from mmdocsum_desktop.placement.candidates import ImageCandidate, Placement, PlacementError, PlacementWhy
+from mmdocsum_desktop.placement.head import HEAD_FEATURE
 from mmdocsum_desktop.placement.rescore import (
     foreign_paragraphs,
     own_cross_encoder_loader,
@@ -80,6 +81,7 @@ class PlacementProblem:
     headings: np.ndarray | None = None  # paragraphs that are headings or the title line: never an image
     section_kinds: list[str | None] = field(default_factory=list)
     section_first: list[bool] = field(default_factory=list)
+    paragraph_head: np.ndarray | None = None  # the head's logit per paragraph (head.py), when it applies
     _logits: np.ndarray | None = None
     _base: np.ndarray | None = None
     _sequence_z: np.ndarray | None = None
@@ -144,6 +146,9 @@ class PlacementProblem:
         features = neighbour_features(self.base_logits(), self.ranks, valid, lengths, labeled)
         if self.section_kinds:
             features.update(section_features(self.section_kinds, self.section_first, len(self.candidates)))
+        if self.paragraph_head is not None:
+            column = np.where(valid, self.paragraph_head, 0.0)[:, None]
+            features[HEAD_FEATURE] = np.repeat(column, len(self.candidates), axis=1)
         if self.ce is not None and np.isfinite(self.ce).any():
             features.update(rescore_features(self.ce))
         return features
@@ -600,7 +605,12 @@ class PlacementEngine:
         if sections is not None and len(sections) != len(texts):
             raise PlacementError(f"sections gives {len(sections)} entries for {len(texts)} paragraphs")
         kinds, opens = paragraph_sections(texts, sections)
+        head = self.fitted.paragraph_head
+        head_logits = None
+        if head is not None and similarity.has_embeddings and head.applies_to(similarity.embedder):
+            head_logits = head.logits(similarity.para_emb)
         return PlacementProblem(
+            paragraph_head=head_logits,
             headings=heading_rows(texts),
             section_kinds=kinds,
             section_first=opens,

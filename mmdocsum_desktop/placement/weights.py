@@ -29,13 +29,14 @@ from mmdocsum_desktop.placement.calibration import (
     profile_key,
 )
 from mmdocsum_desktop.placement.candidates import PlacementError
+from mmdocsum_desktop.placement.head import HEAD_FEATURE, ParagraphHead
 from mmdocsum_desktop.placement.rescore import RESCORE_FEATURES
 from mmdocsum_desktop.placement.sequence import NEIGHBOUR_FEATURES, SECTION_FEATURES
 
 WEIGHTS_FORMAT = 1
 DEFAULT_WEIGHTS = Path(__file__).with_name("weights.json")
 SEQUENCE_KEYS = ("ce", "no_ce")
-SEQUENCE_FEATURE_NAMES = frozenset((*NEIGHBOUR_FEATURES, *SECTION_FEATURES, *RESCORE_FEATURES))
+SEQUENCE_FEATURE_NAMES = frozenset((*NEIGHBOUR_FEATURES, *SECTION_FEATURES, *RESCORE_FEATURES, HEAD_FEATURE))
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class PlacementWeights:
     sequence_profile: str  # the profile key the second stage was fitted on
     provenance: Mapping[str, Any] = field(default_factory=dict)
     source: str = ""
+    paragraph_head: ParagraphHead | None = None  # the sequence model's "para_head" feature
 
 
 def _number(value: Any, where: str) -> float:
@@ -134,9 +136,26 @@ def parse_weights(data: Any, source: str = "placement weights") -> PlacementWeig
         sequence_profile = data.get("sequence_profile")
         if sequence_profile not in profiles:
             raise ValueError(f"sequence_profile {sequence_profile!r} is not one of the profiles")
+        head = _head(data.get("paragraph_head"))
+        if head is None and any(HEAD_FEATURE in model.weights for model in sequence.values()):
+            raise ValueError(f"the sequence model weighs {HEAD_FEATURE!r} but the file has no paragraph_head")
     except ValueError as error:
         raise PlacementError(f"{source} is not a usable placement model: {error}") from error
-    return PlacementWeights(profiles, sequence, str(sequence_profile), dict(provenance), source)
+    return PlacementWeights(profiles, sequence, str(sequence_profile), dict(provenance), source, head)
+
+
+def _head(data: Any) -> ParagraphHead | None:
+    if data is None:
+        return None
+    data = _mapping(data, "paragraph_head")
+    embedder = data.get("embedder")
+    if not isinstance(embedder, str) or not embedder:
+        raise ValueError("paragraph_head.embedder is not a model id")
+    weights = data.get("weights")
+    if not isinstance(weights, list) or not weights:
+        raise ValueError("paragraph_head.weights is not a list of numbers")
+    return ParagraphHead(embedder, tuple(_number(w, "paragraph_head.weights[]") for w in weights),
+                         _number(data.get("bias"), "paragraph_head.bias"))
 
 
 def load_weights(path: str | Path | None = None) -> PlacementWeights:
@@ -162,6 +181,7 @@ def weights_payload(
     sequence: Mapping[str, SequenceModel],
     sequence_profile: str,
     provenance: Mapping[str, Any],
+    paragraph_head: ParagraphHead | None = None,
 ) -> dict[str, Any]:
     """The JSON form of a model (what ``load_weights`` reads back)."""
 
@@ -176,8 +196,13 @@ def weights_payload(
             "paragraph_prior": model.paragraph_prior,
         }
 
+    head = None
+    if paragraph_head is not None:
+        head = {"embedder": paragraph_head.embedder, "bias": paragraph_head.bias,
+                "weights": [round(w, 6) for w in paragraph_head.weights]}
     return {
         "format": WEIGHTS_FORMAT,
+        "paragraph_head": head,
         "provenance": dict(provenance),
         "sequence_profile": sequence_profile,
         "profiles": {

@@ -31,13 +31,17 @@ def test_the_shipped_file_loads_with_its_provenance():
 
 def test_a_model_written_and_read_back_is_the_same(tmp_path):
     weights = load_weights()
-    payload = weights_payload(weights.profiles, weights.sequence, weights.sequence_profile, weights.provenance)
+    payload = weights_payload(weights.profiles, weights.sequence, weights.sequence_profile, weights.provenance,
+                              weights.paragraph_head)
     path = tmp_path / "weights.json"
     path.write_text(json.dumps(payload))
     again = load_weights(path)
     assert again.profiles == weights.profiles
     assert again.sequence == weights.sequence
     assert again.sequence_profile == weights.sequence_profile
+    assert again.paragraph_head is not None
+    assert again.paragraph_head.embedder == weights.paragraph_head.embedder
+    assert max(abs(a - b) for a, b in zip(again.paragraph_head.weights, weights.paragraph_head.weights)) < 1e-5
 
 
 def _broken(data, change):
@@ -63,6 +67,8 @@ def _first_profile(data):
         (lambda d: d["sequence"].pop("ce"), "sequence lacks"),
         (lambda d: d["sequence"]["ce"].update(top_k=-1), "top_k"),
         (lambda d: d.update(sequence_profile="caption"), "sequence_profile"),
+        (lambda d: d.update(paragraph_head=None), "no paragraph_head"),
+        (lambda d: d["paragraph_head"]["weights"].append("x"), "paragraph_head.weights"),
     ],
 )
 def test_a_damaged_model_is_refused_with_what_is_wrong(shipped_data, change, message):
@@ -84,3 +90,19 @@ def test_the_engine_places_with_the_model_it_is_given(shipped_data):
     engine = PlacementEngine(weights=weights)
     assert engine.sequence_profile == weights.sequence_profile
     assert engine.sequence_models["no_ce"] == weights.sequence["no_ce"]
+
+
+def test_the_paragraph_head_is_used_with_its_own_embedder_only(embedder):
+    """The head's weights belong to the MiniLM vectors they were fitted on: with that embedder the
+    sequence model gets its logit per paragraph, with none (words only) it gets nothing."""
+    from mmdocsum_desktop.placement import ImageCandidate
+
+    weights = load_weights()
+    assert weights.paragraph_head.applies_to(embedder)
+    pool = [ImageCandidate(label="Figure 1", caption="Growth of the cells over a week.", order=0)]
+    texts = ["We counted the cells every day for a week.", "The methods follow earlier work."]
+    with_model = PlacementEngine(embedder, use_ocr=False).prepare(texts, pool)
+    assert with_model.paragraph_head is not None and with_model.paragraph_head.shape == (2,)
+    assert "para_head" in with_model.sequence_features()
+    words_only = PlacementEngine(use_ocr=False).prepare(texts, pool)
+    assert words_only.paragraph_head is None
