@@ -356,6 +356,9 @@ def _classify(block: TextBlock, style: DocumentStyle, bands: tuple[float, float]
     if not block.lines[0].horizontal and block.caption is None:
         block.role = "figure-text"
         return
+    if block.caption is None and _CONTINUED_NOTE.match(text):
+        block.role = "furniture"  # "(Continued on next page)", "Continued Table 1": the typesetter's, not the text
+        return
     if block.caption is not None:
         if _accept_caption(block, style):
             block.role = "caption"
@@ -363,6 +366,13 @@ def _classify(block: TextBlock, style: DocumentStyle, bands: tuple[float, float]
         block.caption = None
     if _is_body(block, style):
         block.role = "body"
+
+
+_CONTINUED_NOTE = re.compile(
+    r"^\(?\s*continued(?:\s+(?:on|from)\s+(?:the\s+)?(?:next|previous|following)\s+page)?\s*\)?\.?"
+    r"(?:\s*(?:table|figure|fig\.)\s*\d+[a-z]?\.?)?\s*$",
+    re.IGNORECASE,
+)
 
 
 def _is_furniture_line(text: str, style: DocumentStyle) -> bool:
