@@ -85,7 +85,7 @@ _SECTION_ROLES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"author information|copyright|licen[cs]e)\b")),
     # "Statistical analysis", "Data analysis", "Study design" are methods, though "analysis" reads as results
     ("method", re.compile(r"\b(statistic(s|al)|data (analys[ie]s|collection)|sample (collection|preparation|size)|"
-                          r"study (design|population)|experimental (design|procedures?|section)|materials and)\b")),
+                          r"study (design|population)|experimental(?! results?\b)( (design|procedures?|section|details))?|materials and)\b")),
     ("results", re.compile(r"\bresults? and discussions?\b")),
     ("conclusion", re.compile(
         r"\b(conclusions?|concluding|discussion|summary|future (work|directions)|limitations?|outlook|"
