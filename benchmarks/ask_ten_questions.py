@@ -37,26 +37,25 @@ QUESTIONS = [
 ]
 
 
-# What reading the answers (run of 2026-11-24, extractive, cross-encoder on) found, by question number;
-# written by hand after the run, kept beside the answers so the JSON can be read on its own.
+# What reading the answers (run of 2026-11-25, extractive, cross-encoder on, issue 25's visual scorer)
+# found, by question number; written by hand after the run, kept beside the answers so the JSON can be
+# read on its own. The run of 2026-11-24 is in git history (same questions).
 READING = {
-    1: "partly right: a sentence on the model's shape parameter; cited Figure 3 (examples of adjusted curves) "
-       "where Figure 2 (schematic of the change in the FDC over time) is the figure that answers it",
-    2: "right in words (10 catchments in Australia, South Africa, New Zealand) but Table 1, which gives the "
-       "catchments and their sizes, is not cited and the sizes are not given",
-    3: "right: Figure 3's caption, cited with its page; the second sentence is a general definition (padding)",
-    4: "right: both sentences say low flows fall proportionally more than high flows; text only, nothing to cite",
-    5: "right: the definition of lambda and Figure 3 (MSE plotted against lambda per noise level); Figure 4 "
-       "(optimal lambda per noise level) would have answered more directly",
-    6: "cited rightly (Table II holds the FPS column) but the first sentence (still-frame Middlebury images) "
-       "does not answer and the number (90 FPS) is not said: an extractive answer quotes the caption only",
-    7: "right: Figure 3's caption and the sentence citing Figure 3, page 4",
-    8: "right in words (a synthetic video sequence with ground-truth disparity) but Figure 2, its sample "
-       "frames, is not cited",
-    9: "right: the second sentence (micromotion renormalises the average ion positions); the first is a "
-       "related-work sentence",
-    10: "wrong: the Korean report gives 9,661 confirmed cases on 2020-03-30; an English question over Korean "
-        "text finds only weak evidence (English MiniLM and cross-encoder) and answers 'The document does not say.'",
+    1: "wrong figure: cites Figure 3 and Figure 4 (adjusted FDCs, net reductions) where Figure 2 (schematic of "
+       "the change in the FDC over time) answers; the first sentence is about zero flow days (as in 2026-11-24)",
+    2: "right: Table 1 is now cited (a sentence of the paragraph that cites Table 1, '10 catchment studies from "
+       "southeastern Australia, New Zealand and South Africa'); the sizes are in the table, not quoted",
+    3: "right: Figure 3's caption first, cited with its page; the second sentence (a definition, Figure 1) is padding",
+    4: "right: both sentences say low flows fall proportionally more; the second cites Table 1 through its paragraph",
+    5: "partly right: the effect of lambda (averaging out noise) with Figure 3 (MSE against lambda); Figure 4 "
+       "(optimal lambda per noise level) would answer more directly (as in 2026-11-24)",
+    6: "cited rightly (Table II, speed and accuracy) and the first sentence says it is the fastest; the number "
+       "(90 FPS) is in the table's cells, not quoted by an extractive answer",
+    7: "right: Figure 3's caption and the sentence citing Figure 3",
+    8: "right: the synthetic video sequence, and Figure 2 (its frames) is now cited",
+    9: "right: micromotion and the equilibrium positions; the second sentence cites Figure 1 (the trap)",
+    10: "wrong (unchanged): the Korean report gives 9,661 confirmed cases on 2020-03-30; an English question over "
+        "Korean text finds only weak evidence and answers 'The document does not say.'",
 }
 
 
