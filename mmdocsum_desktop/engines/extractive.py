@@ -371,9 +371,15 @@ def opener(text: str) -> str | None:
         return None
     if _CONNECTIVE.match(text):
         return "connective"
-    if _PRONOUN_OPENER.match(text):
+    if _PRONOUN_OPENER.match(text) or _INNER_CONNECTIVE.match(text):
         return "pronoun"
     return None
+
+
+# "Here we, however, use…", "The model, therefore, fails…": a connective set after the first words leans
+# on the sentence before as much as one that opens the sentence, and cannot simply be dropped
+_INNER_CONNECTIVE = re.compile(r"^[^,.;:]{1,40}?,\s*(however|therefore|thus|hence|nevertheless|nonetheless|"
+                               r"in contrast|by contrast|moreover|furthermore|consequently|instead)\s*,", re.I)
 
 
 def drop_connective(text: str) -> str:

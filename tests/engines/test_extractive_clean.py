@@ -97,6 +97,9 @@ def test_sentences_that_lean_backwards():
     assert opener("These results suggest a role for oxytocin.") == "pronoun"
     assert opener("This study measured oxytocin in seals.") is None
     assert opener("It is important to measure low flows.") is None
+    # a connective after the first words leans backwards too ("Here we, however, use…")
+    assert opener("Here we, however, use a more elaborate scheme of boundary conditions.") == "pronoun"
+    assert opener("The flow fell, as expected, in all ten catchments.") is None
     assert drop_connective("However, the flows fell in all ten catchments.") == "The flows fell in all ten catchments."
     assert drop_connective("Consequently the low flows fell by half.") == "The low flows fell by half."
     # what is left would still point backwards: the connective stays (the caller then needs the predecessor)
