@@ -11,7 +11,11 @@ stages, each resumable on its own (``OUT/<stage>/<NAME>.json``), each runnable a
 - ``flow``: FTII flow insertion on the JATS paragraphs with citations removed (gold = the figure a
   paragraph is first to cite; pool = the figures the app extracted), and on the app's own paragraphs;
 - ``summary``: a summary written without the abstract, scored against the abstract (and eLife digest),
-  where each sentence comes from, whether each paragraph's figure is cited where its sentences come from.
+  and per role against a structured abstract's sections (Background / Methods / Results / Conclusions);
+  where each sentence comes from, whether each paragraph's figure is cited where its sentences come from;
+  what a reader meets: words per 1,000 the JATS never uses (broken and glued words), empty paragraphs,
+  abstract labels ("Background:"), paragraphs illustrated, and paragraphs without a figure that do not say
+  why. The text stage also checks the title against ``<article-title>`` and the body's foreign words.
 
 A JATS file without a PDF (eLife) runs the text and summary stages on the JATS reader's Document.
 A malformed XML, an unreadable PDF or a PDF of another article is reported per item and skipped.
