@@ -23,7 +23,13 @@ from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.settings import EngineChoice
 from mmdocsum_desktop.summarize.citations import Citer
 from mmdocsum_desktop.summarize.pipeline import summarize_document
-from mmdocsum_desktop.summarize.schema import FigureChoice, Summary, SummaryOptions, SummaryParagraph
+from mmdocsum_desktop.summarize.schema import (
+    FigureChoice,
+    NoFigure,
+    Summary,
+    SummaryOptions,
+    SummaryParagraph,
+)
 from mmdocsum_desktop.text.sentences import split_sentences
 
 PARAGRAPH_TOKENS = 256  # about 100 words asked for: room to finish a sentence, not to ramble
@@ -222,8 +228,12 @@ def swap_figure(summary: Summary, paragraph_index: int, figure: str | FigureChoi
     for other_index, other in enumerate(summary.paragraphs):
         if other_index != paragraph_index and choice is not None and other.figure_id == choice.id:
             other.figure, other.image_caption = None, ""
+            # the paragraph that gave its figure away says why it shows none now
+            other.no_figure = NoFigure(kind="shown_elsewhere", labels=[choice.label] if choice.label else [])
             taken_from = other_index
     paragraph: SummaryParagraph = summary.paragraphs[paragraph_index]
     paragraph.figure = choice
     paragraph.image_caption = (choice.caption or choice.label or "") if choice is not None else ""
+    # a note on why there is no figure belongs only to a paragraph without one
+    paragraph.no_figure = None if choice is not None else NoFigure(kind="removed")
     return FigureSwap(choice, taken_from)

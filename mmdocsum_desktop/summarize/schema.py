@@ -130,6 +130,7 @@ NoFigureKind = Literal[
     "no_image",  # what they cite has no image the summary could show (a figure the reader did not crop)
     "no_text",  # the paragraph has no text to illustrate
     "no_match",  # placement (full-document language models) found no figure close enough to the paragraph
+    "removed",  # the user took the figure away (or gave it to another paragraph)
 ]
 NO_FIGURE_MESSAGES: dict[str, str] = {
     "document_has_none": "the document has no figures or tables with an image",
@@ -138,6 +139,7 @@ NO_FIGURE_MESSAGES: dict[str, str] = {
     "no_image": "the figures its passages cite have no image",
     "no_text": "the paragraph has no text from the paper to illustrate",
     "no_match": "no figure matched this paragraph closely enough",
+    "removed": "you removed its figure",
 }
 
 

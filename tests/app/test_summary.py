@@ -79,6 +79,10 @@ def test_swap_figure_moves_a_figure_and_shows_each_once(exported, extractive_sum
     assert summary.paragraphs[holder].figure is None and summary.paragraphs[holder].image_caption == ""
     shown = [p.figure_id for p in summary.paragraphs if p.figure is not None]
     assert len(shown) == len(set(shown))
+    # only a paragraph without a figure says why: the giver is "shown with another paragraph", the taker none
+    assert summary.paragraphs[target].no_figure is None
+    assert summary.paragraphs[holder].no_figure.kind == "shown_elsewhere"
+    assert "another paragraph" in summary.paragraphs[holder].no_figure.message
 
 
 def test_swap_figure_to_none_and_unknown_figure(exported, extractive_summary):
@@ -88,6 +92,7 @@ def test_swap_figure_to_none_and_unknown_figure(exported, extractive_summary):
     swap = swap_figure(summary, holder, None)
     assert swap.figure is None and swap.taken_from is None
     assert summary.paragraphs[holder].figure is None
+    assert summary.paragraphs[holder].no_figure.message == "You removed its figure."
     with pytest.raises(MmdocsumError, match="no figure nope"):
         swap_figure(summary, 0, "nope", document=document)
     with pytest.raises(MmdocsumError, match="no paragraph 9"):
