@@ -97,6 +97,8 @@ def paragraph_html(paragraph: SummaryParagraph, workspace: Workspace | None, wid
             f'<p style="color:#333; font-size:small"><a href="{html.escape(cite_url("figure", figure.id))}">'
             f"<b>{html.escape(label)}</b></a>{': ' if rest else ''}{html.escape(rest)}</p>"
         )
+    elif paragraph.no_figure is not None:  # the reader is told why this paragraph shows no figure
+        body += f'<p style="color:#666; font-size:small"><i>{html.escape(paragraph.no_figure.message)}</i></p>'
     return body
 
 

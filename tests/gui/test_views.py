@@ -164,3 +164,14 @@ def test_worker_progress_stream_and_cancel(qtbot, logfail):
     wait_job(qtbot, failing)
     assert failing.state == "failed" and "ZeroDivisionError" in failing.error
     assert runner.wait(5_000)
+
+
+def test_a_summary_card_says_why_its_paragraph_shows_no_figure(qtbot):
+    from mmdocsum_desktop.gui.summary_view import paragraph_html
+    from mmdocsum_desktop.summarize.schema import NoFigure, SummaryParagraph
+
+    noted = SummaryParagraph(role="method", text="We measured flow.",
+                             no_figure=NoFigure(kind="shown_elsewhere", labels=["Figure 2"]))
+    html_text = paragraph_html(noted, None)
+    assert "Figure 2, cited here, is shown with another paragraph." in html_text
+    assert "shown with another" not in paragraph_html(SummaryParagraph(role="method", text="We measured flow."), None)
