@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -50,6 +49,7 @@ from mmdocsum_desktop.retrieval.visuals import (
     visual_features,
     visual_text,
 )
+from mmdocsum_desktop.text.tokens import tokens as text_tokens
 
 RRF_K = 60
 DEFAULT_CANDIDATES = 40
@@ -62,27 +62,17 @@ DEFAULT_RERANK_CAPTIONS = 3
 RERANK_PASSAGE_CHARS = 240
 INDEX_CACHE_SIZE = 8
 
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-# Function words only: content words, numbers and units are what BM25 is here for.
-_STOP = frozenset(
-    """a an the and or but if of in on at to for from by with without as is are was were be been being
-    this that these those it its they them their there here which who whom whose what when where why how
-    do does did done has have had having not no nor so than then too very can could may might must shall
-    should will would we our us you your he she his her i me my into onto over under between among about
-    above below after before during through also such each both all any some more most other same own
-    only just while whereas however thus hence therefore within per via et al""".split()
-)
 
 
-def tokens(text: str) -> list[str]:
-    """BM25 tokens: lower-case words and numbers without stop words, each reduced to its Snowball stem
-    (nltk's English stemmer), so "fitted" meets "fit", "cells" "cell" and "measured" "measurement"."""
-    words = []
-    for word in _WORD.findall(text.lower()):
-        if word in _STOP or (len(word) == 1 and not word.isdigit()):
-            continue
-        words.append(_stem(word))
-    return words
+def tokens(text: str, language: str | None = None) -> list[str]:
+    """BM25 tokens: the words of :func:`mmdocsum_desktop.text.tokens.tokens` (stop words of the
+    language left out, plurals folded, CJK as character bigrams); in English (and when the language is
+    unknown) each reduced to its Snowball stem (nltk), so "fitted" meets "fit" and "measured"
+    "measurement"."""
+    words = text_tokens(text, language)
+    if language and not language.lower().startswith("en"):
+        return words
+    return [_stem(word) for word in words]
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -191,6 +181,7 @@ class EvidenceIndex:
     profiles: list[VisualProfile] = field(default_factory=list)  # one per label with passages
     visual_bm25: Any = None  # bm25s.BM25 over the profiles as documents
     abbreviations: dict[str, list[str]] = field(default_factory=dict)  # short token → long-form tokens
+    language: str | None = None  # the document's language: BM25 tokens follow it
 
     def __len__(self) -> int:
         return len(self.passages)
@@ -272,6 +263,7 @@ class Retriever:
             figure_labels=labels,
             key=key,
             control=control,
+            language=document.language,
         )
 
     def index_passages(
@@ -283,6 +275,7 @@ class Retriever:
         figure_labels: Mapping[str, Any] | None = None,
         key: str = "",
         control: JobControl | None = None,
+        language: str | None = None,
     ) -> EvidenceIndex:
         """An index of passages given by the caller instead of read from a document (MCiteBench gives
         each question its own sources); not cached. ``known_labels``: the figures and tables that
@@ -296,7 +289,7 @@ class Retriever:
 
             bm25 = bm25s.BM25()
             # every passage gets at least one token: bm25s refuses an empty document
-            bm25.index([tokens(t) or ["\u2205"] for t in texts], show_progress=False)
+            bm25.index([tokens(t, language) or ["\u2205"] for t in texts], show_progress=False)
         vectors = (self.embedder.embed(texts, control=ensure_control(control)) if texts
                    else np.zeros((0, 384), np.float32))
         labels_in_order = list(figure_labels or {}) or list(
@@ -307,9 +300,10 @@ class Retriever:
             import bm25s
 
             visual_bm25 = bm25s.BM25()
-            visual_bm25.index([tokens(visual_text(p, passages)) or ["\u2205"] for p in profiles], show_progress=False)
+            visual_bm25.index([tokens(visual_text(p, passages), language) or ["\u2205"] for p in profiles],
+                              show_progress=False)
         abbreviations = {
-            short.lower(): tokens(long_form)
+            (tokens(short, language) or [short.lower()])[0]: tokens(long_form, language)
             for short, long_form in find_abbreviations(p.text for p in passages if p.kind in ("sentence", "caption")).items()
         }
         return EvidenceIndex(
@@ -325,6 +319,7 @@ class Retriever:
             profiles=profiles,
             visual_bm25=visual_bm25,
             abbreviations={short: long for short, long in abbreviations.items() if long and [short] != long},
+            language=language,
         )
 
     # ------------------------------------------------------------------------------------ searching
@@ -372,7 +367,7 @@ class Retriever:
         named = named_visuals(query, index.labels_in_order)
         unknown = [label for _kind, label in find_mentions(query) if label not in index.known_labels
                    and not named] if index.labels_in_order else []
-        query_tokens = expand_tokens(tokens(query), index.abbreviations)
+        query_tokens = expand_tokens(tokens(query, index.language), index.abbreviations)
         bm25_scores = np.zeros(len(index.passages), dtype=np.float32)
         if query_tokens and index.bm25 is not None:
             bm25_scores = np.asarray(index.bm25.get_scores(query_tokens), dtype=np.float32)
