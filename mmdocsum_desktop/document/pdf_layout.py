@@ -141,15 +141,22 @@ def extract_lines(page: pymupdf.Page) -> list[Line]:
     lines: list[Line] = []
     # rawdict: every glyph with its box, so that word spaces follow what the page shows (spans_from_glyphs)
     page_dict = page.get_text("rawdict", flags=TEXT_FLAGS, sort=False)
+    for block in page_dict["blocks"]:
+        for line in block.get("lines", ()):
+            horizontal = abs(line.get("dir", (1, 0))[0] - 1) < 0.01
+            for span in line["spans"]:
+                span["text"] = text_from_glyphs(span["chars"], span["size"], horizontal=horizontal)
+    # the spans' text is read first and the few spans of misread fonts read again: most pages have none
     misread = misread_fonts(page_dict["blocks"])
     for block in page_dict["blocks"]:
         for line in block.get("lines", ()):
             horizontal = abs(line.get("dir", (1, 0))[0] - 1) < 0.01
             for span in line["spans"]:
                 chars = span.pop("chars", ())
-                if span["font"] in misread or _MATH_FONT.search(span["font"]):
-                    chars = [_unreadable_if_misread(char, span["font"] in misread) for char in chars]
-                span["text"] = text_from_glyphs(chars, span["size"], horizontal=horizontal)
+                whole_font = span["font"] in misread
+                if whole_font or _is_math_font(span["font"]) and _NOT_IN_MATH.search(span["text"]):
+                    chars = [_unreadable_if_misread(char, whole_font) for char in chars]
+                    span["text"] = text_from_glyphs(chars, span["size"], horizontal=horizontal)
     _drop_hidden_white_text(page_dict["blocks"])
     for block in page_dict["blocks"]:
         if block.get("type") != 0:
@@ -203,8 +210,19 @@ _LIGATURE_SIDE = frozenset("fil\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06")
 
 def text_from_glyphs(chars: list[dict] | tuple, size: float, *, horizontal: bool = True) -> str:
     """A span's text from its glyphs (PyMuPDF rawdict ``chars``), with word spaces where the page shows them."""
-    if not horizontal:
-        return "".join(char["c"] for char in chars)
+    text = "".join([char["c"] for char in chars])
+    if not horizontal or not text:
+        return text
+    # most spans have neither a gap between their glyphs nor glyphs set over each other (a space that
+    # takes no room): their glyphs' widths add up to the span's extent, and they are read as they come
+    extent = chars[-1]["bbox"][2] - chars[0]["bbox"][0]
+    no_room = _NO_ROOM_EM * size
+    if abs(extent - sum([char["bbox"][2] - char["bbox"][0] for char in chars])) < no_room and all(
+        chars[position]["bbox"][2] - chars[position]["bbox"][0] >= no_room
+        for position, glyph in enumerate(text)
+        if glyph == " "
+    ):
+        return text
     out: list[str] = []
     previous: dict | None = None  # the last glyph that is not a space
     pending_space = ""
@@ -282,8 +300,9 @@ _NOT_IN_MATH = re.compile("[\u00bc-\u00be\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff
 
 
 def misread_fonts(blocks: list[dict]) -> set[str]:
-    """Fonts of the page (rawdict ``blocks``) whose punctuation glyphs are sized unlike that punctuation.
-    Monospaced fonts and text fonts (twenty letters or more on the page) are not symbol fonts."""
+    """Fonts of the page (rawdict ``blocks``, spans with their ``text`` read) whose punctuation glyphs are
+    sized unlike that punctuation. Monospaced fonts and text fonts (twenty letters or more on the page) are
+    not symbol fonts."""
     fonts: set[str] = set()
     characters: dict[str, set[str]] = {}
     for block in blocks:
@@ -291,23 +310,27 @@ def misread_fonts(blocks: list[dict]) -> set[str]:
             if abs(line.get("dir", (1, 0))[0] - 1) >= 0.01:
                 continue
             for span in line["spans"]:
-                chars = span.get("chars", ())
-                text = "".join([char["c"] for char in chars])
+                text = span["text"]
                 characters.setdefault(span["font"], set()).update(text)
                 if _PUNCTUATION.isdisjoint(text) or span["font"] in fonts or span["size"] <= 0:
                     continue
                 if span["flags"] & _MONOSPACED or _MONO_NAME.search(span["font"]):
                     continue
-                for position, glyph in enumerate(text):
+                for char in span.get("chars", ()):
+                    glyph = char["c"]
                     if glyph not in _PUNCTUATION:
                         continue
-                    box = chars[position]["bbox"]
-                    width = (box[2] - box[0]) / span["size"]
+                    width = (char["bbox"][2] - char["bbox"][0]) / span["size"]
                     expected = _reference_advance(glyph)
                     if width > max(2.2 * expected, expected + 0.35):
                         fonts.add(span["font"])
                         break
     return {font for font in fonts if sum(ch.isalpha() for ch in characters.get(font, ())) < 20}
+
+
+@functools.lru_cache(maxsize=256)
+def _is_math_font(name: str) -> bool:
+    return _MATH_FONT.search(name) is not None
 
 
 @functools.lru_cache(maxsize=64)
