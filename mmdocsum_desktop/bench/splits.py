@@ -68,7 +68,7 @@ from mmdocsum_desktop.bench.schema import (
     SingleChoiceItem,
     Source,
 )
-from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
+from mmdocsum_desktop.errors import InputNotFoundError, JobCancelled, MmdocsumError
 from mmdocsum_desktop.fileio import write_json_atomic
 
 SHUFFLE_SEED = 42  # MCiteBench's presentation order of evidence and distractors, fixed as it fixes it
@@ -305,7 +305,9 @@ def _first(data: dict[str, Any], keys: tuple[str, ...]) -> Any:
 # ------------------------------------------------------------------------------------------ mdocsum
 
 
-def load_mdocsum(split: str | Path) -> Split[MDocSumItem]:
+def load_mdocsum(split: str | Path, control: Any = None) -> Split[MDocSumItem]:
+    """The items of an M-DocSum split; ``control`` cancels the reading of documents whose gold names
+    images by label (the first load of ``pmc-test`` reads its PDFs)."""
     path = resolve(split, "mdocsum")
     if path.is_dir():
         path = _pick_file(path, ("mdocsum.jsonl", "test.jsonl", "data.jsonl", "split.jsonl"))
@@ -323,7 +325,7 @@ def load_mdocsum(split: str | Path) -> Split[MDocSumItem]:
         n_images = _count(data.get("n_images"))
         if "roles" in data:  # gold images by label, numbered as the app reads the document
             try:
-                gold, n_images = _gold_by_label(data["roles"], path.parent, data.get("document"))
+                gold, n_images = _gold_by_label(data["roles"], path.parent, data.get("document"), control)
             except ValueError as error:
                 result.skipped.append(Skipped(number, doc_id, f"unusable gold: {error}"))
                 continue
@@ -373,7 +375,7 @@ def load_mdocsum(split: str | Path) -> Split[MDocSumItem]:
     return result
 
 
-def _gold_by_label(roles: Any, folder: Path, document: Any) -> tuple[list[GoldParagraph], int]:
+def _gold_by_label(roles: Any, folder: Path, document: Any, control: Any = None) -> tuple[list[GoldParagraph], int]:
     """Four ``{"summary", "image_label"}`` roles → gold paragraphs with the app's image numbers, and the
     number of images the app finds. A label the app does not find in the document is refused (the
     document could not be scored fairly)."""
@@ -385,7 +387,9 @@ def _gold_by_label(roles: Any, folder: Path, document: Any) -> tuple[list[GoldPa
     if not path.is_file():
         raise ValueError(f"document missing: {path}")
     try:
-        reading = paper_reading(path)
+        reading = paper_reading(path, control)
+    except JobCancelled:
+        raise
     except MmdocsumError as error:
         raise ValueError(f"the document could not be read ({error})") from error
     found = reading.by_label()
@@ -523,7 +527,7 @@ def record_from_json(data: dict[str, Any], images_root: Path | None, line: int =
     )
 
 
-def load_mcite(split: str | Path, images_root: str | Path | None = None) -> Split[MCiteRecord]:
+def load_mcite(split: str | Path, images_root: str | Path | None = None, control: Any = None) -> Split[MCiteRecord]:
     path = resolve(split, "mcite")
     folder = path if path.is_dir() else path.parent
     if path.is_dir():
@@ -534,7 +538,7 @@ def load_mcite(split: str | Path, images_root: str | Path | None = None) -> Spli
                 images_root = folder / name
                 break
     if images_root is None and (folder / "papers").is_dir():
-        images_root = _cut_mcite_images(path, folder)  # a split of papers: images as the app reads them
+        images_root = _cut_mcite_images(path, folder, control)  # a split of papers: images as the app reads them
     root = Path(images_root) if images_root is not None else None
     result: Split[MCiteRecord] = Split(name=_split_name(split, path), path=path)
     seen: set[str] = set()
@@ -568,7 +572,7 @@ def load_mcite(split: str | Path, images_root: str | Path | None = None) -> Spli
     return result
 
 
-def _cut_mcite_images(path: Path, folder: Path) -> Path:
+def _cut_mcite_images(path: Path, folder: Path, control: Any = None) -> Path:
     """For records over ``papers/PDF_ID.pdf``: ``<root>/PDF_ID/images/figure-N.png`` for every figure and
     table the app finds in the PDF (its crop), in the cache; a visual it does not find has no file and
     the record says so (shown to the model as unavailable)."""
@@ -583,7 +587,7 @@ def _cut_mcite_images(path: Path, folder: Path) -> Path:
             continue
         images = root / pdf_id / "images"
         images.mkdir(parents=True, exist_ok=True)
-        for key, visual in paper_reading(pdf).by_label().items():
+        for key, visual in paper_reading(pdf, control).by_label().items():
             target = images / f"{slug(key)}.png"
             if visual.image.is_file() and not target.is_file():
                 shutil.copyfile(visual.image, target)

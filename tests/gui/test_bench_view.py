@@ -68,6 +68,6 @@ def test_a_bundled_run_can_be_cancelled(qtbot, make_window):
     qtbot.waitUntil(lambda: job.state == "running", timeout=30_000)
     qtbot.wait(1500)
     view.cancel()
-    wait_job(qtbot, job, 120_000)
+    wait_job(qtbot, job, 300_000)  # the child stops at its next check: reading a page, a document
     assert job.state == "cancelled"
     assert view.run_button.isEnabled() and not view.cancel_button.isEnabled()

@@ -288,7 +288,7 @@ def run_mcite(
     control = ensure_control(control)
     started = time.perf_counter()
     out = Path(out)
-    loaded = splits.load_mcite(split, images_root)
+    loaded = splits.load_mcite(split, images_root, control)
     records = loaded.items
     skipped = [s.to_json() for s in loaded.skipped]
     mode = "predictions" if predictions is not None else "generate"

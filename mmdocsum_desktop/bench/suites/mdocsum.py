@@ -160,7 +160,7 @@ def _open_run(
     control: JobControl,
 ) -> _Run:
     """Load the split and open (or resume) the run folder; a folder of another run is refused."""
-    loaded = splits.load_mdocsum(split)
+    loaded = splits.load_mdocsum(split, control)
     if loaded.no_abstract and not options.no_abstract:  # gold taken from the abstracts: never shown them
         options = replace(options, no_abstract=True)
     settings = runner.split_settings(
