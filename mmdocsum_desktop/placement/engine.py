@@ -174,7 +174,7 @@ class PlacementProblem:
         model = self.sequence_model
         utility = PlacementEngine.utility(self.sequence_probabilities(), threshold)
         prior = paragraph_prior(int((~self._empty_rows()).sum()), model.paragraph_prior) if model else 0.0
-        return utility + prior
+        return decisive_mentions(utility + prior, self.first_mention)
 
     def probabilities(self) -> np.ndarray:
         """Calibrated score of every (paragraph, candidate) pair; NaN for paragraphs with no text."""
@@ -714,6 +714,29 @@ class PlacementEngine:
             score=score,
             signals=signals,
         )
+
+
+# Utility added to a pair whose paragraph is the first to cite the figure's label.
+FIRST_MENTION_UTILITY = 10.0
+
+
+def decisive_mentions(utility: np.ndarray, first_mention: np.ndarray) -> np.ndarray:
+    """The paragraph that first cites a figure by its label ("See Figure 4") gets that figure: the pair
+    gains :data:`FIRST_MENTION_UTILITY`, the paragraph is closed to other figures and the figure to other
+    paragraphs. (The mention logit alone is not enough in the monotone alignment: many moderate pairs of
+    earlier figures after that paragraph can outweigh it, and the user's own citation must win.)"""
+    u = np.array(utility, dtype=np.float64, copy=True)
+    rows, cols = np.nonzero(np.asarray(first_mention) > 0)
+    for i, j in zip(rows, cols):
+        value = u[i, j]
+        if not np.isfinite(value):
+            continue
+        u[i, :] = np.minimum(u[i, :], -1.0)
+        u[:, j] = np.minimum(u[:, j], -1.0)
+    for i, j in zip(rows, cols):
+        if np.isfinite(utility[i, j]):
+            u[i, j] = max(float(utility[i, j]), 0.0) + FIRST_MENTION_UTILITY
+    return u
 
 
 def _surface_forms(paragraph: str, words: Sequence[str], limit: int = 12) -> list[str]:

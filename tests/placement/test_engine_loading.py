@@ -124,7 +124,11 @@ def test_an_app_engine_rescores_only_the_pairs_of_an_edited_paragraph(embedder):
     changed = engine().prepare(edited, [c.model_copy() for c in pool])
     engine().rescore(changed)
     new_pairs = int(np.isfinite(changed.ce[row]).sum())
-    assert cross.session_runs == scored + new_pairs  # only the edited paragraph's pairs
+    # Pairs of other paragraphs that entered a figure's best 3 (the edit moves the paper's word
+    # statistics a little, so a pair at the boundary of the top 3 may change): scored once, as new.
+    entered = int((np.isfinite(changed.ce) & ~np.isfinite(first.ce))[np.arange(len(edited)) != row].sum())
+    assert cross.session_runs == scored + new_pairs + entered  # nothing scored before is scored again
+    assert entered <= 2
     fresh = PlacementEngine(embedder, None, None, cross_encoder=cross, top_k=3)  # no memory: every pair
     check = fresh.prepare(edited, [c.model_copy() for c in pool])
     fresh.rescore(check)
