@@ -1,7 +1,9 @@
 """Evidence search over one document: lexical + embedding candidates, fused, rescored by a cross-encoder.
 
-1. **Lexical**: BM25 (the ``bm25s`` library) over lower-cased word tokens without stop words. It finds
-   the rare exact words — a gene, a unit, "Table 2" — that embeddings blur.
+1. **Lexical**: BM25 (the ``bm25s`` library) over the words of ``text/tokens.py`` (no stop words),
+   Snowball-stemmed in English. It finds the rare exact words — a gene, a unit, "Table 2" — that
+   embeddings blur. A second BM25 ranks the figures and tables as documents (caption, content, citing
+   sentences) for the visual scorer.
 2. **Embedding**: cosine of the question with every passage under MiniLM (models/embed.py; vectors are
    cached on disk by content, so a document is embedded once). It finds paraphrases BM25 misses.
 3. **Fusion**: reciprocal-rank fusion of the two rankings (``1 / (60 + rank)`` each, the constant of
