@@ -58,13 +58,11 @@ def using_session(session: Session) -> Iterator[Session]:
 
 
 def current_session() -> Session:
-    """The running benchmark's session; a suite called directly (a test, a script) gets one over the saved
-    settings, as a command would."""
-    global _run_session
+    """The running benchmark's session; a suite called directly (a test, a script) gets a new one over the
+    saved settings as they are now, as a command would (never one kept from an earlier call)."""
     with _run_lock:
-        if _run_session is None:
-            _run_session = Session()
-        return _run_session
+        session = _run_session
+    return session if session is not None else Session()
 
 
 def shared_embedder() -> Any:
