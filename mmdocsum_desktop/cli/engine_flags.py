@@ -101,7 +101,10 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_placement_arguments(parser: argparse.ArgumentParser) -> None:
-    """--no-figure-text, --no-ocr and --clip NAME, over the placement settings."""
+    """--figure-text / --no-figure-text, --no-ocr and --clip NAME, over the placement settings."""
+    parser.add_argument("--figure-text", dest="placement_ocr", action="store_true", default=None,
+                        help="read the text inside images (OCR) to match them (off by default: slower, no better "
+                             "on the benchmark papers)")
     parser.add_argument("--no-figure-text", dest="placement_ocr", action="store_false", default=None,
                         help="do not read the text inside images")
     parser.add_argument("--no-ocr", dest="placement_ocr", action=_NoOcr, help=_NO_OCR_HELP)
