@@ -13,12 +13,20 @@ GGUF = b"GGUF" + b"\x02" * 200
 def test_list_shows_known_models_with_device(capsys):
     assert main(["models", "list"]) == 0
     out = capsys.readouterr().out
-    header, *rows = out.strip().splitlines()
+    table, _, hints = out.strip().partition("\n\n")
+    header, *rows = table.splitlines()
     assert header.split()[:5] == ["NAME", "ROLE", "SIZE", "PRESENT", "DEVICE"]
     by_name = {row.split()[0]: row for row in rows}
     assert {"minilm-int8", "rapidocr", "smollm2-135m", "qwen2.5-coder-1.5b"} <= set(by_name)
     assert "onnxruntime" in by_name["minilm-int8"] or "- (" in by_name["minilm-int8"]
     assert "llama" in by_name["smollm2-135m"]
+    # every known model that is not installed comes with the one command that installs it
+    from mmdocsum_desktop.models.registry import get_model, presence
+
+    missing = [name for name in by_name if presence(get_model(name)) != "yes" and get_model(name).install]
+    for name in missing:
+        assert f"  {name}: {get_model(name).install}" in hints, (name, hints)
+    assert ("not installed; each is one command" in hints) == bool(missing)
 
     assert main(["models", "list", "--json", "--role", "ocr"]) == 0
     (row,) = json.loads(capsys.readouterr().out)
