@@ -194,7 +194,9 @@ class LlamaProcessEngine:
                 except (EOFError, OSError):
                     self._crashed(phase)
                 if message[0] == "error":
-                    raise _rebuild_error(message[1], message[2])
+                    error = _rebuild_error(message[1], message[2])
+                    error.from_child = True  # type: ignore[attr-defined]  # the child is alive and idle again
+                    raise error
                 return message
             if not self._process.is_alive():
                 self._crashed(phase)
@@ -284,10 +286,11 @@ class LlamaProcessEngine:
                         except (ModelProcessError, SummaryCancelled, EngineError):
                             pass
                     raise
-                except BaseException:
+                except BaseException as error:
                     # Ctrl-C (KeyboardInterrupt) or a failure on this side while the child works: the
-                    # child could still be reading a long prompt, so it is stopped now, not waited for
-                    if not finished:
+                    # child could still be reading a long prompt, so it is stopped now, not waited for. An
+                    # error the child reported (a prompt too long for the context) leaves it loaded and idle.
+                    if not finished and not getattr(error, "from_child", False):
                         self._kill()
                     raise
 

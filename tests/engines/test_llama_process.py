@@ -14,7 +14,7 @@ import pytest
 from mmdocsum_desktop.engines.base import GenerationOptions, Message
 from mmdocsum_desktop.engines.llama import LlamaConfig
 from mmdocsum_desktop.engines.llama_process import LlamaProcessEngine, likely_cause, signal_name, try_model
-from mmdocsum_desktop.errors import ModelFormatError, ModelProcessError, SummaryCancelled
+from mmdocsum_desktop.errors import EngineError, ModelFormatError, ModelProcessError, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl
 from tests.engines.conftest import THREADS, require_llama
 
@@ -172,3 +172,13 @@ def test_threads_are_not_left_behind(child_engine):
     before = threading.active_count()
     child_engine.generate(PROMPT, GenerationOptions(max_tokens=2))
     assert threading.active_count() <= before
+
+
+def test_an_error_the_child_reports_keeps_the_model_loaded(child_engine):
+    child_engine.count_tokens("wake")
+    pid = child_engine.pid
+    too_long = [Message("user", "flow " * 3000)]  # over the 1024-token context
+    with pytest.raises(EngineError, match="context"):
+        child_engine.generate(too_long, GenerationOptions(max_tokens=4))
+    assert child_engine.pid == pid  # the same process answers the next call: no reload
+    assert child_engine.generate(PROMPT, GenerationOptions(max_tokens=3)).text
