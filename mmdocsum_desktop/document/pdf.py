@@ -15,6 +15,7 @@ from mmdocsum_desktop.document.figures import PageGeometry, PageRegions, find_re
 from mmdocsum_desktop.document.language import guess_language
 from mmdocsum_desktop.document.limits import ReadLimits
 from mmdocsum_desktop.document.model import Block, Document, Figure
+from mmdocsum_desktop.document.mupdf import MUPDF_LOCK
 from mmdocsum_desktop.document.normalize import (
     SOFT_HYPHEN,
     join_across_break,
@@ -102,11 +103,12 @@ def read_pdf(
     control: JobControl,
     ocr: PageOcr | None = None,
 ) -> Document:
-    pdf = open_pdf(path, password)
-    try:
-        return _read(pdf, path, limits=limits, control=control, ocr=ocr)
-    finally:
-        pdf.close()
+    with MUPDF_LOCK:  # PyMuPDF is not thread-safe: one thread in it at a time (document/mupdf.py)
+        pdf = open_pdf(path, password)
+        try:
+            return _read(pdf, path, limits=limits, control=control, ocr=ocr)
+        finally:
+            pdf.close()
 
 
 def _read(
@@ -970,6 +972,12 @@ def render_visuals(
     control: JobControl,
 ) -> None:
     """Render every figure and table region to PNG with get_pixmap(clip=...), never from raw streams."""
+    with MUPDF_LOCK:  # one thread in PyMuPDF at a time
+        _render_visuals(document, figures_dir, dpi=dpi, password=password, limits=limits, control=control)
+
+
+def _render_visuals(document: Document, figures_dir: Path, *, dpi: int, password: str | None,
+                    limits: ReadLimits, control: JobControl) -> None:
     pdf = open_pdf(Path(document.source), password)
     try:
         visuals = document.visuals

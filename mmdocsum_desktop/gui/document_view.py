@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
 )
 
 from mmdocsum_desktop.document.model import Document, Figure
+from mmdocsum_desktop.document.mupdf import MUPDF_LOCK, try_mupdf
 from mmdocsum_desktop.document.normalize import normalize_text
 from mmdocsum_desktop.gui import icons, render_process
 from mmdocsum_desktop.gui.workers import Job, JobRunner
@@ -146,18 +147,24 @@ class _PdfRenderer:
         self._lock = threading.Lock()
         self.path, self.password = str(path), password
         self.in_child = True  # pages are rasterised in the render process (see render_process)
-        self.pdf = pymupdf.open(path)
-        if self.pdf.needs_pass and password:
-            self.pdf.authenticate(password)
-        # every page's size in points, for the continuous layout before any page is rendered
-        self.sizes = [(page.rect.width, page.rect.height) for page in self.pdf]
+        with MUPDF_LOCK:  # one thread in PyMuPDF at a time (document/mupdf.py)
+            self.pdf = pymupdf.open(path)
+            if self.pdf.needs_pass and password:
+                self.pdf.authenticate(password)
+            # every page's size in points, for the continuous layout before any page is rendered
+            self.sizes = [(page.rect.width, page.rect.height) for page in self.pdf]
         self._words: dict[int, list[Word]] = {}  # page index -> its words (read once, for selection and search)
 
-    def words(self, page: int) -> list[Word]:
-        """The words of page ``page`` (0-based) in reading order, with their boxes in points."""
+    def words(self, page: int, *, wait: bool = False) -> list[Word]:
+        """The words of page ``page`` (0-based) in reading order, with their boxes in points. On the GUI
+        thread (``wait`` False): while another thread is in PyMuPDF (a paper being read), none for now
+        rather than a frozen window or two threads in MuPDF at once (a crash). A job waits its turn."""
         with self._lock:
             if page not in self._words:
-                self._words[page] = [Word(*w[:7]) for w in self.pdf.load_page(page).get_text("words", sort=False)]
+                with try_mupdf(3600.0 if wait else 0.05) as taken:
+                    if not taken:
+                        return []
+                    self._words[page] = [Word(*w[:7]) for w in self.pdf.load_page(page).get_text("words", sort=False)]
             return self._words[page]
 
     def has_words(self, page: int) -> bool:
@@ -173,7 +180,7 @@ class _PdfRenderer:
                 self.in_child = False
             else:
                 return QImage(data, width, height, stride, QImage.Format.Format_RGB888).copy()
-        with self._lock:
+        with self._lock, MUPDF_LOCK:
             pix = self.pdf.load_page(page).get_pixmap(matrix=self._matrix(zoom, zoom), alpha=False)
             image = QImage(pix.samples, pix.width, pix.height, pix.stride, QImage.Format.Format_RGB888)
             return image.copy()  # own the bytes before pix goes away
@@ -192,14 +199,14 @@ class _PdfRenderer:
         hits = []
         for number in range(self.pdf.page_count):
             control.report(number, self.pdf.page_count, "searching")
-            words = self.words(number)
+            words = self.words(number, wait=True)  # a job: it waits for a read in progress
             for indexes in find_in_words(words, text):
                 hits.append((number + 1, line_boxes([words[i] for i in indexes])))
         return hits
 
     def close(self) -> None:
         render_process.forget(self.path)
-        with self._lock:
+        with self._lock, MUPDF_LOCK:
             self.pdf.close()
 
 

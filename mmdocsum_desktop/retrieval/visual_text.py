@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mmdocsum_desktop.document.model import Document, Figure
+from mmdocsum_desktop.document.mupdf import MUPDF_LOCK
 
 # Two words more than this many points apart on one line sit in different cells.
 CELL_GAP_PT = 6.0
@@ -38,6 +39,11 @@ class RegionText:
 
 def read_region_text(document: Document) -> dict[str, RegionText]:
     """Visual id → the text inside its region, for every figure and table of a PDF with a bbox."""
+    with MUPDF_LOCK:  # PyMuPDF is not thread-safe: one thread in it at a time (document/mupdf.py)
+        return _read_region_text(document)
+
+
+def _read_region_text(document: Document) -> dict[str, RegionText]:
     if document.kind != "pdf" or not document.visuals:
         return {}
     path = Path(document.source)

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop.document.mupdf import MUPDF_LOCK
 from mmdocsum_desktop.document.normalize import normalize_text
 from mmdocsum_desktop.fileio import write_bytes_atomic, write_json_atomic, write_text_atomic
 from mmdocsum_desktop.summarize.schema import FigureChoice, Summary, SummaryParagraph, mdocsum_answer
@@ -272,6 +273,11 @@ def html_to_pdf(page: str, target: Path, archive_root: Path) -> Path:
     """An A4 PDF of an HTML page through PyMuPDF's Story (images read relative to ``archive_root``),
     written atomically. Each image is resampled to fit the page with its caption; a figure whose caption
     would fall on the next page starts that page; fonts are subset (the file stays small)."""
+    with MUPDF_LOCK:  # PyMuPDF is not thread-safe: one thread in it at a time (document/mupdf.py)
+        return _html_to_pdf(page, target, archive_root)
+
+
+def _html_to_pdf(page: str, target: Path, archive_root: Path) -> Path:
     import pymupdf
 
     body = _without_ligatures(re.sub(r"<style>.*?</style>", "", page, flags=re.DOTALL))
