@@ -54,6 +54,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C between the command's own handlers (as it returns, say)
+        print("mmdocsum: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        if _started_as_the_command():
+            # the command's work is done or cleaned up: a Ctrl-C while Python shuts down (threads, atexit)
+            # must not print a traceback and exit -2
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments == ["--version"]:
         # Answered before the subcommands (and the libraries they import) are loaded.
