@@ -2,8 +2,10 @@
 
     .venv/bin/python tools/build_pmc_test_split.py [--corpus ../shared/corpus] [--check]
 
-``pmc-test`` (``mmdocsum_desktop/resources/splits/pmc-test/``): the licensed exception to "never copy the
-corpus into the project". It holds 16 papers of the TEST half of ``pmc/`` (``bench.pairs_split``; a dev
+``pmc-test`` (``mmdocsum_desktop/resources/splits/pmc-test/``): the split the package ships. Its papers are
+never committed: in a checkout ``bench.splits.provide_pmc_papers`` links them from ``../shared/corpus/pmc``
+by path, and this script copies them into ``papers/`` (ignored by git) only when a wheel or the desktop
+bundle is built. It holds 16 papers of the TEST half of ``pmc/`` (``bench.pairs_split``; a dev
 paper is refused), each as the published PDF and its JATS, chosen so:
 
 * every test-half paper whose abstract is structured (titled Background / Methods / Results /

@@ -17,7 +17,8 @@ from mmdocsum_desktop.bench.pairs_split import split_of
 from mmdocsum_desktop.errors import InputNotFoundError
 from tests.conftest import REPO_ROOT, model_dirs_in
 
-PMC = splits.BUNDLED["pmc-test"].folder
+# the split as the app finds it: in a checkout its papers are read from ../shared/corpus/pmc by path
+PMC = splits.bundled("pmc-test").folder
 ELIFE = splits.BUNDLED["elife-digests"].folder
 
 
@@ -52,6 +53,8 @@ def test_only_test_half_papers_under_open_licences_within_the_budget():
         assert paper["title"] and paper["authors"] and paper["journal"], paper["id"]
         for suffix in (".pdf", ".xml"):
             assert (PMC / "papers" / f"{paper['id']}{suffix}").is_file()
+            # never a copy of the corpus in the checkout: a link to it (a built package carries files)
+            assert (PMC / "papers" / f"{paper['id']}{suffix}").resolve().parent == splits.CORPUS_PMC.resolve()
     stored = {p.stem for p in (PMC / "papers").iterdir()}
     assert stored == {p["id"] for p in papers}  # nothing bundled that the attribution does not name
     size = sum(p.stat().st_size for p in PMC.rglob("*") if p.is_file())
