@@ -55,6 +55,8 @@ def build(dist_dir: Path, work_dir: Path) -> float:
                "--distpath", str(dist_dir), "--workpath", str(work_dir), str(SPEC)]
     print("building:", " ".join(command), flush=True)
     started = time.perf_counter()
+    # the pmc-test papers are not in git: copied in from ../shared/corpus now, so the bundle carries them
+    subprocess.run([sys.executable, str(REPO / "tools" / "build_pmc_test_split.py")], check=True, cwd=REPO)
     subprocess.run(command, check=True, cwd=REPO)
     return time.perf_counter() - started
 
