@@ -313,8 +313,11 @@ def build_pmc_test(corpus: Path, out: Path) -> dict[str, object]:
         info = attribution(xml, manifest[name])
         check_licence(info, name)
         gold = golds[name]
-        shutil.copyfile(pdf, papers_dir / pdf.name)
-        shutil.copyfile(xml, papers_dir / xml.name)
+        for source in (pdf, xml):
+            target = papers_dir / source.name
+            if target.is_symlink():  # a checkout's link to the corpus: replaced by the file itself
+                target.unlink()
+            shutil.copyfile(source, target)
         uses = ["rouge", "ftii", "mcite"]
         if name in structured:
             mdocsum.append(mdocsum_item(name, gold))
