@@ -92,7 +92,7 @@ def test_gold_images_by_label_are_numbered_as_the_app_reads_the_document(tmp_pat
 
     from tests.conftest import model_dirs_in
 
-    paper = splits.BUNDLED["pmc-test"].folder / "papers" / "PMC8052020.pdf"  # one figure: Figure 1
+    paper = splits.bundled("pmc-test").folder / "papers" / "PMC8052020.pdf"  # one figure: Figure 1
     shutil.copyfile(paper, tmp_path / "paper.pdf")
 
     def line(doc_id, label):
