@@ -29,9 +29,9 @@ from pathlib import Path
 from _corpus import PAPERS, RESULTS
 
 from mmdocsum_desktop.document.labels import find_mentions
-from mmdocsum_desktop.document.model import Document, Figure
 from mmdocsum_desktop.document.reader import export_document, read_document
 from mmdocsum_desktop.placement.text import strip_mentions
+from mmdocsum_desktop.schemas.document import Document, Figure
 from mmdocsum_desktop.text.sentences import split_sentences
 
 SPLIT_DIR = RESULTS / "ftii_papers"

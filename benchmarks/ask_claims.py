@@ -105,8 +105,8 @@ def claims_of(xml: Path) -> list[dict]:
 
 def read_cached(pdf: Path):
     """The app's reading of a PDF, kept between runs of this script (reading is not what is measured)."""
-    from mmdocsum_desktop.document.model import Document
     from mmdocsum_desktop.document.reader import read_document
+    from mmdocsum_desktop.schemas.document import Document
 
     DOC_CACHE.mkdir(parents=True, exist_ok=True)
     cached = DOC_CACHE / f"{pdf.stem}.json"
@@ -198,7 +198,7 @@ def main() -> None:
     from mmdocsum_desktop.answer.ask import AskOptions
     from mmdocsum_desktop.app.ask import ask, retriever
     from mmdocsum_desktop.app.session import Session
-    from mmdocsum_desktop.settings import EngineChoice
+    from mmdocsum_desktop.schemas.settings import EngineChoice
 
     variants = [v for v in args.variants.split(",") if v]
     items = []

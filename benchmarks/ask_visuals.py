@@ -50,8 +50,8 @@ def load_questions(split: str) -> list[dict]:
 
 
 def read_cached(pdf: Path):
-    from mmdocsum_desktop.document.model import Document
     from mmdocsum_desktop.document.reader import read_document
+    from mmdocsum_desktop.schemas.document import Document
 
     DOC_CACHE.mkdir(parents=True, exist_ok=True)
     cached = DOC_CACHE / f"{pdf.stem}.json"

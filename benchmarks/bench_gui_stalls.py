@@ -126,7 +126,7 @@ def main() -> int:
     extractive = window.workspace.project.summary
 
     if args.unfit_summary is not None:  # a summary SmolLM2-135M wrote, as the app shows it
-        from mmdocsum_desktop.summarize.schema import Summary
+        from mmdocsum_desktop.schemas.summary import Summary
 
         unfit = Summary.model_validate_json(args.unfit_summary.read_text())
         if Path(unfit.source).name == args.paper.name:

@@ -43,9 +43,9 @@ from mmdocsum_desktop.bench.metrics import pairs as m  # noqa: E402
 from mmdocsum_desktop.bench.metrics.rouge import rouge  # noqa: E402
 from mmdocsum_desktop.bench.pairs_gold import read_gold  # noqa: E402
 from mmdocsum_desktop.bench.pairs_split import pairs_in  # noqa: E402
-from mmdocsum_desktop.document.model import Document  # noqa: E402
 from mmdocsum_desktop.engines.extractive import opener  # noqa: E402
 from mmdocsum_desktop.jobs import JobControl  # noqa: E402
+from mmdocsum_desktop.schemas.document import Document  # noqa: E402
 from mmdocsum_desktop.text.sentences import split_sentences  # noqa: E402
 
 PAIRS = ROOT.parent / "shared" / "corpus" / "pmc"
@@ -241,8 +241,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from mmdocsum_desktop.document.limits import DEFAULT_LIMITS
     from mmdocsum_desktop.document.pdf import render_visuals
+    from mmdocsum_desktop.schemas.summary import SummaryOptions
     from mmdocsum_desktop.summarize.pipeline import summarize_document
-    from mmdocsum_desktop.summarize.schema import SummaryOptions
 
     pairs = [p for p in pairs_in(args.pairs, args.split) if p.pdf is not None]
     if args.limit:

@@ -140,7 +140,7 @@ def read_pdfs(split: str, limit: int | None) -> None:
 
 
 def app_document(name: str):
-    from mmdocsum_desktop.document.model import Document
+    from mmdocsum_desktop.schemas.document import Document
 
     path = doc_dir(name) / "document.json"
     if not path.is_file():

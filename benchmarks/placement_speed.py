@@ -54,8 +54,8 @@ def paper_inputs(name: str, documents: list[Path], crops: Path, dpi: int, captio
     """(paragraphs, pool, pages) of one paper, crops rendered under ``crops``."""
     from mmdocsum_desktop.bench.pairs_gold import strip_citations
     from mmdocsum_desktop.bench.suites.pairs import body_blocks
-    from mmdocsum_desktop.document.model import Document
     from mmdocsum_desktop.placement import candidates_from_document
+    from mmdocsum_desktop.schemas.document import Document
 
     folder = crops / f"{dpi}dpi" / name
     if not (folder / "done").exists():
@@ -87,7 +87,7 @@ def paper_inputs(name: str, documents: list[Path], crops: Path, dpi: int, captio
 
 
 def settings_of(config: str):
-    from mmdocsum_desktop.settings import PlacementSettings
+    from mmdocsum_desktop.schemas.settings import PlacementSettings
 
     return PlacementSettings(ocr=config == "app")
 

@@ -30,8 +30,8 @@ from _corpus import CORPUS, PAPERS, write_result
 
 from mmdocsum_desktop.bench.pairs_gold import read_gold
 from mmdocsum_desktop.bench.pairs_split import pairs_in
-from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.document.reader import read_document
+from mmdocsum_desktop.schemas.document import Document
 
 _LETTER_RUN = re.compile(r"[^\W\d_]{4,}")
 

@@ -26,7 +26,6 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.document.mutate import (
     HTML_KEYWORDS,
     JSON_KEYWORDS,
@@ -35,6 +34,7 @@ from mmdocsum_desktop.document.mutate import (
     mutate,
 )
 from mmdocsum_desktop.errors import MmdocsumError
+from mmdocsum_desktop.schemas.document import Document
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CORPUS = (REPO_ROOT / ".." / "shared" / "corpus").resolve()
@@ -628,8 +628,8 @@ def _call_loader(split: SplitFile, path: Path) -> Any:
 
 def check_loader(split: SplitFile, *, seconds: float = 30.0) -> str:
     """Load ``split`` from a folder laid out as published (with an images folder for MCiteBench)."""
-    from mmdocsum_desktop.bench.schema import FtiiArticle, SingleChoiceItem
     from mmdocsum_desktop.bench.splits import Split
+    from mmdocsum_desktop.schemas.bench import FtiiArticle, SingleChoiceItem
 
     with tempfile.TemporaryDirectory(prefix="mmdocsum-fuzz-") as tmp:
         folder = Path(tmp)
@@ -659,7 +659,7 @@ def check_loader(split: SplitFile, *, seconds: float = 30.0) -> str:
 
 
 def _check_split_item(item: Any, folder: Path) -> None:
-    from mmdocsum_desktop.bench.schema import MCiteRecord, MDocSumItem, RougeItem
+    from mmdocsum_desktop.schemas.bench import MCiteRecord, MDocSumItem, RougeItem
 
     if isinstance(item, MDocSumItem):
         assert len(item.gold) == 4 and all(p.image is None or p.image >= 1 for p in item.gold)

@@ -32,18 +32,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mmdocsum_desktop.answer.schema import (
+from mmdocsum_desktop.document.labels import find_mentions
+from mmdocsum_desktop.errors import EmptyDocumentError, EmptyQuestionError
+from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
+from mmdocsum_desktop.retrieval.search import Evidence, EvidenceIndex, Retriever, SearchResult
+from mmdocsum_desktop.schemas.answer import (
     NOT_IN_DOCUMENT,
     Answer,
     AnswerEvidence,
     AnswerSentence,
     Repair,
 )
-from mmdocsum_desktop.document.labels import find_mentions
-from mmdocsum_desktop.document.model import Document
-from mmdocsum_desktop.errors import EmptyDocumentError, EmptyQuestionError
-from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
-from mmdocsum_desktop.retrieval.search import Evidence, EvidenceIndex, Retriever, SearchResult
+from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.text.sentences import split_answer_sentences
 
 MAX_QUESTION_CHARS = 2000

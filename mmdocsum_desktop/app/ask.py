@@ -10,12 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 from mmdocsum_desktop.answer.ask import AskOptions, answer_question, prepare_question
-from mmdocsum_desktop.answer.schema import Answer
 from mmdocsum_desktop.app.session import Session
-from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.retrieval import Retriever, build_retriever
-from mmdocsum_desktop.settings import EngineChoice
+from mmdocsum_desktop.schemas.answer import Answer
+from mmdocsum_desktop.schemas.document import Document
+from mmdocsum_desktop.schemas.settings import EngineChoice
 
 _retrievers: weakref.WeakKeyDictionary[Session, dict[bool, Retriever]] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()

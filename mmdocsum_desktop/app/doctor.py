@@ -193,7 +193,7 @@ def _model_to_try() -> tuple[Path | None, str]:
     from mmdocsum_desktop.models.registry import get_model, is_present
 
     try:
-        from mmdocsum_desktop.settings import load_settings
+        from mmdocsum_desktop.schemas.settings import load_settings
 
         configured = load_settings().engines.llama.model
     except Exception:  # noqa: BLE001 — a broken settings file is reported where settings are edited
@@ -309,7 +309,7 @@ def _models(report: DoctorReport, info: devices.LlamaCppInfo) -> None:
 def _llama_settings() -> tuple[devices.GpuLayers, int]:
     """The GPU layers and context length the app would use (the saved settings, else the defaults)."""
     try:
-        from mmdocsum_desktop.settings import load_settings
+        from mmdocsum_desktop.schemas.settings import load_settings
 
         llama = load_settings().engines.llama
         return llama.n_gpu_layers, llama.n_ctx

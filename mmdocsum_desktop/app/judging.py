@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop.app.session import Session
-from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.judge.summary import judge_document, load_aspects
-from mmdocsum_desktop.settings import EngineChoice
+from mmdocsum_desktop.schemas.document import Document
+from mmdocsum_desktop.schemas.settings import EngineChoice
 from mmdocsum_desktop.summarize.render import to_json
 
 

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mmdocsum_desktop.app.session import Session
-from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.placement import (
@@ -17,7 +16,8 @@ from mmdocsum_desktop.placement import (
     candidates_from_folder,
 )
 from mmdocsum_desktop.placement.engine import Strategy
-from mmdocsum_desktop.settings import PlacementSettings
+from mmdocsum_desktop.schemas.document import Document
+from mmdocsum_desktop.schemas.settings import PlacementSettings
 
 
 @dataclass

@@ -21,12 +21,12 @@ from mmdocsum_desktop.engines import factory
 from mmdocsum_desktop.engines.extractive import Embedder
 from mmdocsum_desktop.engines.factory import ConfiguredEngine, ModelCache
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.settings import EngineChoice, PlacementSettings, Settings, load_settings
+from mmdocsum_desktop.schemas.settings import EngineChoice, PlacementSettings, Settings, load_settings
 
 if TYPE_CHECKING:  # types only: the reader (PyMuPDF) and placement (scipy) load when first used
     from mmdocsum_desktop.document.limits import ReadLimits
-    from mmdocsum_desktop.document.model import Document
     from mmdocsum_desktop.placement import PlacementEngine
+    from mmdocsum_desktop.schemas.document import Document
 
 
 @dataclass

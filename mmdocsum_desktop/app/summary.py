@@ -13,23 +13,24 @@ from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop.app.session import Session
-from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.document.reader import export_document
 from mmdocsum_desktop.document.scanned import scan_notes
 from mmdocsum_desktop.engines.base import GenerationOptions, Message
-from mmdocsum_desktop.engines.extractive import ROLE_TITLES, ExtractiveEngine
+from mmdocsum_desktop.engines.extractive import ExtractiveEngine
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
-from mmdocsum_desktop.settings import EngineChoice
-from mmdocsum_desktop.summarize.citations import Citer
-from mmdocsum_desktop.summarize.pipeline import summarize_document
-from mmdocsum_desktop.summarize.schema import (
+from mmdocsum_desktop.schemas.document import Document
+from mmdocsum_desktop.schemas.settings import EngineChoice
+from mmdocsum_desktop.schemas.summary import (
+    ROLE_TITLES,
     FigureChoice,
     NoFigure,
     Summary,
     SummaryOptions,
     SummaryParagraph,
 )
+from mmdocsum_desktop.summarize.citations import Citer
+from mmdocsum_desktop.summarize.pipeline import summarize_document
 from mmdocsum_desktop.text.sentences import split_sentences
 
 PARAGRAPH_TOKENS = 256  # about 100 words asked for: room to finish a sentence, not to ramble

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mmdocsum_desktop.document.model import Document
+from mmdocsum_desktop.schemas.document import Document
 
 
 @dataclass

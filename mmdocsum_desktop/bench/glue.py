@@ -29,7 +29,7 @@ from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.judge.sources import Judge
 from mmdocsum_desktop.models.hashing import sha256_file
 from mmdocsum_desktop.placement.candidates import candidates_from_document
-from mmdocsum_desktop.settings import EngineChoice, EngineSettings, Settings
+from mmdocsum_desktop.schemas.settings import EngineChoice, EngineSettings, Settings
 from mmdocsum_desktop.summarize import prompt as prompts
 from mmdocsum_desktop.summarize.render import to_json, to_mdocsum
 

@@ -16,7 +16,7 @@ from mmdocsum_desktop.bench.suites import SUITES
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.fileio import write_json_atomic
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.settings import EngineChoice, PlacementSettings
+from mmdocsum_desktop.schemas.settings import EngineChoice, PlacementSettings
 
 # Suites that score with a judge model when one is given (their entry points take ``judge_spec``).
 _JUDGED = {"mdocsum", "mcite", "judge"}

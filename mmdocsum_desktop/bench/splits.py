@@ -58,7 +58,9 @@ from typing import Any, Generic, TypeVar
 
 from mmdocsum_desktop.bench.metrics.ftii import normalise_path
 from mmdocsum_desktop.bench.metrics.mdocsum import parse_gold
-from mmdocsum_desktop.bench.schema import (
+from mmdocsum_desktop.errors import BenchError, InputNotFoundError, JobCancelled, MmdocsumError
+from mmdocsum_desktop.fileio import write_json_atomic
+from mmdocsum_desktop.schemas.bench import (
     BenchDataError,
     FtiiArticle,
     GoldParagraph,
@@ -68,8 +70,6 @@ from mmdocsum_desktop.bench.schema import (
     SingleChoiceItem,
     Source,
 )
-from mmdocsum_desktop.errors import BenchError, InputNotFoundError, JobCancelled, MmdocsumError
-from mmdocsum_desktop.fileio import write_json_atomic
 
 SHUFFLE_SEED = 42  # MCiteBench's presentation order of evidence and distractors, fixed as it fixes it
 

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from mmdocsum_desktop.app.session import Session
     from mmdocsum_desktop.document.language import guess_language
     from mmdocsum_desktop.fileio import check_output_path, write_text_atomic
-    from mmdocsum_desktop.settings import EngineChoice
+    from mmdocsum_desktop.schemas.settings import EngineChoice
 
     question, _ = prepare_question(args.question)  # empty → a clear error before anything loads
     if not args.file.exists():

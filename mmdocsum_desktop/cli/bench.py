@@ -26,7 +26,6 @@ from typing import Any
 
 from mmdocsum_desktop.bench import splits
 from mmdocsum_desktop.bench.metrics.ftii import score_articles, single_choice_accuracy
-from mmdocsum_desktop.bench.schema import BenchDataError
 from mmdocsum_desktop.bench.suites import SUITES
 from mmdocsum_desktop.bench.suites.ftii import run_single_choice
 from mmdocsum_desktop.cli import (
@@ -42,6 +41,7 @@ from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.fileio import write_json_atomic
 from mmdocsum_desktop.placement import STRATEGIES
+from mmdocsum_desktop.schemas.bench import BenchDataError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

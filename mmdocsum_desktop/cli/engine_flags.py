@@ -1,8 +1,8 @@
 """The engine, judge and placement flags of every command, generated from the settings schema.
 
 ``mmdocsum summarize``, every ``mmdocsum bench`` suite and ``mmdocsum place`` take their model options
-from here, so a field added to :class:`~mmdocsum_desktop.settings.EngineChoice` or
-:class:`~mmdocsum_desktop.settings.PlacementSettings` is one flag in one place (a test checks that each
+from here, so a field added to :class:`~mmdocsum_desktop.schemas.settings.EngineChoice` or
+:class:`~mmdocsum_desktop.schemas.settings.PlacementSettings` is one flag in one place (a test checks that each
 field has its flag). The help texts are the schema's field descriptions.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from mmdocsum_desktop.settings import (
+from mmdocsum_desktop.schemas.settings import (
     ENGINES,
     FIGURE_MODES,
     JUDGE_ENGINES,

@@ -80,7 +80,7 @@ def load_pool(images: Path, out: Path, *, captions: Path | None, include_tables:
     """(candidates, how the pool was read)."""
     if images.is_dir():
         if (images / "document.json").is_file():
-            from mmdocsum_desktop.document.model import Document
+            from mmdocsum_desktop.schemas.document import Document
 
             try:
                 document = Document.load(images / "document.json")

@@ -23,9 +23,9 @@ from lxml import html as lxml_html
 
 from mmdocsum_desktop.document.labels import CaptionStart, VisualKind, parse_caption_start
 from mmdocsum_desktop.document.limits import DEFAULT_LIMITS, ReadLimits, split_oversized
-from mmdocsum_desktop.document.model import Block, BlockType, Document, DocumentKind, Figure
 from mmdocsum_desktop.errors import CorruptDocumentError, DocumentTooLargeError
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.schemas.document import Block, BlockType, Document, DocumentKind, Figure
 
 # --------------------------------------------------------------------------------------------------
 # Decoding bytes into text

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from mmdocsum_desktop.document.model import Document
+from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.text.sentences import split_sentences
 
 _MODEL = r"(?:ai|a\.i\.|llms?|language models?|assistants?|chat ?bots?|gpt|chatgpt|claude|gemini|models?)"

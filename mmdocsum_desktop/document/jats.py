@@ -22,9 +22,9 @@ from mmdocsum_desktop.document.html import (
 )
 from mmdocsum_desktop.document.labels import VisualKind, parse_caption_start
 from mmdocsum_desktop.document.limits import ReadLimits
-from mmdocsum_desktop.document.model import BlockType, Document
 from mmdocsum_desktop.errors import CorruptDocumentError
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.schemas.document import BlockType, Document
 from mmdocsum_desktop.text.languages import language_table, primary_subtag
 
 _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"

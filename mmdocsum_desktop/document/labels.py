@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from mmdocsum_desktop.document.model import Document
+from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.text.languages import LABEL_KINDS, caption_words, language_table, language_tables
 
 VisualKind = Literal["figure", "table"]

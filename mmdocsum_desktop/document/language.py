@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from mmdocsum_desktop.document.model import Block, Document
 from mmdocsum_desktop.document.sections import heading_roles, run_in_heading
+from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.text.languages import (
     detect_language,
     language_table,

@@ -21,8 +21,8 @@ from mmdocsum_desktop.document.html import (
     starts_abstract,
 )
 from mmdocsum_desktop.document.limits import ReadLimits
-from mmdocsum_desktop.document.model import Block, Document
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.schemas.document import Block, Document
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _FRONT_MATTER_FIELD = re.compile(r"^(title|lang|language)\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mmdocsum_desktop.document.model import Block
+    from mmdocsum_desktop.schemas.document import Block
 
 LIGATURES = {chr(code): unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
 # Mathematical italic/bold letters ("𝜅 > 0.85", U+1D400–U+1D7FF) are a font's styling of plain letters

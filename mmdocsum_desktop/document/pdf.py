@@ -14,7 +14,6 @@ import pymupdf
 from mmdocsum_desktop.document.figures import PageGeometry, PageRegions, find_regions
 from mmdocsum_desktop.document.language import guess_language
 from mmdocsum_desktop.document.limits import ReadLimits
-from mmdocsum_desktop.document.model import Block, Document, Figure
 from mmdocsum_desktop.document.mupdf import MUPDF_LOCK
 from mmdocsum_desktop.document.normalize import (
     SOFT_HYPHEN,
@@ -57,6 +56,7 @@ from mmdocsum_desktop.errors import (
 )
 from mmdocsum_desktop.fileio import write_bytes_atomic
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.schemas.document import Block, Document, Figure
 
 # Scanned pages are read by document/scanned.py with a text recogniser the caller injects (PageOcr), so
 # that documents know nothing of models.

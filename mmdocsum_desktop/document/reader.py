@@ -13,7 +13,6 @@ from mmdocsum_desktop.document.injection import quarantine
 from mmdocsum_desktop.document.labels import link_mentions
 from mmdocsum_desktop.document.language import mark_languages
 from mmdocsum_desktop.document.limits import DEFAULT_LIMITS, ReadLimits, configure_pillow
-from mmdocsum_desktop.document.model import Document, DocumentKind
 from mmdocsum_desktop.errors import (
     DocumentTooLargeError,
     ImageTooLargeError,
@@ -28,6 +27,7 @@ from mmdocsum_desktop.fileio import (
     write_bytes_atomic,
 )
 from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.schemas.document import Document, DocumentKind
 
 if TYPE_CHECKING:
     from mmdocsum_desktop.document.scanned import PageOcr

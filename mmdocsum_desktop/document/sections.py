@@ -29,7 +29,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cache
 
-from mmdocsum_desktop.document.model import Block, Document
+from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.text.languages import BACK_MATTER_ROLES, language_tables
 
 _BACK_WORDS = (

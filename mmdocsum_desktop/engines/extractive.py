@@ -38,7 +38,6 @@ from typing import Protocol
 import numpy as np
 
 from mmdocsum_desktop.document import sections
-from mmdocsum_desktop.document.model import Block, Document
 from mmdocsum_desktop.document.normalize import (
     has_unmapped_glyphs,
     join_split_words,
@@ -47,15 +46,10 @@ from mmdocsum_desktop.document.normalize import (
 )
 from mmdocsum_desktop.engines.sentences import Sentence, document_sentences
 from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.schemas.document import Block, Document
+from mmdocsum_desktop.schemas.summary import ROLE_TITLES, ROLES
 from mmdocsum_desktop.text.sentences import split_sentences
 
-ROLES = ("background", "method", "results", "conclusion")
-ROLE_TITLES = {
-    "background": "Research background",
-    "method": "Method",
-    "results": "Results",
-    "conclusion": "Conclusion",
-}
 MIN_WORDS, TARGET_WORDS, MAX_WORDS = 60, 90, 120
 # Words each role aims at: an abstract spends least on the method (tuned on the dev half of pmc/). The
 # grounded writer writes paragraphs of this length and asks for a multiple of it as evidence.

@@ -4,8 +4,8 @@
 ``llama``; else an OpenAI-compatible endpoint → ``openai``; else ``extractive``, which needs no model
 file and is what a fresh install uses. Every caller (``mmdocsum summarize``/``bench``/``place``, the
 desktop app through ``app.Session``, the benchmark glue) goes through :func:`build_engine` with the
-saved :class:`~mmdocsum_desktop.settings.EngineSettings` and an
-:class:`~mmdocsum_desktop.settings.EngineChoice` on top, so the same settings give the same engine.
+saved :class:`~mmdocsum_desktop.schemas.settings.EngineSettings` and an
+:class:`~mmdocsum_desktop.schemas.settings.EngineChoice` on top, so the same settings give the same engine.
 
 :class:`ModelCache` holds the models that take a while to load and are the same for every engine (the
 MiniLM text embedder, RapidOCR); :func:`shared_models` is the process's one instance.
@@ -20,7 +20,13 @@ from typing import Any
 
 from mmdocsum_desktop.engines.extractive import Embedder, ExtractiveEngine
 from mmdocsum_desktop.errors import EngineError, MmdocsumError, ModelFormatError
-from mmdocsum_desktop.settings import ENGINES, JUDGE_ENGINES, EngineChoice, EngineSettings, get_api_key
+from mmdocsum_desktop.schemas.settings import (
+    ENGINES,
+    JUDGE_ENGINES,
+    EngineChoice,
+    EngineSettings,
+    get_api_key,
+)
 
 JUDGE_NEEDS_MODEL = (
     "Judging a summary needs a language model, and summaries are written by the extractive engine. Choose "

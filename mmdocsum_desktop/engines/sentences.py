@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mmdocsum_desktop.document.model import Block, Document
+from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.text.sentences import split_sentences
 
 TEXT_TYPES = ("paragraph", "list")

@@ -12,7 +12,6 @@ from PySide6.QtCore import QUrl
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from mmdocsum_desktop.app.ask import ask as ask_the_paper
-from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.gui import core
 from mmdocsum_desktop.gui.summary_view import (
     add_page_and_figure_links,
@@ -22,6 +21,7 @@ from mmdocsum_desktop.gui.summary_view import (
 )
 from mmdocsum_desktop.gui.workers import Job
 from mmdocsum_desktop.models import fitness
+from mmdocsum_desktop.schemas.document import Document
 
 if TYPE_CHECKING:
     from mmdocsum_desktop.gui.main_window import MainWindow

@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mmdocsum_desktop.app.project import PlacementSuggestion, Workspace, adopt_image, split_paragraphs
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.workers import Job
-from mmdocsum_desktop.project import PlacementSuggestion, Workspace, adopt_image, split_paragraphs
 from mmdocsum_desktop.summarize.render import caption_text, escape_markdown, markdown_to_html
 
 if TYPE_CHECKING:

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop import app
-from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.engines import factory
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.settings import EngineChoice, Settings
+from mmdocsum_desktop.schemas.document import Document
+from mmdocsum_desktop.schemas.settings import EngineChoice, Settings
 
 StreamFn = Callable[[str], None]
 

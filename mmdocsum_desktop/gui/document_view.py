@@ -49,11 +49,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mmdocsum_desktop.document.model import Document, Figure
 from mmdocsum_desktop.document.mupdf import MUPDF_LOCK, try_mupdf
 from mmdocsum_desktop.document.normalize import normalize_text
 from mmdocsum_desktop.gui import icons, render_process
 from mmdocsum_desktop.gui.workers import Job, JobRunner
+from mmdocsum_desktop.schemas.document import Document, Figure
 
 ZOOMS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
 PAGE_GAP = 12  # pixels between pages in the continuous view

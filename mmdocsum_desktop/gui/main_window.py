@@ -33,8 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from mmdocsum_desktop import app
-from mmdocsum_desktop import project as proj
-from mmdocsum_desktop.document.model import Document
+from mmdocsum_desktop.app import project as proj
 from mmdocsum_desktop.errors import EncryptedDocumentError, MmdocsumError, ModelProcessError
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.ask_view import AskView
@@ -49,6 +48,7 @@ from mmdocsum_desktop.gui.widgets.gallery import FigureGallery
 from mmdocsum_desktop.gui.widgets.jobbar import JobBar
 from mmdocsum_desktop.gui.workers import Job, JobRunner
 from mmdocsum_desktop.models import fitness
+from mmdocsum_desktop.schemas.document import Document
 
 log = logging.getLogger(__name__)
 
@@ -677,13 +677,13 @@ class MainWindow(QMainWindow):
     # ============================================================================ summary
     def engine_settings(self):
         """The saved settings (the defaults, with a warning, when the file is unreadable)."""
-        from mmdocsum_desktop.settings import load_settings
+        from mmdocsum_desktop.schemas.settings import load_settings
 
         try:
             return load_settings()
         except MmdocsumError as error:
             self.show_error(f"{error}; using the default settings", "warning")
-            from mmdocsum_desktop.settings import Settings
+            from mmdocsum_desktop.schemas.settings import Settings
 
             return Settings()
 

@@ -1,6 +1,6 @@
 """Window state the desktop app remembers (recent files, last folder, geometry): a small schema'd JSON
 file in the platform config directory (``MMDOCSUM_CONFIG_DIR`` overrides it, for tests). The engine
-and model settings shared with the CLI live in :mod:`mmdocsum_desktop.settings`."""
+and model settings shared with the CLI live in :mod:`mmdocsum_desktop.schemas.settings`."""
 
 from __future__ import annotations
 

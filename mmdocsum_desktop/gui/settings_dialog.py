@@ -2,7 +2,7 @@
 machine supports, an OpenAI-compatible endpoint whose key lives in the system keyring (with "Test
 connection"), and a model manager (list, add, verify, download with progress and Cancel).
 
-Everything is saved through :mod:`mmdocsum_desktop.settings` (one schema'd file shared with the CLI);
+Everything is saved through :mod:`mmdocsum_desktop.schemas.settings` (one schema'd file shared with the CLI);
 an invalid value keeps the dialog open with a message and everything typed still there."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from mmdocsum_desktop.gui import core
 from mmdocsum_desktop.gui.widgets.doctor_panel import DoctorPanel
 from mmdocsum_desktop.gui.widgets.jobbar import JobBar
 from mmdocsum_desktop.gui.workers import Job, JobRunner
-from mmdocsum_desktop.settings import (
+from mmdocsum_desktop.schemas.settings import (
     Settings,
     get_api_key,
     has_session_key,

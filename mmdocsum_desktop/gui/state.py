@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from mmdocsum_desktop import project as proj
+from mmdocsum_desktop.app import project as proj
 
 
 class AppState(QObject):

@@ -29,16 +29,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mmdocsum_desktop.document.model import Document, Figure
+from mmdocsum_desktop.app.project import Workspace
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.judge_panel import JudgePanel
 from mmdocsum_desktop.gui.widgets.gallery import FIGURE_MIME
 from mmdocsum_desktop.gui.workers import Job, JobRunner
 from mmdocsum_desktop.models import fitness
-from mmdocsum_desktop.project import Workspace
+from mmdocsum_desktop.schemas.document import Document, Figure
+from mmdocsum_desktop.schemas.summary import Summary, SummaryParagraph
 from mmdocsum_desktop.summarize.render import caption_text, markdown_to_html
-from mmdocsum_desktop.summarize.schema import Summary, SummaryParagraph
 
 _MENTION = re.compile(r"\b(Figure|Fig\.|Table|Tab\.)\s?(S?\d{1,3}(?:[-.]\d{1,3})?|[IVXL]{1,6}\b)", re.IGNORECASE)
 _PAGE = re.compile(r"\b(?:p\.|pp\.|page)\s?(\d{1,4})\b", re.IGNORECASE)
@@ -517,7 +517,7 @@ class SummaryView(QWidget):
         summary = self.summary
         if self.judge_job is not None or summary is None or workspace is None or workspace.document is None:
             return None
-        from mmdocsum_desktop.settings import load_settings
+        from mmdocsum_desktop.schemas.settings import load_settings
 
         try:
             settings = load_settings()

@@ -6,15 +6,12 @@
 """
 
 from mmdocsum_desktop.placement.candidates import (
-    ImageCandidate,
-    Placement,
-    PlacementError,
-    PlacementWhy,
     candidates_from_document,
     candidates_from_folder,
     read_captions_file,
 )
 from mmdocsum_desktop.placement.engine import STRATEGIES, PlacementEngine, PlacementProblem
+from mmdocsum_desktop.schemas.placement import ImageCandidate, Placement, PlacementError, PlacementWhy
 
 __all__ = [
     "STRATEGIES",

@@ -23,7 +23,6 @@ from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.placement import calibration as cal
 from mmdocsum_desktop.placement.assign import global_assign, greedy_assign
-from mmdocsum_desktop.placement.candidates import ImageCandidate, Placement, PlacementError, PlacementWhy
 from mmdocsum_desktop.placement.head import HEAD_FEATURE
 from mmdocsum_desktop.placement.rescore import (
     foreign_paragraphs,
@@ -50,6 +49,7 @@ from mmdocsum_desktop.placement.sequence import (
 )
 from mmdocsum_desktop.placement.text import caption_body, tokens
 from mmdocsum_desktop.placement.weights import PlacementWeights, shipped_weights
+from mmdocsum_desktop.schemas.placement import ImageCandidate, Placement, PlacementError, PlacementWhy
 
 # Features of the sequence model that say where a paragraph sits (not what it says): the Why's prior.
 POSITION_FEATURES = ("pos_dev", "rel_pos", "length", *SECTION_FEATURES)

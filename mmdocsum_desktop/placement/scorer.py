@@ -19,7 +19,6 @@ import numpy as np
 
 from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
-from mmdocsum_desktop.placement.candidates import ImageCandidate
 from mmdocsum_desktop.placement.text import (
     LexicalIndex,
     caption_body,
@@ -29,6 +28,7 @@ from mmdocsum_desktop.placement.text import (
     strip_mentions,
     tokens,
 )
+from mmdocsum_desktop.schemas.placement import ImageCandidate
 from mmdocsum_desktop.text.sentences import split_sentences
 
 SOURCES = ("caption", "ocr", "context")  # texts that describe a candidate

@@ -28,10 +28,10 @@ from mmdocsum_desktop.placement.calibration import (
     feature_names,
     profile_key,
 )
-from mmdocsum_desktop.placement.candidates import PlacementError
 from mmdocsum_desktop.placement.head import HEAD_FEATURE, ParagraphHead
 from mmdocsum_desktop.placement.rescore import RESCORE_FEATURES
 from mmdocsum_desktop.placement.sequence import NEIGHBOUR_FEATURES, SECTION_FEATURES
+from mmdocsum_desktop.schemas.placement import PlacementError
 
 WEIGHTS_FORMAT = 1
 DEFAULT_WEIGHTS = Path(__file__).with_name("weights.json")

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from mmdocsum_desktop.document.labels import find_mentions, parse_caption_start
-from mmdocsum_desktop.document.model import Document, Figure
 from mmdocsum_desktop.retrieval.visual_text import RegionText
+from mmdocsum_desktop.schemas.document import Document, Figure
 from mmdocsum_desktop.text.sentences import split_sentences
 
 PassageKind = Literal["sentence", "caption", "ocr", "cells", "figure-text"]

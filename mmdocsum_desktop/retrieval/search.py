@@ -38,7 +38,6 @@ from typing import Any
 import numpy as np
 
 from mmdocsum_desktop.document.labels import find_mentions
-from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.retrieval.passages import Passage, build_passages, document_labels, mentioned_labels
 from mmdocsum_desktop.retrieval.query import expand_tokens, find_abbreviations, named_visuals
@@ -51,6 +50,7 @@ from mmdocsum_desktop.retrieval.visuals import (
     visual_features,
     visual_text,
 )
+from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.text.tokens import tokens as text_tokens
 
 RRF_K = 60

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from mmdocsum_desktop.document.model import Document, Figure
 from mmdocsum_desktop.document.mupdf import MUPDF_LOCK
+from mmdocsum_desktop.schemas.document import Document, Figure
 
 # Two words more than this many points apart on one line sit in different cells.
 CELL_GAP_PT = 6.0

@@ -13,7 +13,7 @@ the same part of the paper: a Results sentence may show a figure its Results sec
 only the Methods cite). Figures are preferred to tables for background, method and conclusion; a table may
 illustrate the results. Each figure is shown once. The assignment first illustrates as many paragraphs
 as their evidence allows, then prefers the strongest ties; a paragraph left without a figure gets a typed
-reason (:class:`~mmdocsum_desktop.summarize.schema.NoFigure`) that the summary shows.
+reason (:class:`~mmdocsum_desktop.schemas.summary.NoFigure`) that the summary shows.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 
 from mmdocsum_desktop.document.labels import find_mentions
-from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.engines.extractive import DraftParagraph, Embedder, ExtractiveEngine, block_roles
 from mmdocsum_desktop.engines.sentences import Sentence
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.summarize.schema import FigureChoice, FigureEntry, NoFigure
+from mmdocsum_desktop.schemas.document import Document
+from mmdocsum_desktop.schemas.summary import FigureChoice, FigureEntry, NoFigure
 
 # how much more evidence than an extractive paragraph: the writer shortens each evidence sentence (to
 # about three quarters of its words on the dev half of pmc/), so a fifth more sentences give a summary of

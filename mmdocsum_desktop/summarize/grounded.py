@@ -36,9 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions, TextEngine
-from mmdocsum_desktop.engines.extractive import MAX_WORDS, ROLE_TARGETS, ROLE_TITLES, Embedder, opener
+from mmdocsum_desktop.engines.extractive import MAX_WORDS, ROLE_TARGETS, Embedder, opener
 from mmdocsum_desktop.errors import (
     EndpointError,
     EngineError,
@@ -47,9 +46,16 @@ from mmdocsum_desktop.errors import (
     SummaryCancelled,
 )
 from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
+from mmdocsum_desktop.schemas.document import Document
+from mmdocsum_desktop.schemas.summary import (
+    ROLE_TITLES,
+    Evidence,
+    SentenceCitation,
+    SummaryOptions,
+    SummaryParagraph,
+)
 from mmdocsum_desktop.summarize import prompt as prompts
 from mmdocsum_desktop.summarize.evidence import EvidenceItem, ParagraphEvidence
-from mmdocsum_desktop.summarize.schema import Evidence, SentenceCitation, SummaryOptions, SummaryParagraph
 from mmdocsum_desktop.text.sentences import split_answer_sentences
 
 SUPPORT_THRESHOLD = 0.6  # cosine of MiniLM embeddings, sentence vs its best evidence sentence

@@ -32,10 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions, ImagePart, Message, TextEngine
 from mmdocsum_desktop.engines.extractive import (
-    ROLES,
     DraftParagraph,
     Embedder,
     ExtractiveEngine,
@@ -45,12 +43,9 @@ from mmdocsum_desktop.engines.extractive import (
 from mmdocsum_desktop.engines.sentences import Sentence, split_sentences
 from mmdocsum_desktop.errors import EmptyDocumentError, EngineError, JobCancelled, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
-from mmdocsum_desktop.summarize import prompt as prompts
-from mmdocsum_desktop.summarize.citations import Citer
-from mmdocsum_desktop.summarize.evidence import assign_evidence_figures, evidence_from_drafts, select_evidence
-from mmdocsum_desktop.summarize.grounded import GroundedWriter
-from mmdocsum_desktop.summarize.parse import ParsedAnswer, parse_answer
-from mmdocsum_desktop.summarize.schema import (
+from mmdocsum_desktop.schemas.document import Document
+from mmdocsum_desktop.schemas.summary import (
+    ROLES,
     FigureChoice,
     FigureEntry,
     NoFigure,
@@ -58,6 +53,11 @@ from mmdocsum_desktop.summarize.schema import (
     SummaryOptions,
     SummaryParagraph,
 )
+from mmdocsum_desktop.summarize import prompt as prompts
+from mmdocsum_desktop.summarize.citations import Citer
+from mmdocsum_desktop.summarize.evidence import assign_evidence_figures, evidence_from_drafts, select_evidence
+from mmdocsum_desktop.summarize.grounded import GroundedWriter
+from mmdocsum_desktop.summarize.parse import ParsedAnswer, parse_answer
 
 IMAGE_TOKENS = 300  # what one resized image costs a vision model's context, roughly
 MESSAGE_OVERHEAD = 12  # chat-template tokens per message

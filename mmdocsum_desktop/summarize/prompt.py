@@ -18,10 +18,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.document.model import Document, Figure
 from mmdocsum_desktop.engines.base import ImagePart, Message
 from mmdocsum_desktop.engines.extractive import section_role
 from mmdocsum_desktop.errors import MmdocsumError
+from mmdocsum_desktop.schemas.document import Document, Figure
 
 PROMPT_FILES = ("system", "summarize", "section_notes", "merge_notes", "grounded_system", "grounded_paragraph",
                 "grounded_sentence_system", "grounded_sentence")
@@ -309,7 +309,7 @@ def grounded_messages(evidence: Any, *, title: str | None, words: int, sentences
 
     The system message and the title line come first and are the same for the four paragraphs, so an
     engine that keeps its evaluated prompt reads them once per summary."""
-    from mmdocsum_desktop.engines.extractive import ROLE_TITLES
+    from mmdocsum_desktop.schemas.summary import ROLE_TITLES
 
     lines = [f"[{item.number}] {item.text}" for item in evidence.items]
     text = load_prompt("grounded_paragraph").substitute(

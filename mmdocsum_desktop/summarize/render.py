@@ -31,7 +31,7 @@ from typing import Any
 from mmdocsum_desktop.document.mupdf import MUPDF_LOCK
 from mmdocsum_desktop.document.normalize import normalize_text
 from mmdocsum_desktop.fileio import write_bytes_atomic, write_json_atomic, write_text_atomic
-from mmdocsum_desktop.summarize.schema import FigureChoice, Summary, SummaryParagraph, mdocsum_answer
+from mmdocsum_desktop.schemas.summary import FigureChoice, Summary, SummaryParagraph, mdocsum_answer
 
 FORMATS = ("json", "mdocsum", "md", "html", "pdf")
 _SUFFIX_FORMATS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".pdf": "pdf"}

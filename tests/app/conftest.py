@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mmdocsum_desktop.app import Session
-from mmdocsum_desktop.settings import Settings
+from mmdocsum_desktop.schemas.settings import Settings
 from tests.conftest import model_dirs_in
 
 

@@ -109,7 +109,7 @@ def test_a_native_build_is_named_with_the_reinstall_command():
 
 
 def test_a_configured_model_that_cannot_run_is_a_no_with_what_to_do(tmp_path, monkeypatch):
-    from mmdocsum_desktop.settings import EngineSettings, LlamaSettings, Settings, save_settings
+    from mmdocsum_desktop.schemas.settings import EngineSettings, LlamaSettings, Settings, save_settings
 
     monkeypatch.setenv("MMDOCSUM_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("MMDOCSUM_DATA_DIR", str(tmp_path / "data"))

@@ -7,7 +7,7 @@ import pytest
 
 from mmdocsum_desktop.app import image_pool, place
 from mmdocsum_desktop.errors import MmdocsumError
-from mmdocsum_desktop.settings import PlacementSettings
+from mmdocsum_desktop.schemas.settings import PlacementSettings
 
 PAPER = "docling_picture_classification.pdf"  # two captioned figures
 

@@ -15,7 +15,7 @@ from mmdocsum_desktop.engines.extractive import ExtractiveEngine
 from mmdocsum_desktop.engines.factory import JudgeNotConfiguredError
 from mmdocsum_desktop.engines.llama_process import LlamaProcessEngine
 from mmdocsum_desktop.gui import core as gui_core
-from mmdocsum_desktop.settings import EngineChoice, Settings, save_settings
+from mmdocsum_desktop.schemas.settings import EngineChoice, Settings, save_settings
 from tests.app.conftest import llama_settings
 
 

@@ -9,7 +9,7 @@ from mmdocsum_desktop.bench.figure_groundtruth import (
     score_file,
     summarise,
 )
-from mmdocsum_desktop.document.model import Document, Figure
+from mmdocsum_desktop.schemas.document import Document, Figure
 from tests.conftest import CORPUS, read_paper
 
 # What the detector reached when this test was written (see benchmarks/bench_figures_groundtruth.py).

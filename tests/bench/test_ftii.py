@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from mmdocsum_desktop.bench.metrics.ftii import flow_metrics, score_articles, single_choice_accuracy
-from mmdocsum_desktop.bench.schema import BenchDataError
 from mmdocsum_desktop.bench.splits import (
     load_flow_insertion,
     load_ftii_predictions,
@@ -19,6 +18,7 @@ from mmdocsum_desktop.bench.splits import (
 )
 from mmdocsum_desktop.bench.suites.ftii import run_flow_insertion, run_single_choice
 from mmdocsum_desktop.errors import InputNotFoundError
+from mmdocsum_desktop.schemas.bench import BenchDataError
 from tests.placement.ftii_split import build_paper_split
 
 

@@ -10,7 +10,6 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from mmdocsum_desktop.bench.schema import BenchDataError
 from mmdocsum_desktop.bench.splits import (
     load_flow_insertion,
     load_ftii_predictions,
@@ -20,6 +19,7 @@ from mmdocsum_desktop.bench.splits import (
     load_single_choice,
     read_prediction_file,
 )
+from mmdocsum_desktop.schemas.bench import BenchDataError
 from tests.fuzzing import LOADERS, check_loader, loader_inputs
 
 BOUNDED = settings(max_examples=100, deadline=None, derandomize=True, database=None,

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from mmdocsum_desktop.bench.metrics.mdocsum import parse_answer, parse_gold
-from mmdocsum_desktop.bench.schema import MDocSumItem
 from mmdocsum_desktop.bench.suites.mdocsum import judge_document
 from mmdocsum_desktop.judge.sources import Judge, parse_flags, parse_rating
+from mmdocsum_desktop.schemas.bench import MDocSumItem
 from tests.bench.test_mcite_metrics import ScriptedEngine
 
 

@@ -19,7 +19,7 @@ from mmdocsum_desktop.bench.metrics.mdocsum import (
     per_paragraph,
     score_answer,
 )
-from mmdocsum_desktop.bench.schema import INVALID, MISSING, JudgeScore
+from mmdocsum_desktop.schemas.bench import INVALID, MISSING, JudgeScore
 
 
 def answer(*refs, summaries=None) -> list[dict]:

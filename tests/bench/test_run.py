@@ -9,7 +9,7 @@ from mmdocsum_desktop.bench.run import run_benchmark
 from mmdocsum_desktop.cli import main
 from mmdocsum_desktop.gui import core as gui_core
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.settings import EngineChoice
+from mmdocsum_desktop.schemas.settings import EngineChoice
 
 
 def _files(folder):

@@ -13,7 +13,7 @@ from mmdocsum_desktop.bench.glue import BenchEngine, EngineSpec, using_session
 from mmdocsum_desktop.bench.suites.pairs import default_summarizer
 from mmdocsum_desktop.cli import main as mmdocsum
 from mmdocsum_desktop.document.reader import export_document
-from mmdocsum_desktop.settings import Settings
+from mmdocsum_desktop.schemas.settings import Settings
 from tests.conftest import PAPERS
 
 PAPER = PAPERS / "docling_picture_classification.pdf"  # 2 pages, 2 captioned figures: quick to read

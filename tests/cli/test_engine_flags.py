@@ -10,7 +10,7 @@ from mmdocsum_desktop.cli import bench as cli_bench
 from mmdocsum_desktop.cli import engine_flags
 from mmdocsum_desktop.cli import place as cli_place
 from mmdocsum_desktop.cli import summarize as cli_summarize
-from mmdocsum_desktop.settings import EngineChoice, PlacementSettings
+from mmdocsum_desktop.schemas.settings import EngineChoice, PlacementSettings
 
 
 def _parser(register) -> argparse.ArgumentParser:

@@ -15,10 +15,10 @@ from PIL import Image
 
 from mmdocsum_desktop.document.html import read_html
 from mmdocsum_desktop.document.limits import DEFAULT_LIMITS, ReadLimits
-from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.document.reader import export_document, read_document
 from mmdocsum_desktop.errors import CorruptDocumentError, JobCancelled
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.schemas.document import Document
 
 ARTICLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "articles"
 DUCK = ARTICLES / "wiki_duck.html"

@@ -16,10 +16,10 @@ from PIL import Image
 
 from mmdocsum_desktop.document.jats import read_jats
 from mmdocsum_desktop.document.limits import DEFAULT_LIMITS
-from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.document.reader import export_document, read_document
 from mmdocsum_desktop.errors import CorruptDocumentError
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.schemas.document import Document
 
 ARTICLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "articles"
 ELIFE = ARTICLES / "elife-56337.nxml"

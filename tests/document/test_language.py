@@ -8,10 +8,10 @@ import pymupdf
 import pytest
 
 from mmdocsum_desktop.document.language import guess_language, mark_languages
-from mmdocsum_desktop.document.model import Block, Document
 from mmdocsum_desktop.document.reader import read_document
 from mmdocsum_desktop.engines.extractive import ExtractiveEngine
 from mmdocsum_desktop.models.embed import TextEmbedder
+from mmdocsum_desktop.schemas.document import Block, Document
 from tests.conftest import CORPUS
 
 MULTILINGUAL = CORPUS / "multilingual"

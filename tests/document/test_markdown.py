@@ -13,10 +13,10 @@ from PIL import Image
 
 from mmdocsum_desktop.document.limits import DEFAULT_LIMITS
 from mmdocsum_desktop.document.markdown import read_markdown
-from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.document.reader import export_document, read_document
 from mmdocsum_desktop.errors import CorruptDocumentError
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.schemas.document import Document
 
 ARTICLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "articles"
 WIKI_MD = ARTICLES / "wiki.md"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from mmdocsum_desktop.document.model import Block, Document
 from mmdocsum_desktop.document.normalize import (
     has_unmapped_glyphs,
     join_split_words,
@@ -24,6 +23,7 @@ from mmdocsum_desktop.document.sections import (
     strip_run_in_heading,
     summary_part,
 )
+from mmdocsum_desktop.schemas.document import Block, Document
 from tests.conftest import CORPUS
 
 PMC = CORPUS / "pmc"

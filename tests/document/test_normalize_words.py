@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pymupdf
 
-from mmdocsum_desktop.document.model import Block
 from mmdocsum_desktop.document.normalize import (
     normalize_blocks,
     private_glyph_readings,
@@ -13,6 +12,7 @@ from mmdocsum_desktop.document.normalize import (
 )
 from mmdocsum_desktop.document.pdf_layout import text_from_glyphs
 from mmdocsum_desktop.document.reader import read_document
+from mmdocsum_desktop.schemas.document import Block
 from tests.conftest import PAPERS
 
 

@@ -10,9 +10,9 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from mmdocsum_desktop.document.model import Document
 from mmdocsum_desktop.document.pdf import png_bytes
 from mmdocsum_desktop.document.reader import export_document, read_document
+from mmdocsum_desktop.schemas.document import Document
 from tests.conftest import CORPUS, PAPERS, REPO_ROOT, read_paper
 
 # Captions printed in each paper, counted on the rendered pages (shared with the benchmark).

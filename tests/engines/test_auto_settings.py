@@ -8,8 +8,14 @@ import pytest
 
 from mmdocsum_desktop.engines.factory import build_engine, choose_engine_name
 from mmdocsum_desktop.errors import EngineError, ModelFormatError
-from mmdocsum_desktop.settings import EngineChoice as EngineRequest
-from mmdocsum_desktop.settings import EngineSettings, Settings, SettingsError, load_settings, save_settings
+from mmdocsum_desktop.schemas.settings import EngineChoice as EngineRequest
+from mmdocsum_desktop.schemas.settings import (
+    EngineSettings,
+    Settings,
+    SettingsError,
+    load_settings,
+    save_settings,
+)
 
 
 def test_auto_is_extractive_on_a_fresh_install():

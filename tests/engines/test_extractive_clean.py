@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from mmdocsum_desktop.document.model import Block, Document
 from mmdocsum_desktop.engines.extractive import (
     _PROTOTYPES,
-    ROLES,
     SALIENCE_FEATURES,
     SALIENCE_WEIGHTS,
     ExtractiveEngine,
@@ -23,6 +21,8 @@ from mmdocsum_desktop.engines.extractive import (
     salience_features,
     section_role,
 )
+from mmdocsum_desktop.schemas.document import Block, Document
+from mmdocsum_desktop.schemas.summary import ROLES
 from tests.conftest import CORPUS, model_dirs_in
 
 PMC = CORPUS / "pmc"

@@ -63,15 +63,15 @@ def memory_keyring():
 
 def _engine_from_settings(url: str, key_name: str | None):
     from mmdocsum_desktop.engines.factory import build_engine
-    from mmdocsum_desktop.settings import EngineChoice as EngineRequest
-    from mmdocsum_desktop.settings import EngineSettings
+    from mmdocsum_desktop.schemas.settings import EngineChoice as EngineRequest
+    from mmdocsum_desktop.schemas.settings import EngineSettings
 
     settings = EngineSettings.model_validate({"openai": {"base_url": url, "key_name": key_name, "retries": 0}})
     return build_engine(EngineRequest(engine="auto"), settings, embedder=None)
 
 
 def test_streams_from_llama_cpp_server_with_key_from_keyring(server, memory_keyring):
-    from mmdocsum_desktop.settings import set_api_key
+    from mmdocsum_desktop.schemas.settings import set_api_key
 
     set_api_key("local-llama", API_KEY)
     engine = _engine_from_settings(server, "local-llama")

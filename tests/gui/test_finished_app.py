@@ -15,8 +15,8 @@ import pymupdf
 import pytest
 
 from mmdocsum_desktop.models import registry
-from mmdocsum_desktop.settings import EngineSettings, LlamaSettings, Settings, save_settings
-from mmdocsum_desktop.summarize.schema import Summary
+from mmdocsum_desktop.schemas.settings import EngineSettings, LlamaSettings, Settings, save_settings
+from mmdocsum_desktop.schemas.summary import Summary
 from tests.conftest import PAPERS
 from tests.gui.conftest import wait_job
 from tests.gui.test_main_window import open_document, summarize
@@ -294,7 +294,7 @@ def test_pages_are_rasterised_in_a_child_process_with_its_own_gil(qtbot):
 def test_the_model_manager_uses_a_model_with_one_click_and_refuses_a_non_gguf(qtbot, tmp_path):
     from mmdocsum_desktop.gui.settings_dialog import SettingsDialog, gguf_refusal
     from mmdocsum_desktop.gui.workers import JobRunner
-    from mmdocsum_desktop.settings import load_settings
+    from mmdocsum_desktop.schemas.settings import load_settings
 
     runner = JobRunner()
     dialog = SettingsDialog(runner)

@@ -39,7 +39,7 @@ def configure(*, model: Path | None = None, engine: str = "extractive", judge: s
     """Settings of this test (MMDOCSUM_DATA_DIR is the test's own): summaries by the extractive engine,
     and when ``model`` is given a GGUF model that the judge uses (chosen as the judge: "auto" never takes
     a GGUF while summaries are extractive)."""
-    from mmdocsum_desktop.settings import EngineSettings, LlamaSettings, Settings, save_settings
+    from mmdocsum_desktop.schemas.settings import EngineSettings, LlamaSettings, Settings, save_settings
 
     llama = LlamaSettings(model=str(model), n_ctx=2048, n_threads=THREADS) if model else LlamaSettings()
     judge = judge or ("llama" if model else "auto")

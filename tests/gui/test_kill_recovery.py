@@ -15,11 +15,10 @@ import time
 import zipfile
 from pathlib import Path
 
-from mmdocsum_desktop import project as proj
+from mmdocsum_desktop.app import project as proj
 from mmdocsum_desktop.document.reader import read_document
-from mmdocsum_desktop.engines.extractive import ROLES
 from mmdocsum_desktop.gui.main_window import AUTOSAVE_DELAY_MS
-from mmdocsum_desktop.summarize.schema import Summary, SummaryParagraph
+from mmdocsum_desktop.schemas.summary import ROLES, Summary, SummaryParagraph
 from tests.conftest import PAPERS, REPO_ROOT
 
 # An edit older than this at the moment of the kill must have been recovered: the autosave interval,

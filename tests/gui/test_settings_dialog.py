@@ -9,7 +9,7 @@ from keyring.backend import KeyringBackend
 from mmdocsum_desktop.gui.settings_dialog import SettingsDialog
 from mmdocsum_desktop.gui.widgets.doctor_panel import DoctorPanel
 from mmdocsum_desktop.gui.workers import JobRunner
-from mmdocsum_desktop.settings import KEYRING_SERVICE, get_api_key, load_settings, settings_path
+from mmdocsum_desktop.schemas.settings import KEYRING_SERVICE, get_api_key, load_settings, settings_path
 from tests.gui.conftest import wait_job
 
 
@@ -119,7 +119,7 @@ def test_model_manager_lists_and_verifies(qtbot, dialog):
 
 
 def test_the_clip_model_is_saved_and_shown_again(dialog, memory_keyring):
-    from mmdocsum_desktop.settings import Settings, save_settings
+    from mmdocsum_desktop.schemas.settings import Settings, save_settings
 
     save_settings(Settings.model_validate({"placement": {"clip": "my-clip"}}))
     d = dialog()

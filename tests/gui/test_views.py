@@ -168,7 +168,7 @@ def test_worker_progress_stream_and_cancel(qtbot, logfail):
 
 def test_a_summary_card_says_why_its_paragraph_shows_no_figure(qtbot):
     from mmdocsum_desktop.gui.summary_view import paragraph_html
-    from mmdocsum_desktop.summarize.schema import NoFigure, SummaryParagraph
+    from mmdocsum_desktop.schemas.summary import NoFigure, SummaryParagraph
 
     noted = SummaryParagraph(role="method", text="We measured flow.",
                              no_figure=NoFigure(kind="shown_elsewhere", labels=["Figure 2"]))

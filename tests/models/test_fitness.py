@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from mmdocsum_desktop.models import fitness, registry
-from mmdocsum_desktop.settings import Settings
-from mmdocsum_desktop.summarize.schema import Summary, SummaryParagraph
+from mmdocsum_desktop.schemas.settings import Settings
+from mmdocsum_desktop.schemas.summary import Summary, SummaryParagraph
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from mmdocsum_desktop.app.project import PROJECT_SUFFIX
 from mmdocsum_desktop.document import reader
-from mmdocsum_desktop.project import PROJECT_SUFFIX
 
 from .conftest import APP_ID, ICONS, LINUX, REPO_ROOT
 

@@ -24,7 +24,7 @@ from mmdocsum_desktop import settings as app_settings
 from mmdocsum_desktop.engines.base import GenerationOptions, Message
 from mmdocsum_desktop.engines.factory import build_engine
 from mmdocsum_desktop.errors import SecretError
-from mmdocsum_desktop.settings import EngineChoice as EngineRequest
+from mmdocsum_desktop.schemas.settings import EngineChoice as EngineRequest
 from tests.security.conftest import AppHome, KeyServer, find_secret, tiny_document
 
 NO_BACKEND = "keyring.backends.fail.Keyring"
@@ -71,7 +71,7 @@ def test_core_keeps_the_key_in_memory_for_the_session(no_keyring):
     # another process (the next session) has no key: it was never written anywhere
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON_KEYRING")}
     other = subprocess.run(
-        [sys.executable, "-c", "from mmdocsum_desktop.settings import get_api_key; get_api_key('work')"],
+        [sys.executable, "-c", "from mmdocsum_desktop.schemas.settings import get_api_key; get_api_key('work')"],
         env={**env, "PYTHON_KEYRING_BACKEND": NO_BACKEND}, capture_output=True, text=True, timeout=60,
         stdin=subprocess.DEVNULL)
     assert other.returncode != 0 and "no system keyring is available" in other.stderr

@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from mmdocsum_desktop.document.model import Block, Document, Figure
 from mmdocsum_desktop.engines.extractive import ExtractiveEngine, clean_sentence, section_role, usable
 from mmdocsum_desktop.engines.sentences import Sentence, split_sentences
 from mmdocsum_desktop.errors import EmptyDocumentError, JobCancelled
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.schemas.document import Block, Document, Figure
 from mmdocsum_desktop.summarize.pipeline import SummaryOptions, summarize_document
 
 
@@ -181,8 +181,8 @@ def _item(n: int, *, cites=(), passage=(), section=(), part=()):
 
 
 def test_the_figures_illustrate_the_most_paragraphs_and_each_without_one_says_why():
+    from mmdocsum_desktop.schemas.summary import FigureEntry
     from mmdocsum_desktop.summarize.evidence import ParagraphEvidence, assign_evidence_figures
-    from mmdocsum_desktop.summarize.schema import FigureEntry
 
     entries = [FigureEntry(index=1, label="Figure 1", caption="Flows."), FigureEntry(index=2, label="Figure 2", caption="Rain.")]
     evidence = [

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from mmdocsum_desktop.document.model import Block, Document
 from mmdocsum_desktop.engines.extractive import junk_reason
+from mmdocsum_desktop.schemas.document import Block, Document
+from mmdocsum_desktop.schemas.summary import FigureEntry, SummaryOptions
 from mmdocsum_desktop.summarize import prompt as prompts
 from mmdocsum_desktop.summarize.evidence import (
     EvidenceItem,
@@ -19,7 +20,6 @@ from mmdocsum_desktop.summarize.evidence import (
 from mmdocsum_desktop.summarize.grounded import MAX_SENTENCES, GroundedWriter
 from mmdocsum_desktop.summarize.pipeline import summarize_document
 from mmdocsum_desktop.summarize.render import to_markdown
-from mmdocsum_desktop.summarize.schema import FigureEntry, SummaryOptions
 
 # runs a real language model (SmolLM2 or a tiny random GGUF): left out of `pytest -m "not slow"`
 pytestmark = pytest.mark.slow

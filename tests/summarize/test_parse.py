@@ -305,7 +305,7 @@ def test_image_reference_of_thousands_of_digits_is_invalid():
 
 def test_benchmark_scorer_reads_hostile_references():
     from mmdocsum_desktop.bench.metrics.mdocsum import normalise_ref as score_ref
-    from mmdocsum_desktop.bench.schema import INVALID
+    from mmdocsum_desktop.schemas.bench import INVALID
 
     assert score_ref("9" * 5000) == INVALID
     assert score_ref("Image 7") == 7

@@ -8,8 +8,7 @@ import json
 import pytest
 from PIL import Image
 
-from mmdocsum_desktop.summarize.render import format_for, to_html, to_markdown, to_mdocsum, write_summary
-from mmdocsum_desktop.summarize.schema import (
+from mmdocsum_desktop.schemas.summary import (
     Evidence,
     FigureChoice,
     FigureEntry,
@@ -18,6 +17,7 @@ from mmdocsum_desktop.summarize.schema import (
     SummaryOptions,
     SummaryParagraph,
 )
+from mmdocsum_desktop.summarize.render import format_for, to_html, to_markdown, to_mdocsum, write_summary
 
 
 @pytest.fixture
@@ -132,7 +132,7 @@ def test_the_app_exports_exactly_what_mmdocsum_summarize_writes(tmp_path, monkey
     same files, byte for byte (the PDF: the same text and images)."""
     import pymupdf
 
-    from mmdocsum_desktop import project as proj
+    from mmdocsum_desktop.app import project as proj
     from mmdocsum_desktop.cli import main as mmdocsum
     from mmdocsum_desktop.document.reader import read_document
     from mmdocsum_desktop.engines.extractive import ExtractiveEngine

@@ -10,8 +10,8 @@ import pymupdf
 import pytest
 from PIL import Image
 
+from mmdocsum_desktop.schemas.summary import FigureChoice, SentenceCitation, Summary, SummaryParagraph
 from mmdocsum_desktop.summarize.render import caption_text, to_markdown, write_summary
-from mmdocsum_desktop.summarize.schema import FigureChoice, SentenceCitation, Summary, SummaryParagraph
 from tests.conftest import PAPERS
 
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mmdocsum_desktop.bench.metrics.common import slot_accuracies
-from mmdocsum_desktop.bench.schema import BenchDataError, FtiiArticle, FtiiMetrics, SingleChoiceItem
+from mmdocsum_desktop.schemas.bench import BenchDataError, FtiiArticle, FtiiMetrics, SingleChoiceItem
 
 
 def normalise_path(value: Any) -> str:

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mmdocsum_desktop.bench.metrics.common import harmonic
-from mmdocsum_desktop.bench.schema import MCiteRecord
+from mmdocsum_desktop.schemas.bench import MCiteRecord
 from mmdocsum_desktop.text.sentences import split_answer_sentences
 
 CATEGORIES = ("explanation_single", "explanation_multi", "locating_single")

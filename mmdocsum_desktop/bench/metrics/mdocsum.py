@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mmdocsum_desktop.bench.metrics.common import harmonic, mean
-from mmdocsum_desktop.bench.schema import (
+from mmdocsum_desktop.schemas.bench import (
     INVALID,
     METRIC_KEYS,
     MISSING,

@@ -11,7 +11,7 @@ Adding a suite (``example``, say):
 
 1. ``bench/metrics/example.py`` — the paper's metrics as pure functions of gold and prediction;
 2. ``bench/suites/example.py`` — ``run_example(split, out, *, ..., control=None) -> dict`` (the
-   ``metrics.json`` it wrote, built with :class:`~mmdocsum_desktop.bench.schema.BenchmarkResult`),
+   ``metrics.json`` it wrote, built with :class:`~mmdocsum_desktop.schemas.bench.BenchmarkResult`),
    plus its loader in ``bench/splits.py`` and its metric keys in ``schema.METRIC_KEYS``;
 3. one line in :data:`SUITES` below;
 4. its command-line options: a module ``cli/bench_example.py`` with ``add_arguments(parser)`` and one

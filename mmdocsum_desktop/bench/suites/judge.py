@@ -26,13 +26,13 @@ from mmdocsum_desktop.bench.glue import (
     engine_model_hashes,
 )
 from mmdocsum_desktop.bench.metrics.judge import summarize_judgements
-from mmdocsum_desktop.bench.schema import METRIC_KEYS, BenchmarkResult
 from mmdocsum_desktop.document.reader import export_document
-from mmdocsum_desktop.engines.extractive import ROLES
 from mmdocsum_desktop.errors import BenchError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.judge.summary import SummaryJudge, check_aspects, summary_paragraphs
 from mmdocsum_desktop.placement.candidates import candidates_from_document
+from mmdocsum_desktop.schemas.bench import METRIC_KEYS, BenchmarkResult
+from mmdocsum_desktop.schemas.summary import ROLES
 
 SUITE = "judge"
 

@@ -22,12 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop.answer.ask import AskOptions, answer_from_evidence
-from mmdocsum_desktop.answer.schema import Answer
 from mmdocsum_desktop.bench import report, runner, splits
 from mmdocsum_desktop.bench.glue import build_judge, current_session, engine_file_hashes, shared_embedder
 from mmdocsum_desktop.bench.metrics.common import harmonic
 from mmdocsum_desktop.bench.metrics.mcite import aggregate, score_record, sentence_citations
-from mmdocsum_desktop.bench.schema import BenchmarkResult, MCiteRecord, Source
 from mmdocsum_desktop.engines.factory import build_engine, choose_engine_name
 from mmdocsum_desktop.errors import BenchError, MmdocsumError
 from mmdocsum_desktop.fileio import write_text_atomic
@@ -35,6 +33,8 @@ from mmdocsum_desktop.jobs import ensure_control
 from mmdocsum_desktop.judge.sources import Judge, SourceForJudge
 from mmdocsum_desktop.retrieval import build_retriever
 from mmdocsum_desktop.retrieval.passages import MAX_OCR_CHARS, MIN_SENTENCE_CHARS, Passage
+from mmdocsum_desktop.schemas.answer import Answer
+from mmdocsum_desktop.schemas.bench import BenchmarkResult, MCiteRecord, Source
 from mmdocsum_desktop.text.sentences import split_sentences
 
 SUITE = "mcite"

@@ -36,15 +36,15 @@ from mmdocsum_desktop.bench.metrics.mdocsum import (
     score_document,
 )
 from mmdocsum_desktop.bench.metrics.rouge import mean_rouge, rouge, summary_text
-from mmdocsum_desktop.bench.schema import (
+from mmdocsum_desktop.errors import BenchError, JobCancelled
+from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.schemas.bench import (
     BenchmarkResult,
     DocScore,
     JudgeScore,
     MDocSumItem,
     ParsedAnswer,
 )
-from mmdocsum_desktop.errors import BenchError, JobCancelled
-from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.text.sentences import split_answer_sentences
 
 SUITE = "mdocsum"

@@ -40,11 +40,11 @@ from mmdocsum_desktop.bench.metrics import pairs as m
 from mmdocsum_desktop.bench.pairs_gold import GoldError, PairGold, read_gold, strip_citations
 from mmdocsum_desktop.bench.pairs_split import PairFiles, pairs_in
 from mmdocsum_desktop.bench.runner import RunFolder, run_stage
-from mmdocsum_desktop.document.model import Block, Document
 from mmdocsum_desktop.errors import BenchError, InputNotFoundError, MmdocsumError
 from mmdocsum_desktop.fileio import write_json_atomic, write_text_atomic
 from mmdocsum_desktop.jobs import JobControl, ensure_control
-from mmdocsum_desktop.settings import EngineChoice
+from mmdocsum_desktop.schemas.document import Block, Document
+from mmdocsum_desktop.schemas.settings import EngineChoice
 
 STAGES = ("figures", "text", "flow", "summary")
 SUITE = "pairs"

@@ -13,9 +13,9 @@ from typing import Any
 from mmdocsum_desktop.bench import report, runner, splits
 from mmdocsum_desktop.bench.glue import BenchEngine
 from mmdocsum_desktop.bench.metrics.rouge import mean_rouge, rouge, summary_text
-from mmdocsum_desktop.bench.schema import BenchmarkResult, RougeItem
 from mmdocsum_desktop.errors import BenchError
 from mmdocsum_desktop.jobs import ensure_control
+from mmdocsum_desktop.schemas.bench import BenchmarkResult, RougeItem
 
 SUITE = "rouge"
 

@@ -17,9 +17,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, PlainSerializer, computed_field, model_validator
 
-from mmdocsum_desktop.document.model import Document
-from mmdocsum_desktop.engines.extractive import ROLE_TITLES
+from mmdocsum_desktop.schemas.document import Document
 
+# The four paragraphs of every summary, in order, and the heading each shows.
+ROLES = ("background", "method", "results", "conclusion")
+ROLE_TITLES = {
+    "background": "Research background",
+    "method": "Method",
+    "results": "Results",
+    "conclusion": "Conclusion",
+}
 SCHEMA = "mmdocsum-summary"
 SCHEMA_VERSION = 2  # 2: options as SummaryOptions (1 wrote "shuffle_images" for shuffle_seed)
 

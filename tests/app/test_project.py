@@ -12,10 +12,9 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from mmdocsum_desktop import project as proj
-from mmdocsum_desktop.document.model import Block, Document, Figure
-from mmdocsum_desktop.engines.extractive import ROLES
-from mmdocsum_desktop.summarize.schema import Summary
+from mmdocsum_desktop.app import project as proj
+from mmdocsum_desktop.schemas.document import Block, Document, Figure
+from mmdocsum_desktop.schemas.summary import ROLES, Summary
 
 
 @pytest.fixture(autouse=True)

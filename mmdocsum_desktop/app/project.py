@@ -12,7 +12,7 @@ Layout on disk
   workspace still there whose process is gone (a crash, a kill), or whose window in this process was
   destroyed without closing, is offered at the next start by :func:`recoverable_workspaces`.
 
-The summary is stored as the summary pipeline made it (:class:`~mmdocsum_desktop.summarize.schema.Summary`)
+The summary is stored as the summary pipeline made it (:class:`~mmdocsum_desktop.schemas.summary.Summary`)
 with the user's edits; project files of format 1, which kept a reduced copy, are migrated on opening.
 Exports of the summary go through :mod:`mmdocsum_desktop.summarize.render`, the renderer of
 ``mmdocsum summarize``: Markdown with an images folder, self-contained HTML (images inlined as data
@@ -37,13 +37,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
-from mmdocsum_desktop.document.model import Document, Figure
-from mmdocsum_desktop.engines.extractive import ROLES
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.fileio import write_bytes_atomic, write_json_atomic, write_text_atomic
 from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.schemas.document import Document, Figure
+from mmdocsum_desktop.schemas.summary import ROLES, FigureChoice, FigureEntry, Summary, SummaryParagraph
 from mmdocsum_desktop.summarize import render
-from mmdocsum_desktop.summarize.schema import FigureChoice, FigureEntry, Summary, SummaryParagraph
 
 PROJECT_FORMAT = 2  # 2: the summary is the pipeline's Summary (1: a reduced copy, migrated)
 PROJECT_SUFFIX = ".mdsproj"

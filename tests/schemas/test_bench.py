@@ -7,9 +7,9 @@ import json
 import pytest
 
 from mmdocsum_desktop.bench import report
-from mmdocsum_desktop.bench.schema import METRIC_KEYS, BenchmarkResult
 from mmdocsum_desktop.bench.suites.mdocsum import run_mdocsum
 from mmdocsum_desktop.bench.suites.rouge import run_rouge
+from mmdocsum_desktop.schemas.bench import METRIC_KEYS, BenchmarkResult
 
 
 def test_a_real_run_reads_back_typed_and_writes_the_same_json(tmp_path):
