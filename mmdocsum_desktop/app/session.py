@@ -4,7 +4,7 @@ The command line makes one Session per command; the desktop app uses :func:`defa
 whole life and hands it the settings again after the Settings dialog saved them
 (:meth:`Session.use_settings`). Engines are kept while the settings that made them stay the same, so a
 GGUF model is loaded once however many paragraphs are regenerated or summaries judged. The models every
-engine shares (text embedder, OCR) live in one :class:`~mmdocsum_desktop.engines.factory.ModelCache`.
+engine shares (text embedder, OCR) live in the session's :class:`~mmdocsum_desktop.app.models.Models`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mmdocsum_desktop.app.models import Models
 from mmdocsum_desktop.engines import factory
 from mmdocsum_desktop.engines.extractive import Embedder
-from mmdocsum_desktop.engines.factory import ConfiguredEngine, ModelCache
+from mmdocsum_desktop.engines.factory import ConfiguredEngine
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.settings import EngineChoice, PlacementSettings, Settings, load_settings
 
@@ -37,9 +38,9 @@ class _Loaded:
 
 
 class Session:
-    def __init__(self, settings: Settings | None = None, *, models: ModelCache | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, *, models: Models | None = None) -> None:
         self.settings = settings if settings is not None else load_settings()
-        self.models = models or factory.shared_models()
+        self.models = models if models is not None else Models()
         self._lock = threading.Lock()
         self._loaded: dict[tuple[str, str], _Loaded] = {}
 

@@ -7,16 +7,15 @@ desktop app through ``app.Session``, the benchmark glue) goes through :func:`bui
 saved :class:`~mmdocsum_desktop.schemas.settings.EngineSettings` and an
 :class:`~mmdocsum_desktop.schemas.settings.EngineChoice` on top, so the same settings give the same engine.
 
-:class:`ModelCache` holds the models that take a while to load and are the same for every engine (the
-MiniLM text embedder, RapidOCR); :func:`shared_models` is the process's one instance.
+The models an engine borrows (the MiniLM text embedder, RapidOCR) belong to the caller's session
+(``app.models.Models``) and are passed in: nothing here keeps a model.
 """
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from mmdocsum_desktop.engines.extractive import Embedder, ExtractiveEngine
 from mmdocsum_desktop.errors import EngineError, MmdocsumError, ModelFormatError
@@ -187,6 +186,14 @@ def build_judge_engine(settings: EngineSettings, choice: EngineChoice | None = N
 # ------------------------------------------------------------------------------------------- runs
 
 
+class SharedModels(Protocol):
+    """The models an engine borrows from its session's container (``app.models.Models``)."""
+
+    def embedder(self) -> Embedder: ...
+
+    def ocr(self) -> Any: ...
+
+
 @dataclass
 class ConfiguredEngine:
     """An engine with what was resolved around it: its name, whether figure text is read (``ocr``)
@@ -227,11 +234,10 @@ def wants_ocr(name: str, engine: Any, settings: EngineSettings, choice: EngineCh
 
 
 def configure_engine(settings: EngineSettings, choice: EngineChoice | None = None, *,
-                     models: ModelCache | None = None, engine: Any = None) -> ConfiguredEngine:
+                     models: SharedModels, engine: Any = None) -> ConfiguredEngine:
     """The engine of ``choice`` over ``settings`` (``engine``: one already built for them), with OCR
     decided and the summary values resolved. A missing OCR model is a warning, not an error."""
     choice = choice or EngineChoice()
-    models = models or shared_models()
     name = choose_engine_name(choice, settings)
     if engine is None:
         engine = build_engine(choice, settings, embedder=models.embedder() if name == "extractive" else None)
@@ -249,52 +255,3 @@ def configure_engine(settings: EngineSettings, choice: EngineChoice | None = Non
         temperature=choice.temperature if choice.temperature is not None else settings.temperature,
         seed=settings.seed, warnings=warnings, llm_mode=choice.llm_mode or settings.llm_mode,
     )
-
-
-# ------------------------------------------------------------------------------------------- models
-
-
-class ModelCache:
-    """Models loaded once and shared by every engine, summary and placement of a process."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._embedder: Any = None
-
-    def embedder(self):
-        """The MiniLM text embedder (loading it costs about a second)."""
-        with self._lock:
-            if self._embedder is None:
-                from mmdocsum_desktop.models.embed import TextEmbedder
-
-                self._embedder = TextEmbedder()
-            return self._embedder
-
-    def ocr(self):
-        """RapidOCR (one per process, kept by ``models.ocr``); an MmdocsumError when it cannot load."""
-        try:
-            from mmdocsum_desktop.models.ocr import shared_engine
-        except ImportError as error:
-            raise EngineError(f"OCR is not installed ({error})") from error
-        return shared_engine()
-
-    def placement_engine(self, *, ocr: bool = True, clip: str | None = None, threshold: float | None = None):
-        """A figure placement engine over this cache's embedder (OCR is one per process already); a model
-        that cannot load is left out with a warning in ``engine.warnings``."""
-        from mmdocsum_desktop.placement import PlacementEngine
-
-        engine = PlacementEngine.with_default_models(embedder=False, ocr=ocr, clip=clip, threshold=threshold)
-        try:
-            engine.embedder = self.embedder()
-        except (MmdocsumError, OSError) as error:
-            engine.model_warnings.append(f"text embedder unavailable ({error}); matching words instead")
-            engine.warnings.append(engine.model_warnings[-1])
-        return engine
-
-
-_shared = ModelCache()
-
-
-def shared_models() -> ModelCache:
-    """This process's one :class:`ModelCache`."""
-    return _shared

@@ -71,11 +71,17 @@ def test_an_engine_is_loaded_once_and_replaced_when_the_settings_change(smollm):
         session.close()
 
 
-def test_models_are_shared_between_sessions(extractive_session):
-    other = Session(Settings())
-    assert other.embedder() is extractive_session.embedder()
+def test_each_session_owns_its_models_and_shares_them_only_when_handed_over(extractive_session):
+    # a session's engines borrow its own embedder
     with extractive_session.engine() as run:
         assert run.engine.embedder is extractive_session.embedder()
+    # another session loads its own: no module keeps a model for everybody
+    other = Session(Settings())
+    assert other.models is not extractive_session.models
+    assert other.embedder() is not extractive_session.embedder()
+    # sharing is explicit: the same container, the same loaded model
+    borrowing = Session(Settings(), models=extractive_session.models)
+    assert borrowing.embedder() is extractive_session.embedder()
 
 
 def test_the_judge_is_the_configured_language_model(smollm):
