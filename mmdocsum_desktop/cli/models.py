@@ -5,14 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
+from mmdocsum_desktop.app import catalog
+from mmdocsum_desktop.app.catalog import ROLES
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.errors import ModelError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from mmdocsum_desktop.models.registry import ROLES
-
     parser = subparsers.add_parser("models", help="list, add, verify and download models")
     parser.set_defaults(handler=lambda args: parser.print_help() or 2)
     commands = parser.add_subparsers(dest="models_command", metavar="ACTION")
@@ -73,23 +74,7 @@ def human_size(size: int | None) -> str:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.models.devices import device_for_role
-    from mmdocsum_desktop.models.registry import list_models, presence
-
-    rows = []
-    for entry in list_models(args.role):
-        rows.append(
-            {
-                "name": entry.name,
-                "role": entry.role,
-                "size": entry.size,
-                "source": entry.source,
-                "present": presence(entry),
-                "device": device_for_role(entry.role),
-                "licence": entry.licence,
-                "install": entry.install or None,
-            }
-        )
+    rows = [row.to_dict() for row in catalog.model_rows(args.role)]
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -110,9 +95,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_add(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.models.registry import add_model
-
-    metadata = {}
+    metadata: dict[str, Any] = {}
     if args.arch:
         metadata["architecture"] = args.arch
     if args.clip_config:
@@ -121,7 +104,7 @@ def run_add(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as error:
             raise ModelError(f"cannot read the CLIP config {args.clip_config}: {error}") from error
     with tqdm_control("hashing") as control:
-        entry = add_model(
+        entry = catalog.add_model(
             args.path,
             args.role,
             args.name,
@@ -135,26 +118,22 @@ def run_add(args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.models.registry import MISMATCH, MISSING, UNREADABLE, verify
-
     with tqdm_control("verifying") as control:
-        reports = verify(args.name, control=control)
+        reports = catalog.verify(args.name, control=control)
     failed = False
     for report in reports:
         print(f"{report.name}: {report.status}")
         for check in report.files:
             if check.status != "ok" or check.detail:
                 print(f"  {check.kind}: {check.status}{': ' + check.detail if check.detail else ''}")
-        if report.status in (MISMATCH, UNREADABLE) or (args.name and report.status == MISSING):
+        if report.status in (catalog.MISMATCH, catalog.UNREADABLE) or (args.name and report.status == catalog.MISSING):
             failed = True
     return 1 if failed else 0
 
 
 def run_download(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.models.registry import download
-
     with tqdm_control(f"downloading {args.file}") as control:
-        path = download(
+        path = catalog.download(
             args.repo,
             args.file,
             revision=args.revision,
@@ -170,24 +149,18 @@ def run_download(args: argparse.Namespace) -> int:
 
 
 def run_assemble(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.models.registry import assemble
-
     with tqdm_control(f"assembling {args.name}") as control:
-        path = assemble(args.name, control=control)
+        path = catalog.assemble(args.name, control=control)
     print(path)
     return 0
 
 
 def run_remove(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.models.registry import remove_model
-
-    remove_model(args.name)
+    catalog.remove_model(args.name)
     print(f"removed {args.name}")
     return 0
 
 
 def run_devices(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.models.devices import describe
-
-    print(json.dumps(describe(), indent=2))
+    print(json.dumps(catalog.describe_devices(), indent=2))
     return 0
