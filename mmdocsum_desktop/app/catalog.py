@@ -16,20 +16,9 @@ from typing import Any
 
 from mmdocsum_desktop.engines.gguf_check import read_gguf_info
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.models import devices, paths, registry
+from mmdocsum_desktop.models import devices, fitness, paths, registry
 from mmdocsum_desktop.models.devices import LlamaCppInfo
-from mmdocsum_desktop.models.fitness import (
-    USE_TITLES,
-    USES,
-    Fitness,
-    Use,
-    Verdict,
-    for_entry,
-    for_judgement,
-    for_model,
-    for_settings,
-    for_summary,
-)
+from mmdocsum_desktop.models.fitness import USE_TITLES, USES, Fitness, Use, Verdict
 from mmdocsum_desktop.models.registry import (
     GGUF_ROLES,
     MISMATCH,
@@ -46,9 +35,17 @@ __all__ = [
     "GGUF_ROLES", "MISMATCH", "MISSING", "OK", "ROLES", "UNREADABLE", "USES", "USE_TITLES",
     "FileCheck", "Fitness", "LlamaCppInfo", "ModelEntry", "ModelRow", "Use", "Verdict", "VerifyReport",
     "add_model", "assemble", "bench_runs_dir", "cache_dir", "check_gguf", "data_dir", "describe_devices",
-    "device_for_role", "download", "for_entry", "for_judgement", "for_model", "for_settings", "for_summary",
-    "get_model", "list_models", "llama_cpp_info", "model_rows", "presence", "remove_model", "verify",
+    "device_for_role", "download", "fitness_for_entry", "fitness_for_judgement", "fitness_for_model",
+    "fitness_for_settings", "fitness_for_summary", "get_model", "list_models", "llama_cpp_info", "model_rows",
+    "presence", "remove_model", "verify",
 ]
+
+# What a language model is fit for (writing summaries, judging, answering), measured or judged from its size
+fitness_for_model = fitness.for_model
+fitness_for_entry = fitness.for_entry
+fitness_for_settings = fitness.for_settings
+fitness_for_summary = fitness.for_summary
+fitness_for_judgement = fitness.for_judgement
 
 
 @dataclass(frozen=True)

@@ -65,10 +65,10 @@ def test_check_gguf_reads_the_header_and_refuses_what_llama_cpp_could_not_load(t
 
 
 def test_fitness_of_a_small_model_warns_and_names_the_use():
-    verdict = catalog.for_model("SmolLM2-135M-Instruct.Q4_1.gguf", "judge")
+    verdict = catalog.fitness_for_model("SmolLM2-135M-Instruct.Q4_1.gguf", "judge")
     assert verdict.use == "judge" and verdict.verdict == "unfit" and verdict.warns
     assert "judge" in verdict.sentence()
-    big = catalog.for_model("Qwen2.5-14B-Instruct-Q4_K_M.gguf", "summary_writer")
+    big = catalog.fitness_for_model("Qwen2.5-14B-Instruct-Q4_K_M.gguf", "summary_writer")
     assert big.verdict == "fit" and not big.warns
     assert set(catalog.USES) == set(catalog.USE_TITLES)
 
