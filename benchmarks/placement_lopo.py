@@ -45,15 +45,16 @@ def main() -> None:
     parser.add_argument("--no-ce", action="store_true", help="leave the cross-encoder run out (time)")
     args = parser.parse_args()
     runs = [r for r in RUNS if not (args.no_ce and r[2])]
+    from mmdocsum_desktop.app.models import Models
     from mmdocsum_desktop.models.embed import TextEmbedder
     from mmdocsum_desktop.models.ocr import OcrEngine
-    from mmdocsum_desktop.placement.rescore import own_cross_encoder_loader
+    from mmdocsum_desktop.placement.rescore import PAIR_MAX_LENGTH
 
     started = time.perf_counter()
     summary = build(SPLIT_DIR)
     (SPLIT_DIR / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     corpus = Corpus(SPLIT_DIR, TextEmbedder(), OcrEngine())
-    cross, why = own_cross_encoder_loader()()
+    cross, why = Models().cross_encoder(PAIR_MAX_LENGTH)
     configs = [c for c in CONFIGS if c[0] in WANTED]
     signal_sets = [
         profile_signals(True, tuple(s for s, on in zip(("caption", "ocr", "context"), c[2:]) if on)) for c in configs

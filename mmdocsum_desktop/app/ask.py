@@ -1,33 +1,24 @@
 """Ask the paper, as the CLI, the desktop app and the benchmarks call it: the session's engine, and one
-retriever per session (MiniLM from the session's model cache, the cross-encoder loaded once), whose
+retriever per session (kept by the session's models: MiniLM and the cross-encoder, loaded once), whose
 index of each document is built on the first question and reused for the next ones."""
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Callable
 from typing import Any
 
 from mmdocsum_desktop.answer.ask import AskOptions, answer_question, prepare_question
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.retrieval import Retriever, build_retriever
+from mmdocsum_desktop.retrieval import Retriever
 from mmdocsum_desktop.schemas.answer import Answer
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.settings import EngineChoice
 
-_retrievers: weakref.WeakKeyDictionary[Session, dict[bool, Retriever]] = weakref.WeakKeyDictionary()
-_lock = threading.Lock()
-
 
 def retriever(session: Session, *, rerank: bool = True) -> Retriever:
-    """The session's retriever (built once; ``rerank=False`` gives a separate one without rescoring)."""
-    with _lock:
-        kept = _retrievers.setdefault(session, {})
-        if rerank not in kept:
-            kept[rerank] = build_retriever(rerank=rerank, embedder=session.embedder())
-        return kept[rerank]
+    """The session's retriever (built once by its models; ``rerank=False`` gives one without rescoring)."""
+    return session.models.retriever(rerank=rerank)
 
 
 def ask(

@@ -9,18 +9,27 @@ encoded buffer; pixel bytes and shape for an array) in a :class:`ContentCache`.
 from __future__ import annotations
 
 import functools
+import gzip
 import io
 import json
 import os
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from mmdocsum_desktop.errors import CorruptImageError, ImageTooLargeError, MissingDependencyError, ModelError
+from mmdocsum_desktop.document.scanned import RecognisedLine, RecognisedPage
+from mmdocsum_desktop.errors import (
+    CorruptImageError,
+    ImageTooLargeError,
+    InputNotFoundError,
+    MissingDependencyError,
+    ModelError,
+)
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.models.cache import ContentCache
 from mmdocsum_desktop.models.hashing import sha256_bytes
@@ -109,7 +118,7 @@ class OcrEngine:
         model_paths: dict[str, str | os.PathLike[str]] | None = None,
     ) -> None:
         """``model_paths``: {"det"|"cls"|"rec": ONNX file} in place of the files RapidOCR ships with."""
-        try:
+        try:  # RapidOCR loads its ONNX sessions on import: only when a page or figure is read
             from rapidocr_onnxruntime import RapidOCR
         except ImportError as error:
             raise MissingDependencyError(
@@ -224,8 +233,6 @@ class OcrEngine:
             try:
                 data = path.read_bytes()
             except FileNotFoundError as error:
-                from mmdocsum_desktop.errors import InputNotFoundError
-
                 raise InputNotFoundError(f"no such image: {path}") from error
             except OSError as error:
                 raise CorruptImageError(f"cannot read {path}: {error}") from error
@@ -287,7 +294,7 @@ def _flatten_alpha(rgba: np.ndarray) -> np.ndarray:
 
 def decode_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, label: str = "image") -> np.ndarray:
     """Encoded image bytes → H×W×3 uint8 RGB, refusing huge or damaged images before/while decoding."""
-    from PIL import Image, UnidentifiedImageError
+    from PIL import Image, UnidentifiedImageError  # Pillow's plugins load on first use, not at start-up
 
     try:
         with Image.open(io.BytesIO(data)) as img:  # reads the header only
@@ -314,7 +321,7 @@ def decode_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, label: st
 @functools.lru_cache(maxsize=8)  # reading package metadata costs milliseconds; asked once per image
 def engine_id(min_confidence: float = 0.5) -> str:
     """The cache namespace of an OcrEngine's results: RapidOCR's version, the score filter, the format."""
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError, version  # metadata is read only to key the cache
 
     try:
         engine_version = version("rapidocr-onnxruntime")
@@ -323,25 +330,15 @@ def engine_id(min_confidence: float = 0.5) -> str:
     return f"rapidocr-{engine_version}:score{min_confidence:g}:v{CACHE_FORMAT}"
 
 
-_lookup_cache: ContentCache | None = None
-_lookup_lock = threading.Lock()
-
-
-def cached_text(image: str | os.PathLike[str], *, cache: ContentCache | None = None) -> str | None:
-    """The text the default OcrEngine (:func:`shared_engine`) read in this image file before, from the
-    content cache (keyed by the file's bytes), without loading RapidOCR; None when it was never read (or
-    the file cannot be read: the engine itself will say why). Placement asks this first, so a document
-    whose figure crops were read once never waits for the OCR models to load again."""
-    global _lookup_cache
+def cached_text(image: str | os.PathLike[str], *, cache: ContentCache) -> str | None:
+    """The text the default OcrEngine read in this image file before, from the content cache (keyed by
+    the file's bytes), without loading RapidOCR; None when it was never read (or the file cannot be read:
+    the engine itself will say why). Placement asks this first, so a document whose figure crops were
+    read once never waits for the OCR models to load again."""
     try:
         data = Path(image).read_bytes()
     except OSError:
         return None
-    if cache is None:
-        with _lookup_lock:
-            if _lookup_cache is None:
-                _lookup_cache = ContentCache()
-            cache = _lookup_cache
     hit = cache.get(engine_id(), sha256_bytes(data))
     if hit is None:
         return None
@@ -351,27 +348,12 @@ def cached_text(image: str | os.PathLike[str], *, cache: ContentCache | None = N
         return None  # an entry written by something else: the engine recomputes it
 
 
-_shared_engine: OcrEngine | None = None
-_shared_lock = threading.Lock()
-
-
-def shared_engine() -> OcrEngine:
-    """One OcrEngine per process (RapidOCR takes about a second to start)."""
-    global _shared_engine
-    with _shared_lock:
-        if _shared_engine is None:
-            _shared_engine = OcrEngine()
-        return _shared_engine
-
-
-def ocr_page_image(
-    png_bytes: bytes, *, engine: OcrEngine | None = None, control: JobControl | None = None
-) -> OcrResult:
+def ocr_page_image(png_bytes: bytes, *, engine: OcrEngine, control: JobControl | None = None) -> OcrResult:
     """OCR of one rendered PDF page (e.g. ``page.get_pixmap(dpi=200).tobytes("png")``) for scanned PDFs.
 
     Box coordinates are in the pixels of that image: divide by ``dpi / 72`` for PDF points.
     """
-    return (engine or shared_engine()).read(png_bytes, control=control)
+    return engine.read(png_bytes, control=control)
 
 
 # ------------------------------------------------------------------------------------------ scanned pages
@@ -411,12 +393,9 @@ def _height(line: OcrLine) -> float:
     return y1 - y0
 
 
-def read_page(
-    image: ImageInput, *, engine: OcrEngine | None = None, control: JobControl | None = None
-) -> tuple[OcrResult, int]:
+def read_page(image: ImageInput, *, engine: OcrEngine, control: JobControl | None = None) -> tuple[OcrResult, int]:
     """OCR of a scanned page image, turned upright first when it was scanned sideways or upside down:
     (result in the upright image's pixels, quarter turns counter-clockwise applied)."""
-    engine = engine or shared_engine()
     first = engine.read(image, control=control)
     turns = page_quarter_turns(first)
     if turns == 0:
@@ -426,18 +405,18 @@ def read_page(
     return engine.read(upright, control=control), turns
 
 
-def page_reader(engine: OcrEngine | None = None, *, engine_factory=None):
+def page_reader(engine: OcrEngine | None = None, *,
+                engine_factory: Callable[[], OcrEngine] | None = None) -> Callable[[bytes], RecognisedPage]:
     """The OCR hook for ``read_document(..., ocr=...)``: page PNG in, :class:`RecognisedPage` out.
 
-    The engine is made on the first scanned page (``engine_factory``, default the process's shared
-    engine), so a document without scanned pages never loads RapidOCR, and a missing or damaged model
-    is a ModelError on each scanned page (the reader turns it into a warning and reads the rest)."""
-    from mmdocsum_desktop.document.scanned import RecognisedLine, RecognisedPage
-
-    factory = engine_factory or shared_engine
+    Either ``engine``, or ``engine_factory`` (the session's models), asked on the first scanned page, so a
+    document without scanned pages never loads RapidOCR, and a missing or damaged model is a ModelError
+    on each scanned page (the reader turns it into a warning and reads the rest)."""
+    if (engine is None) == (engine_factory is None):
+        raise TypeError("page_reader takes an OCR engine or a factory of one")
 
     def recognise(png: bytes) -> RecognisedPage:
-        result, turns = read_page(png, engine=engine or factory())
+        result, turns = read_page(png, engine=engine if engine is not None else engine_factory())  # type: ignore[misc]
         return RecognisedPage(
             lines=tuple(RecognisedLine(restore_spaces(line.text), line.bbox, line.confidence) for line in result.lines),
             quarter_turns=turns,
@@ -462,9 +441,7 @@ _SHORT_KNOWN = 2_500
 
 @functools.lru_cache(maxsize=1)
 def _word_ranks() -> dict[str, int]:
-    import gzip
-
-    import wordninja
+    import wordninja  # its word list is read once, when OCR first ran words of a line together
 
     words = Path(wordninja.__file__).parent / "wordninja" / "wordninja_words.txt.gz"
     return {word: rank for rank, word in enumerate(gzip.decompress(words.read_bytes()).decode().split())}
@@ -481,7 +458,7 @@ def restore_spaces(text: str) -> str:
     """``text`` with the spaces OCR dropped between English words put back where the split is sure."""
     if not _RUN.search(text):
         return text
-    import wordninja
+    import wordninja  # loads a 1 MB word list: only for lines OCR ran together
 
     ranks = _word_ranks()
 

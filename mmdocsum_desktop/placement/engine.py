@@ -8,10 +8,8 @@ signals out, and a model that fails on some input is dropped for that input with
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +24,6 @@ from mmdocsum_desktop.placement.assign import global_assign, greedy_assign
 from mmdocsum_desktop.placement.head import HEAD_FEATURE
 from mmdocsum_desktop.placement.rescore import (
     foreign_paragraphs,
-    own_cross_encoder_loader,
     rescore_features,
     rescore_heads,
 )
@@ -285,65 +282,14 @@ class PlacementEngine:
         self.sequence_models = dict(sequence_models) if sequence_models is not None else dict(self.fitted.sequence)
         self.sequence_profile = self.fitted.sequence_profile
         self.top_k = top_k  # paragraphs rescored per figure (None: the fitted model's)
-        # Models loaded on first need (with_default_models): the cross-encoder when a figure is rescored,
-        # OCR when a crop's text is not in the content cache. Each is () -> (model or None, why not).
+        # Models loaded on first need (the session's container sets these): the cross-encoder when a figure
+        # is rescored, OCR when a crop's text is not in the content cache. Each is () -> (model or None, why).
         self.cross_encoder_loader: Callable[[], tuple[object | None, str | None]] | None = None
         self.ocr_loader: Callable[[], tuple[object | None, str | None]] | None = None
         self.ocr_lookup: Callable[[str], str | None] | None = None  # cached text of an image, no model
-        # Keep the cross-encoder's logit of each (caption, paragraph) pair for the process's later calls
-        # (the app's engines: a paragraph edited is the only one rescored again).
-        self.remember_pairs = False
         self.model_warnings: list[str] = []  # models missing or dropped: kept across calls
         self.warnings: list[str] = []  # those, and what the last call met
         self.timings: dict[str, float] = {}  # seconds per step of the last call (OCR, embedding, ...)
-
-    @classmethod
-    def with_default_models(
-        cls,
-        *,
-        embedder=True,
-        ocr: bool = True,
-        clip: str | None = None,
-        threshold: float | None = None,
-        rerank: bool = True,
-        cross_encoder_loader: Callable[[], tuple[object | None, str | None]] | None = None,
-        **options,
-    ) -> PlacementEngine:
-        """An engine with the installed models; a missing or broken one is left out with a warning.
-
-        ``embedder``: the caller's text embedder (the session owns it), True to load one for this engine,
-        False for none. The cross-encoder and OCR are loaded when first needed: a placement whose figures
-        are not rescored, or whose crops' text is cached, never pays for loading them.
-        ``cross_encoder_loader``: () -> (model or None, why not), the caller's (a session keeps one model
-        for all its engines); None: this engine loads its own when it first rescores."""
-        notes: list[str] = []
-        text_model = clip_model = None
-        if embedder is not None and not isinstance(embedder, bool):
-            text_model = embedder
-        elif embedder:
-            try:
-                from mmdocsum_desktop.models.embed import TextEmbedder
-
-                text_model = TextEmbedder()
-            except (MmdocsumError, OSError) as error:
-                notes.append(f"text embedder unavailable ({error}); matching words instead")
-        if clip:
-            try:
-                from mmdocsum_desktop.models.clip import load_clip
-
-                clip_model = load_clip(clip)
-            except (MmdocsumError, OSError) as error:
-                notes.append(f"CLIP model {clip!r} unavailable ({error}); placing without CLIP")
-        engine = cls(text_model, None, clip_model, threshold, **options)
-        if rerank:
-            engine.cross_encoder_loader = cross_encoder_loader or own_cross_encoder_loader()
-            engine.remember_pairs = True
-        if ocr:
-            engine.ocr_loader = _shared_ocr
-            engine.ocr_lookup = _cached_ocr_text
-        engine.model_warnings.extend(notes)
-        engine.warnings = list(notes)
-        return engine
 
     def models_in_use(self) -> list[str]:
         """What scores the images (models not loaded yet but on call count): "text embeddings", "OCR",
@@ -473,9 +419,8 @@ class PlacementEngine:
                 problem.warnings.append(language)
                 self.warnings.append(language)
             else:
-                scorer = _RememberedPairs(self.cross_encoder) if self.remember_pairs else self.cross_encoder
                 ce, notes = rescore_heads(
-                    scorer, problem.paragraphs, captions, problem.base_logits(), top_k,
+                    self.cross_encoder, problem.paragraphs, captions, problem.base_logits(), top_k,
                     control=control,
                 )
                 problem.warnings.extend(notes)
@@ -748,50 +693,3 @@ def _surface_forms(paragraph: str, words: Sequence[str], limit: int = 12) -> lis
         if stem and stem[0] in wanted and stem[0] not in forms:
             forms[stem[0]] = written
     return [forms[w] for w in words if w in forms][:limit]
-
-
-def _shared_ocr() -> tuple[object | None, str | None]:
-    """The process's OCR engine, or (None, why) when it cannot load."""
-    try:
-        from mmdocsum_desktop.models.ocr import shared_engine
-
-        return shared_engine(), None
-    except (MmdocsumError, OSError) as error:
-        return None, f"OCR unavailable ({error}); placing without the text inside images"
-
-
-def _cached_ocr_text(image: str) -> str | None:
-    from mmdocsum_desktop.models.ocr import cached_text
-
-    return cached_text(image)
-
-
-# Cross-encoder logits of (caption, paragraph) pairs already scored in this process, per model: placing
-# again after editing one paragraph rescores only the pairs of that paragraph. Exact, not approximate:
-# the cross-encoder scores each pair on its own (batch_size 1), so a pair's logit never depends on the
-# others asked with it.
-_PAIR_LOGITS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_PAIR_LOGITS_MAX = 50_000  # per model (about 5 MB): forgotten all at once beyond it
-
-
-class _RememberedPairs:
-    """``score_pairs`` of a cross-encoder through the process's memory of pairs it scored before."""
-
-    def __init__(self, model) -> None:
-        self.model = model
-
-    def score_pairs(self, pairs: Sequence[tuple[str, str]], *, control: JobControl | None = None) -> np.ndarray:
-        try:
-            memory = _PAIR_LOGITS.setdefault(self.model, {})
-        except TypeError:  # a model object that cannot be weakly referenced: no memory
-            return np.asarray(self.model.score_pairs(pairs, control=control), dtype=np.float64)
-        keys = [hashlib.sha256(f"{query}\0{passage}".encode()).digest() for query, passage in pairs]
-        logits = np.array([memory.get(key, np.nan) for key in keys], dtype=np.float64)
-        missing = [k for k, key in enumerate(keys) if key not in memory]
-        if missing:
-            fresh = np.asarray(self.model.score_pairs([pairs[k] for k in missing], control=control), dtype=np.float64)
-            logits[missing] = fresh
-            if len(memory) + len(missing) > _PAIR_LOGITS_MAX:
-                memory.clear()
-            memory.update((keys[k], float(value)) for k, value in zip(missing, fresh))
-        return logits

@@ -10,8 +10,11 @@ so "not even among the best k" reads as low, not as unknown.
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -131,17 +134,39 @@ def rescore_features(ce: np.ndarray) -> dict[str, np.ndarray]:
     return {"ce_raw": raw, "ce_col": col, "ce_top": top}
 
 
-def own_cross_encoder_loader() -> Callable[[], tuple[object | None, str | None]]:
-    """A loader of one cross-encoder (at :data:`PAIR_MAX_LENGTH` tokens) for the engine that holds it:
-    () -> (model, None), or (None, why) when its files are missing or damaged (placement then goes on
-    without rescoring). No process-wide model here: a session that places often passes its own loader."""
+class PairScorer(Protocol):
+    def score_pairs(self, pairs: Sequence[tuple[str, str]], *, control: JobControl | None = None) -> Any: ...
 
-    def load() -> tuple[object | None, str | None]:
-        from mmdocsum_desktop.models.rerank import load_cross_encoder
 
-        try:
-            return load_cross_encoder(max_length=PAIR_MAX_LENGTH)
-        except Exception as error:  # noqa: BLE001 — e.g. the registry cannot find the package
-            return None, f"no cross-encoder rescoring: {type(error).__name__}: {error}"
+# Pairs remembered per cross-encoder (about 5 MB); beyond it the memory is forgotten all at once.
+REMEMBERED_PAIRS_MAX = 50_000
 
-    return load
+
+class RememberedPairs:
+    """A cross-encoder's ``score_pairs`` through a memory of the pairs it scored before: placing again
+    after editing one paragraph rescores only the pairs of that paragraph. Exact, not approximate: the
+    cross-encoder scores each pair on its own (batch size 1), so a pair's logit never depends on the
+    others asked with it. The session's model container keeps one per cross-encoder."""
+
+    def __init__(self, model: PairScorer, *, limit: int = REMEMBERED_PAIRS_MAX) -> None:
+        self.model = model
+        self.limit = limit
+        self._memory: dict[bytes, float] = {}
+        self._lock = threading.Lock()  # two placement jobs of one session may rescore at once
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]], *, control: JobControl | None = None) -> np.ndarray:
+        keys = [hashlib.sha256(f"{query}\0{passage}".encode()).digest() for query, passage in pairs]
+        with self._lock:
+            logits = np.array([self._memory.get(key, np.nan) for key in keys], dtype=np.float64)
+            missing = [k for k, key in enumerate(keys) if key not in self._memory]
+        if missing:
+            fresh = np.asarray(self.model.score_pairs([pairs[k] for k in missing], control=control), dtype=np.float64)
+            logits[missing] = fresh
+            with self._lock:
+                if len(self._memory) + len(missing) > self.limit:
+                    self._memory.clear()
+                self._memory.update((keys[k], float(value)) for k, value in zip(missing, fresh))
+        return logits
+
+    def __len__(self) -> int:
+        return len(self._memory)

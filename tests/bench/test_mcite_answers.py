@@ -9,8 +9,13 @@ from mmdocsum_desktop.answer.ask import AskOptions, answer_from_evidence
 from mmdocsum_desktop.bench import splits
 from mmdocsum_desktop.bench.metrics.mcite import score_record
 from mmdocsum_desktop.bench.suites.mcite import RecordAnswerer, response_text, sentence_citation_list
-from mmdocsum_desktop.models.ocr import shared_engine
+from mmdocsum_desktop.models.ocr import OcrEngine
 from tests.retrieval.conftest import retriever  # noqa: F401 — real MiniLM + cross-encoder
+
+
+@pytest.fixture(scope="module")
+def ocr():
+    return OcrEngine()
 
 
 @pytest.fixture(scope="module")
@@ -18,9 +23,9 @@ def demo():
     return {record.id: record for record in splits.load_mcite("demo").items}
 
 
-def test_sources_become_passages_that_map_back_to_their_ids(retriever, demo):  # noqa: F811
+def test_sources_become_passages_that_map_back_to_their_ids(retriever, ocr, demo):  # noqa: F811
     record = demo["demo-q1"]
-    passages = RecordAnswerer(None, retriever, shared_engine()).passages(record)
+    passages = RecordAnswerer(None, retriever, ocr).passages(record)
     assert {p.block for p in passages} == set(record.sources)
     for passage in passages:
         if record.sources[passage.block].kind == "text":
@@ -30,9 +35,9 @@ def test_sources_become_passages_that_map_back_to_their_ids(retriever, demo):  #
             assert passage.labels == (passage.block,) and passage.text.startswith(f"Text in {passage.block}: ")
 
 
-def test_the_extractive_answer_cites_the_record_sources_in_mcitebench_form(retriever, demo):  # noqa: F811
+def test_the_extractive_answer_cites_the_record_sources_in_mcitebench_form(retriever, ocr, demo):  # noqa: F811
     record = demo["demo-q1"]  # gold: text 1 and Figure 1
-    answerer = RecordAnswerer(None, retriever, shared_engine())
+    answerer = RecordAnswerer(None, retriever, ocr)
     answer = answerer.answer(record)
     assert answer.engine["engine"] == "extractive" and not answer.not_in_document
     pairs = sentence_citation_list(record, answer)

@@ -8,6 +8,7 @@ import shutil
 
 import pytest
 
+from mmdocsum_desktop.app.models import Models
 from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError, ModelError
 from mmdocsum_desktop.placement import (
     ImageCandidate,
@@ -89,7 +90,7 @@ def test_missing_model_files_give_clear_errors_and_the_engine_still_works(tmp_pa
         TextEmbedder(model_path=tmp_path / "missing.onnx", tokenizer_path=tmp_path / "missing.json")
     with pytest.raises(ModelError, match="lacks"):
         ClipOnnx(tmp_path)
-    engine = PlacementEngine.with_default_models(embedder=False, ocr=False, clip="no-such-clip-model")
+    engine = Models().placement_engine(embedder=False, ocr=False, clip="no-such-clip-model")
     assert engine.clip is None and any("no-such-clip-model" in w for w in engine.warnings)
     document, folder = paper_3780
     placements = engine.place(["As Figure 2 shows, two laser beams drive the gate."], candidates_from_document(document, folder))

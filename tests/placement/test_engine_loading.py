@@ -7,7 +7,9 @@ import numpy as np
 
 from mmdocsum_desktop.bench.pairs_gold import read_gold
 from mmdocsum_desktop.models.ocr import cached_text
+from mmdocsum_desktop.models.rerank import CrossEncoder
 from mmdocsum_desktop.placement import ImageCandidate, PlacementEngine, candidates_from_document
+from mmdocsum_desktop.placement.rescore import PAIR_MAX_LENGTH, RememberedPairs
 from tests.conftest import CORPUS
 
 ARTICLE = CORPUS / "articles" / "elife-56337.nxml"
@@ -28,23 +30,11 @@ def _captioned_article():
     return [p.flow_text for p in gold.paragraphs], pool
 
 
-def test_default_models_defer_the_cross_encoder_and_ocr_until_a_call_needs_them():
-    engine = PlacementEngine.with_default_models(embedder=False, ocr=True)
-    assert engine.cross_encoder is None and engine.ocr is None  # nothing loaded yet
-    assert engine.cross_encoder_loader is not None and engine.ocr_loader is not None
-    assert {"OCR", "cross-encoder"} <= set(engine.models_in_use())
-    off = PlacementEngine.with_default_models(embedder=False, ocr=False, rerank=False)
-    assert off.ocr_loader is None and off.cross_encoder_loader is None
-    assert "OCR" not in off.models_in_use() and "cross-encoder" not in off.models_in_use()
-
-
 def test_the_cross_encoder_is_loaded_only_when_a_figure_is_rescored(embedder):
-    from mmdocsum_desktop.placement.rescore import own_cross_encoder_loader
-
     paragraphs, pool = _captioned_article()
     calls: list[int] = []
     engine = PlacementEngine(embedder, None, None, top_k=0)
-    engine.cross_encoder_loader = _counting(own_cross_encoder_loader(), calls)
+    engine.cross_encoder_loader = _counting(lambda: (CrossEncoder(max_length=PAIR_MAX_LENGTH), None), calls)
 
     engine.place(paragraphs, [c.model_copy() for c in pool])
     assert calls == [] and engine.cross_encoder is None  # top_k 0: nothing to rescore, nothing loaded
@@ -95,18 +85,14 @@ def test_cached_text_is_none_for_an_image_never_read_or_a_missing_file(ocr, tmp_
     assert cached_text(tmp_path / "absent.png", cache=ocr.cache) is None
 
 
-def test_an_app_engine_rescores_only_the_pairs_of_an_edited_paragraph(embedder):
-    from mmdocsum_desktop.models.rerank import CrossEncoder
-    from mmdocsum_desktop.placement.rescore import PAIR_MAX_LENGTH
-
+def test_remembered_pairs_rescore_only_the_pairs_of_an_edited_paragraph(embedder):
     paragraphs, pool = _captioned_article()
     paragraphs = paragraphs[:14]
     cross = CrossEncoder(max_length=PAIR_MAX_LENGTH)  # its own instance: runs counted from zero
+    remembered = RememberedPairs(cross)  # what a session's models hand each placement engine
 
     def engine() -> PlacementEngine:
-        made = PlacementEngine(embedder, None, None, cross_encoder=cross, top_k=3)
-        made.remember_pairs = True  # as with_default_models sets it
-        return made
+        return PlacementEngine(embedder, None, None, cross_encoder=remembered, top_k=3)
 
     first = engine().prepare(paragraphs, [c.model_copy() for c in pool])
     engine().rescore(first)

@@ -23,7 +23,7 @@ from typing import Any
 
 from mmdocsum_desktop.answer.ask import AskOptions, answer_from_evidence
 from mmdocsum_desktop.bench import report, runner, splits
-from mmdocsum_desktop.bench.glue import build_judge, current_session, engine_file_hashes, shared_embedder
+from mmdocsum_desktop.bench.glue import build_judge, current_session, engine_file_hashes
 from mmdocsum_desktop.bench.metrics.common import harmonic
 from mmdocsum_desktop.bench.metrics.mcite import aggregate, score_record, sentence_citations
 from mmdocsum_desktop.engines.factory import build_engine, choose_engine_name
@@ -31,7 +31,6 @@ from mmdocsum_desktop.errors import BenchError, MmdocsumError
 from mmdocsum_desktop.fileio import write_text_atomic
 from mmdocsum_desktop.jobs import ensure_control
 from mmdocsum_desktop.judge.sources import Judge, SourceForJudge
-from mmdocsum_desktop.retrieval import build_retriever
 from mmdocsum_desktop.retrieval.passages import MAX_OCR_CHARS, MIN_SENTENCE_CHARS, Passage
 from mmdocsum_desktop.schemas.answer import Answer
 from mmdocsum_desktop.schemas.bench import BenchmarkResult, MCiteRecord, Source
@@ -362,13 +361,12 @@ def _answerer(engine: Any | None) -> RecordAnswerer:
     """The retriever ``mmdocsum ask`` uses (MiniLM, the cross-encoder when present) and OCR for images."""
     notes: list[str] = []
     ocr = None
+    models = current_session().models  # the run's session: the same models `mmdocsum ask` loads
     try:
-        from mmdocsum_desktop.models.ocr import shared_engine
-
-        ocr = shared_engine()
+        ocr = models.ocr()
     except MmdocsumError as error:
         notes.append(f"no OCR ({error}): figures and tables are known by their labels only")
-    return RecordAnswerer(engine, build_retriever(embedder=shared_embedder()), ocr, notes)
+    return RecordAnswerer(engine, models.retriever(), ocr, notes)
 
 
 def _responses_stage(
