@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import re
-import struct
-import zlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import pymupdf
+from PIL import Image
 
 from mmdocsum_desktop.document.figures import PageGeometry, PageRegions, find_regions
 from mmdocsum_desktop.document.language import guess_language
@@ -943,23 +943,17 @@ def _dpi_within_limit(clip: pymupdf.Rect, dpi: int, max_pixels: int) -> int:
 
 
 def png_bytes(pixmap: pymupdf.Pixmap) -> bytes:
-    """The pixmap as PNG, deflated at level 1: MuPDF's own writer deflates at the default level, which took
-    more time than rendering the crop, for files only about 5% smaller."""
-    if pixmap.n not in (1, 3) or pixmap.alpha:
+    """The pixmap as PNG, deflated at level 1 by Pillow: MuPDF's own writer deflates at the default level,
+    which took more time than rendering the crop, for files only about 5% smaller
+    (benchmarks/bench_png_encoder.py)."""
+    mode = {1: "L", 3: "RGB"}.get(pixmap.n) if not pixmap.alpha else None
+    if mode is None:  # CMYK or with alpha: no crop is rendered so, MuPDF writes what PNG can hold
         return pixmap.tobytes("png")
-    width, height, channels, stride = pixmap.width, pixmap.height, pixmap.n, pixmap.stride
-    samples = pixmap.samples
-    row = width * channels
-    # every scanline starts with its filter type; 0 (none) keeps encoding a single pass of zlib
-    scanlines = b"".join(b"\x00" + samples[y * stride : y * stride + row] for y in range(height))
-    header = struct.pack(">IIBBBBB", width, height, 8, 0 if channels == 1 else 2, 0, 0, 0)
-    return b"".join(
-        (b"\x89PNG\r\n\x1a\n", _png_chunk(b"IHDR", header), _png_chunk(b"IDAT", zlib.compress(scanlines, 1)), _png_chunk(b"IEND", b""))
-    )
-
-
-def _png_chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    # frombuffer reads the samples in place; the stride covers rows padded past width * channels
+    image = Image.frombuffer(mode, (pixmap.width, pixmap.height), pixmap.samples_mv, "raw", mode, pixmap.stride, 1)
+    encoded = io.BytesIO()
+    image.save(encoded, format="PNG", compress_level=1)
+    return encoded.getvalue()
 
 
 def render_visuals(
