@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -15,10 +16,14 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop import __version__
+from mmdocsum_desktop.engines.llama import resolve_model_path
 from mmdocsum_desktop.engines.llama_process import REINSTALL_HINT, ModelTrial
 from mmdocsum_desktop.engines.llama_process import try_model as trial_in_child
 from mmdocsum_desktop.models import devices
 from mmdocsum_desktop.models.devices import human_bytes
+from mmdocsum_desktop.models.registry import get_model, is_present, list_models
+from mmdocsum_desktop.schemas.settings import load_settings
 
 README_GPU = "see 'Using a GPU' in the README"
 
@@ -91,8 +96,6 @@ def _package_version(name: str) -> str | None:
 
 
 def _app(report: DoctorReport) -> None:
-    from mmdocsum_desktop import __version__
-
     report.add("app", "mmdocsum", __version__)
     report.add("app", "Python", f"{platform.python_version()} ({sys.executable})")
     report.add("app", "system", f"{platform.platform()} · {platform.machine()} · {os.cpu_count()} CPU threads")
@@ -164,8 +167,6 @@ _NATIVE_ONLY = ("AVX512", "AVX512_VBMI", "AVX512_VNNI", "AVX512_BF16", "AMX_INT8
 
 def native_build_features(system_info: str) -> list[str]:
     """The CPU features of ``llama_print_system_info()`` that only a native build turns on."""
-    import re
-
     found = {name for name, flag in re.findall(r"([A-Z0-9_]+) = (1)", system_info)}
     return [name for name in _NATIVE_ONLY if name in found]
 
@@ -190,17 +191,11 @@ def _model_trial(report: DoctorReport, info: devices.LlamaCppInfo, try_model: bo
 
 
 def _model_to_try() -> tuple[Path | None, str]:
-    from mmdocsum_desktop.models.registry import get_model, is_present
-
     try:
-        from mmdocsum_desktop.schemas.settings import load_settings
-
         configured = load_settings().engines.llama.model
     except Exception:  # noqa: BLE001 — a broken settings file is reported where settings are edited
         configured = None
     if configured:
-        from mmdocsum_desktop.engines.llama import resolve_model_path
-
         try:
             return resolve_model_path(configured), "the model in the settings"
         except Exception as error:  # noqa: BLE001
@@ -244,8 +239,6 @@ def _onnx(report: DoctorReport, gpus: list[devices.MemoryReading], nvidia: bool)
 
 def _probe_onnx_provider(providers: list[str]) -> str | None:
     """Start one small real session on the chosen providers and say which one it ended up on."""
-    from mmdocsum_desktop.models.registry import is_present, list_models
-
     for entry in list_models():
         if entry.role not in devices.ONNX_ROLES or not is_present(entry):
             continue
@@ -280,8 +273,6 @@ def _memory(report: DoctorReport, gpus: list[devices.MemoryReading], nvidia: boo
 
 
 def _models(report: DoctorReport, info: devices.LlamaCppInfo) -> None:
-    from mmdocsum_desktop.models.registry import is_present, list_models
-
     section = "models"
     requested, n_ctx = _llama_settings()
     try:
@@ -309,8 +300,6 @@ def _models(report: DoctorReport, info: devices.LlamaCppInfo) -> None:
 def _llama_settings() -> tuple[devices.GpuLayers, int]:
     """The GPU layers and context length the app would use (the saved settings, else the defaults)."""
     try:
-        from mmdocsum_desktop.schemas.settings import load_settings
-
         llama = load_settings().engines.llama
         return llama.n_gpu_layers, llama.n_ctx
     except Exception:  # noqa: BLE001 — a broken settings file is reported where settings are edited
@@ -319,7 +308,7 @@ def _llama_settings() -> tuple[devices.GpuLayers, int]:
 
 def _keyring(report: DoctorReport) -> None:
     section = "keyring (API keys of OpenAI-compatible endpoints)"
-    try:
+    try:  # keyring's backends import system libraries (D-Bus, Keychain): only when the doctor looks
         import keyring
         from keyring.backends import fail
     except Exception as error:  # noqa: BLE001 — keyring's backends import system libraries

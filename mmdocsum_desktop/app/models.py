@@ -10,18 +10,20 @@ wants to reuse one hands the same :class:`Models` to both sessions.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from mmdocsum_desktop.errors import EngineError, MmdocsumError
+from mmdocsum_desktop.errors import MmdocsumError
 
-if TYPE_CHECKING:  # types only: each model loads its libraries (onnxruntime, scipy) when first used
-    from mmdocsum_desktop.models.cache import ContentCache
-    from mmdocsum_desktop.models.clip import ClipOnnx
-    from mmdocsum_desktop.models.embed import TextEmbedder
-    from mmdocsum_desktop.models.ocr import OcrEngine
-    from mmdocsum_desktop.placement import PlacementEngine
-    from mmdocsum_desktop.placement.rescore import RememberedPairs
-    from mmdocsum_desktop.retrieval import Retriever
+# Each model module loads its runtime (onnxruntime, RapidOCR, open-clip) when a model is first built, so
+# importing them here costs no model load.
+from mmdocsum_desktop.models.cache import ContentCache
+from mmdocsum_desktop.models.clip import ClipOnnx, load_clip
+from mmdocsum_desktop.models.embed import TextEmbedder
+from mmdocsum_desktop.models.ocr import OcrEngine, cached_text
+from mmdocsum_desktop.models.rerank import load_cross_encoder
+from mmdocsum_desktop.placement import PlacementEngine
+from mmdocsum_desktop.placement.rescore import PAIR_MAX_LENGTH, RememberedPairs
+from mmdocsum_desktop.retrieval import Retriever
 
 Loaded = tuple[Any, "str | None"]  # (model, None), or (None, why it is not there)
 
@@ -44,9 +46,6 @@ class Models:
 
     def embedder(self) -> TextEmbedder:
         """The MiniLM text embedder (loading it costs about a second)."""
-        # onnxruntime and the tokenizer load with the first model, not with the app
-        from mmdocsum_desktop.models.embed import TextEmbedder
-
         with self._lock:
             if self._embedder is None:
                 self._embedder = TextEmbedder()
@@ -55,9 +54,6 @@ class Models:
     def cross_encoder(self, max_length: int | None = None) -> Loaded:
         """The ms-marco cross-encoder (truncating pairs at ``max_length`` tokens; None: its own limit),
         or (None, why) when its files are missing or damaged: callers rank without it and say so."""
-        # onnxruntime loads with the first rescoring, not with the app
-        from mmdocsum_desktop.models.rerank import load_cross_encoder
-
         with self._lock:
             if max_length not in self._cross_encoders:
                 try:
@@ -70,9 +66,6 @@ class Models:
     def retriever(self, *, rerank: bool = True) -> Retriever:
         """The evidence retriever (MiniLM, and the cross-encoder unless ``rerank`` is False), which keeps
         each document's index for the session's later questions."""
-        # retrieval's scoring (numpy, the stemmer) loads with the first question
-        from mmdocsum_desktop.retrieval import Retriever
-
         with self._lock:
             if rerank not in self._retrievers:
                 notes: list[str] = []
@@ -87,11 +80,7 @@ class Models:
     # ------------------------------------------------------------------------------------ images
 
     def ocr(self) -> OcrEngine:
-        """RapidOCR; an EngineError when it is not installed, an MmdocsumError when it cannot load."""
-        try:  # RapidOCR and onnxruntime load with the first scanned page or figure crop, not with the app
-            from mmdocsum_desktop.models.ocr import OcrEngine
-        except ImportError as error:
-            raise EngineError(f"OCR is not installed ({error})") from error
+        """RapidOCR; an MmdocsumError when it is not installed or cannot load."""
         with self._lock:
             if self._ocr is None:
                 self._ocr = OcrEngine()
@@ -99,10 +88,6 @@ class Models:
 
     def ocr_text(self, image: str) -> str | None:
         """The text OCR read in this image file before (the content cache), without loading RapidOCR."""
-        # the cache's sqlite and the OCR module load with the first figure whose text is looked up
-        from mmdocsum_desktop.models.cache import ContentCache
-        from mmdocsum_desktop.models.ocr import cached_text
-
         with self._lock:
             if self._ocr_cache is None:
                 self._ocr_cache = ContentCache()
@@ -111,9 +96,6 @@ class Models:
 
     def clip(self, name: str) -> Loaded:
         """The registered CLIP model ``name``, or (None, why) when it cannot load."""
-        # open-clip / onnxruntime load only when a user placed with CLIP
-        from mmdocsum_desktop.models.clip import load_clip
-
         with self._lock:
             if name not in self._clips:
                 try:
@@ -128,9 +110,6 @@ class Models:
     def pair_scorer(self) -> Loaded:
         """The cross-encoder at placement's pair length, through this session's memory of the pairs it
         scored (placing again after one edit rescores only that paragraph's pairs)."""
-        # placement's modules (scipy) load when a user first places figures
-        from mmdocsum_desktop.placement.rescore import PAIR_MAX_LENGTH, RememberedPairs
-
         model, why = self.cross_encoder(PAIR_MAX_LENGTH)
         if model is None:
             return None, why
@@ -144,9 +123,6 @@ class Models:
         """A figure placement engine over this container's models. The cross-encoder and OCR load when
         the engine first needs them (a placement whose crops' text is cached never loads OCR); a model
         that cannot load is left out with a warning in ``engine.warnings``."""
-        # placement loads scipy and its fitted weights only when a user places figures
-        from mmdocsum_desktop.placement import PlacementEngine
-
         notes: list[str] = []
         text_model = None
         if embedder:
