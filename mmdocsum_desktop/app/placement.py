@@ -18,6 +18,7 @@ from mmdocsum_desktop.placement import (
 from mmdocsum_desktop.placement.engine import Strategy
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.settings import PlacementSettings
+from mmdocsum_desktop.text.paragraphs import split_paragraphs
 
 
 @dataclass
@@ -46,9 +47,10 @@ def image_pool(*, document: Document | None = None, root: Path | None = None, fo
 
 def place(
     session: Session,
-    paragraphs: Sequence[str],
+    paragraphs: str | Sequence[str],
     pool: Sequence[ImageCandidate],
     *,
+    sections: Sequence[Sequence[str] | str | None] | None = None,
     placement: PlacementSettings | None = None,
     strategy: Strategy = "sequence",
     threshold: float | None = None,
@@ -57,10 +59,17 @@ def place(
 ) -> PlacementRun:
     """For each paragraph the image of ``pool`` that belongs after it, or none; each image at most once.
 
+    ``paragraphs``: the user's text as typed (split here, the one way the window and ``mmdocsum place``
+    split it: :func:`~mmdocsum_desktop.text.paragraphs.split_paragraphs`), or paragraphs already split.
+    ``sections``: the heading(s) each paragraph sits under, where known (a paper's own text).
+
     The models are the session's (loaded once per process; the cross-encoder and OCR only when a call
     needs them). ``top_k``: paragraphs the cross-encoder rescores per figure (None: the fitted model's)."""
     engine = session.placement_engine(placement, threshold=threshold)
     if top_k is not None:
         engine.top_k = top_k
-    placements = list(engine.place(list(paragraphs), list(pool), strategy=strategy, control=control))
+    if isinstance(paragraphs, str):
+        paragraphs = split_paragraphs(paragraphs)
+    placements = list(engine.place(list(paragraphs), list(pool), strategy=strategy, control=control,
+                                   sections=sections))
     return PlacementRun(placements, list(pool), engine.models_in_use(), list(engine.warnings), dict(engine.timings))
