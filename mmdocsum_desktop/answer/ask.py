@@ -30,20 +30,24 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
 
 from mmdocsum_desktop.document.labels import find_mentions
+from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions, Message, TextEngine
 from mmdocsum_desktop.errors import EmptyDocumentError, EmptyQuestionError
 from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
+from mmdocsum_desktop.retrieval.passages import Passage
 from mmdocsum_desktop.retrieval.search import Evidence, EvidenceIndex, Retriever, SearchResult
+from mmdocsum_desktop.retrieval.visuals import CITE_MIN_PROBABILITY
 from mmdocsum_desktop.schemas.answer import (
     NOT_IN_DOCUMENT,
     Answer,
     AnswerEvidence,
     AnswerSentence,
-    Repair,
 )
 from mmdocsum_desktop.schemas.document import Document
+from mmdocsum_desktop.schemas.engine import EngineInfo, RetrievalInfo
+from mmdocsum_desktop.schemas.repair import Repair
 from mmdocsum_desktop.text.sentences import split_answer_sentences
 
 MAX_QUESTION_CHARS = 2000
@@ -79,7 +83,7 @@ def prepare_question(question: str) -> tuple[str, list[Repair]]:
     if len(text) > MAX_QUESTION_CHARS:
         repairs.append(Repair(
             kind="question-truncated",
-            detail=f"the question had {len(text)} characters; only its first {MAX_QUESTION_CHARS} were used",
+            reason=f"the question had {len(text)} characters; only its first {MAX_QUESTION_CHARS} were used",
         ))
         text = text[:MAX_QUESTION_CHARS].rsplit(" ", 1)[0]
     return text, repairs
@@ -88,14 +92,14 @@ def prepare_question(question: str) -> tuple[str, list[Repair]]:
 def answer_question(
     document: Document,
     question: str,
-    engine: Any | None,
+    engine: TextEngine | None,
     retriever: Retriever,
     control: JobControl | None = None,
     *,
     options: AskOptions | None = None,
     on_text: Callable[[str], None] | None = None,
     figure_text: dict[str, str] | None = None,
-    keep: Callable[[Any], bool] | None = None,
+    keep: Callable[[Passage], bool] | None = None,
 ) -> Answer:
     """Answer ``question`` from ``document``; ``engine`` None → extractive. See the module docstring.
 
@@ -132,7 +136,7 @@ def answer_from_evidence(
     question: str,
     evidence: list[Evidence],
     index: EvidenceIndex,
-    engine: Any | None,
+    engine: TextEngine | None,
     retriever: Retriever,
     control: JobControl | None = None,
     *,
@@ -161,9 +165,9 @@ def answer_from_evidence(
         evidence=[_shown(i + 1, e) for i, e in enumerate(evidence)],
         repairs=repairs,
         notes=list(notes if notes is not None else retriever.notes),
-        engine={"engine": "extractive"} if engine is None else _describe(engine),
+        engine=EngineInfo(engine="extractive") if engine is None else _describe(engine),
     )
-    answer.engine["retrieval"] = {"reranker": retriever.uses_reranker, "passages": len(index.passages)}
+    answer.engine.retrieval = RetrievalInfo(reranker=retriever.uses_reranker, passages=len(index.passages))
     answer.timings["retrieval_s"] = retrieval_s
 
     named = list(found.named) if found is not None else []
@@ -193,8 +197,6 @@ def answer_from_evidence(
 def _answering_visual(found: SearchResult | None, evidence: list[Evidence], options: AskOptions) -> str | None:
     """The label the answer should rest on: the scorer's likeliest visual when it is likely enough or
     its passage ranks among the evidence anyway (see ``retrieval.visuals.CITE_MIN_PROBABILITY``)."""
-    from mmdocsum_desktop.retrieval.visuals import CITE_MIN_PROBABILITY
-
     if found is None or found.visual is None:
         return None
     choice = found.visual
@@ -282,8 +284,6 @@ SYSTEM_PROMPT = (
 
 
 def build_messages(question: str, evidence: list[Evidence], options: AskOptions):
-    from mmdocsum_desktop.engines.base import Message
-
     lines = []
     for number, item in enumerate(evidence[: options.prompt_evidence], start=1):
         where = [f"page {item.page}"] if item.page is not None else []
@@ -296,7 +296,7 @@ def build_messages(question: str, evidence: list[Evidence], options: AskOptions)
 
 def _write_with_model(
     answer: Answer,
-    engine,
+    engine: TextEngine,
     evidence: list[Evidence],
     index: EvidenceIndex,
     retriever: Retriever,
@@ -305,8 +305,6 @@ def _write_with_model(
     on_text: Callable[[str], None] | None,
     started: float,
 ) -> None:
-    from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions
-
     messages = build_messages(answer.question, evidence, options)
     generation_options = GenerationOptions(
         max_tokens=options.max_tokens,
@@ -327,7 +325,7 @@ def _write_with_model(
     answer.timings["first_token_s"] = first if first is not None else time.perf_counter() - started
     answer.model_text = stream.text
     if result is not None:
-        answer.generation = result.to_json()
+        answer.generation = result.record()
     shown = evidence[: options.prompt_evidence]
     checking = nested_control(control, 1, 2, "checking")
     sentences = check_model_answer(stream.text, shown, evidence, index, retriever, options, answer.repairs, checking)
@@ -341,7 +339,7 @@ def _write_with_model(
     else:
         answer.repairs.append(Repair(
             kind="model-answer-replaced",
-            detail="no sentence of the model's answer was supported by the evidence; the best evidence is quoted instead",
+            reason="no sentence of the model's answer was supported by the evidence; the best evidence is quoted instead",
             text=(stream.text or "").strip()[:2000] or None,
         ))
         answer.sentences = extractive_sentences(evidence, options)
@@ -367,11 +365,11 @@ def check_model_answer(
         numbers, bad_numbers = _evidence_refs(raw, len(shown))
         for bad in bad_numbers:
             repairs.append(Repair(kind="unknown-evidence-number-dropped",
-                                  detail=f"[{bad}] names no passage that was shown", text=raw))
+                                  reason=f"[{bad}] names no passage that was shown", text=raw))
         sentence_text, unknown = _drop_unknown_labels(_REF.sub("", raw), index.known_labels)
         for label in unknown:
             repairs.append(Repair(kind="unknown-figure-citation-dropped",
-                                  detail=f"the document has no {label}; the citation was removed", text=raw))
+                                  reason=f"the document has no {label}; the citation was removed", text=raw))
         sentence_text = " ".join(sentence_text.replace(" .", ".").replace(" ,", ",").split())
         if len(sentence_text) < 3 or not re.search(r"[^\W\d_]{2}", sentence_text):
             continue
@@ -384,12 +382,12 @@ def check_model_answer(
         if support < options.support_threshold or missing_numbers:
             why = (f"numbers not in the evidence: {', '.join(missing_numbers)}" if missing_numbers
                    else f"support {support:.2f} is below {options.support_threshold:.2f}")
-            repairs.append(Repair(kind="unsupported-sentence-dropped", detail=why, text=raw))
+            repairs.append(Repair(kind="unsupported-sentence-dropped", reason=why, text=raw))
             continue
         sentence = AnswerSentence(text=sentence_text, source="model", support=round(support, 4))
         if not cited:
             cited = [pool[best]]
-            repairs.append(Repair(kind="citation-added", detail=f"the sentence cited nothing; it rests on passage [{pool[best][0]}]",
+            repairs.append(Repair(kind="citation-added", reason=f"the sentence cited nothing; it rests on passage [{pool[best][0]}]",
                                   text=raw))
         _cite(sentence, cited)
         # a figure the sentence names itself (and the document has) is cited too
@@ -439,18 +437,17 @@ def _shown(number: int, item: Evidence) -> AnswerEvidence:
     )
 
 
-def _describe(engine) -> dict[str, Any]:
+def _describe(engine: TextEngine) -> EngineInfo:
     try:
-        described = engine.describe()
+        info = EngineInfo.model_validate(engine.describe()).model_copy()
     except Exception:  # noqa: BLE001 — a description is information, never a reason to fail the answer
-        described = {}
-    info = dict(described) if isinstance(described, dict) else {}
-    info.setdefault("engine", getattr(engine, "name", "model"))
-    info.setdefault("model", getattr(engine, "model_name", ""))
+        info = EngineInfo()
+    if not info.engine:
+        info.engine = getattr(engine, "name", "model")
+    if not info.model:
+        info.model = getattr(engine, "model_name", "")
     return info
 
 
 def _name(document: Document) -> str:
-    from pathlib import Path
-
     return Path(document.source).name or "the document"

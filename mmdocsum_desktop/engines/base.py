@@ -14,12 +14,13 @@ import base64
 import io
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from mmdocsum_desktop.errors import CorruptImageError, ImageTooLargeError, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.schemas.engine import GenerationRecord
 
 
 @dataclass(frozen=True)
@@ -88,17 +89,26 @@ class Generation:
             return None
         return (self.completion_tokens - 1) / self.generation_seconds
 
+    def record(self, stage: str | None = None) -> GenerationRecord:
+        """The call's counts and timings as a summary or an answer keeps them (seconds to the ms, rates to
+        two decimals), named ``stage`` when given."""
+        record = GenerationRecord(
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            finish_reason=self.finish_reason,
+            prompt_seconds=round(self.prompt_seconds, 3),
+            generation_seconds=round(self.generation_seconds, 3),
+            prompt_tokens_per_s=_round(self.prompt_tokens_per_s),
+            generation_tokens_per_s=_round(self.generation_tokens_per_s),
+            counted=self.counted,
+        )
+        if stage is not None:
+            record.stage = stage
+        return record
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "finish_reason": self.finish_reason,
-            "prompt_seconds": round(self.prompt_seconds, 3),
-            "generation_seconds": round(self.generation_seconds, 3),
-            "prompt_tokens_per_s": _round(self.prompt_tokens_per_s),
-            "generation_tokens_per_s": _round(self.generation_tokens_per_s),
-            "counted": self.counted,
-        }
+        """The record as a dict (what the summary pipeline merges with its stage names)."""
+        return self.record().model_dump(mode="json")
 
 
 def _round(value: float | None) -> float | None:
@@ -246,15 +256,6 @@ def encode_image(path: Path, max_side: int) -> tuple[bytes, str]:
 def image_data_url(path: Path, max_side: int) -> str:
     data, mime = encode_image(path, max_side)
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
-
-
-@dataclass
-class EngineInfo:
-    """What ``describe()`` returns, for the summary's JSON and ``--verbose`` output."""
-
-    engine: str
-    model: str
-    details: dict[str, Any] = field(default_factory=dict)
 
 
 # A model call reports two phases, the prompt read then the tokens generated, each counted from zero.

@@ -10,9 +10,12 @@ is listed in ``repairs``, so nothing is silently rewritten.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
+
+from mmdocsum_desktop.schemas.engine import EngineInfo, GenerationRecord
+from mmdocsum_desktop.schemas.repair import Repair
 
 SCHEMA = "mmdocsum-answer"
 SCHEMA_VERSION = 1
@@ -48,19 +51,6 @@ class AnswerSentence(BaseModel):
         return [*self.figures, *self.tables]
 
 
-class Repair(BaseModel):
-    kind: Literal[
-        "unsupported-sentence-dropped",
-        "unknown-figure-citation-dropped",
-        "unknown-evidence-number-dropped",
-        "citation-added",
-        "model-answer-replaced",
-        "question-truncated",
-    ]
-    detail: str
-    text: str | None = None
-
-
 class Answer(BaseModel):
     format: str = SCHEMA
     version: int = SCHEMA_VERSION
@@ -75,8 +65,8 @@ class Answer(BaseModel):
     visual_probability: float | None = None
     repairs: list[Repair] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)  # what the user should know (no figures, no rescoring…)
-    engine: dict[str, Any] = Field(default_factory=dict)
-    generation: dict[str, Any] | None = None  # token counts of the model's answer
+    engine: EngineInfo = Field(default_factory=EngineInfo)
+    generation: GenerationRecord | None = None  # token counts of the model's answer
     model_text: str | None = None  # the model's raw answer, before checking
     timings: dict[str, float] = Field(default_factory=dict)  # retrieval_s, first_token_s, total_s
 
@@ -97,5 +87,5 @@ class Answer(BaseModel):
                     seen.append(label)
         return seen
 
-    def to_json(self) -> str:
-        return self.model_dump_json(indent=2)
+
+__all__ = ["NOT_IN_DOCUMENT", "SCHEMA", "SCHEMA_VERSION", "Answer", "AnswerEvidence", "AnswerSentence", "Repair"]

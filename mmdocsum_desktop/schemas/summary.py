@@ -18,6 +18,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, PlainSerializer, computed_field, model_validator
 
 from mmdocsum_desktop.schemas.document import Document
+from mmdocsum_desktop.schemas.engine import EngineInfo, GenerationRecord
+from mmdocsum_desktop.schemas.record import Record
+from mmdocsum_desktop.schemas.repair import Repair
 
 # The four paragraphs of every summary, in order, and the heading each shows.
 ROLES = ("background", "method", "results", "conclusion")
@@ -207,25 +210,74 @@ class SummaryParagraph(BaseModel):
                                ocr=any(e.ocr for s in self.sentences for e in s.evidence))
 
 
+class ParseRecord(BaseModel):
+    """The tolerant parser's record of a model's whole-summary answer (full-document mode)."""
+
+    parsed: bool = False  # the answer could be read as four paragraphs
+    instruction_following: bool = False  # parsed, in the asked format, no rule broken
+    format_issues: list[str] = Field(default_factory=list)  # "code fence", "single quotes"…
+    rule_breaks: list[str] = Field(default_factory=list)
+    parser_repairs: list[str] = Field(default_factory=list)  # what the parser itself fixed
+
+
+class LongDocumentRecord(Record):
+    """How a document longer than the context was read: notes on parts, notes of notes, then the summary."""
+
+    strategy: str = ""
+    document_tokens: int = 0
+    context: int = 0  # the model's context in tokens
+    parts: int = 0
+    levels: int = 1  # of notes (2 or more: notes were merged)
+    notes_cut: bool | None = None  # True: the merged notes were still too long and were cut
+
+
+class GroundingItem(BaseModel):
+    """One evidence sentence a grounded paragraph was written from (``n``: its number in the prompt)."""
+
+    n: int
+    page: int | None = None
+    block: str = ""
+    cites: list[str] = Field(default_factory=list)  # figure and table labels it mentions
+    text: str = ""
+
+
+class GroundingEvidence(BaseModel):
+    role: str
+    items: list[GroundingItem] = Field(default_factory=list)
+
+
+class GroundingRecord(Record):
+    """The grounded writer's record: its support check, sentence counts and the evidence per paragraph."""
+
+    writer: str = "grounded"
+    support: str = ""  # what scored support: "cross-encoder" or "MiniLM cosine"
+    support_threshold: float = 0.0
+    written: int = 0  # sentences the model wrote
+    supported: int = 0
+    dropped: int = 0
+    replaced: int = 0  # unsupported sentences replaced by their closest evidence sentence
+    evidence: list[GroundingEvidence] = Field(default_factory=list)
+
+
 class Summary(BaseModel):
     format: str = SCHEMA
     version: int = SCHEMA_VERSION
     source: str = ""
     title: str | None = None
-    engine: dict[str, Any] = Field(default_factory=dict)  # the engine's describe(): name, model, device…
+    engine: EngineInfo = Field(default_factory=EngineInfo)  # the engine's describe(): name, model, device…
     options: SummaryOptions = Field(default_factory=SummaryOptions)
     paragraphs: list[SummaryParagraph] = Field(default_factory=list)
     figures: list[FigureEntry] = Field(default_factory=list)  # what could be shown, in document order
-    parse: dict[str, Any] | None = None  # the tolerant parser's record of the model's answer
-    repairs: list[dict[str, Any]] = Field(default_factory=list)
-    long_document: dict[str, Any] | None = None
-    generations: list[dict[str, Any]] = Field(default_factory=list)
+    parse: ParseRecord | None = None  # the tolerant parser's record of the model's answer
+    repairs: list[Repair] = Field(default_factory=list)
+    long_document: LongDocumentRecord | None = None
+    generations: list[GenerationRecord] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
     raw_answer: str | None = None
     # the grounded writer's record: evidence per paragraph, support threshold, sentences written, supported
     # and dropped (None for other engines)
-    grounding: dict[str, Any] | None = None
+    grounding: GroundingRecord | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -234,6 +286,8 @@ class Summary(BaseModel):
         if not isinstance(data, dict):
             return data
         data = {**data, "format": SCHEMA, "version": SCHEMA_VERSION}
+        if isinstance(data.get("engine"), str):  # the app's own copy in project files of format 1
+            data["engine"] = {"engine": data["engine"]}
         if isinstance(data.get("options"), dict) and "shuffle_images" in data["options"]:
             options = dict(data["options"])
             options["shuffle_seed"] = options.pop("shuffle_images")
@@ -243,7 +297,7 @@ class Summary(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def instruction_following(self) -> bool | None:
-        return None if self.parse is None else bool(self.parse.get("instruction_following"))
+        return None if self.parse is None else self.parse.instruction_following
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -253,11 +307,7 @@ class Summary(BaseModel):
     @property
     def engine_label(self) -> str:
         """"extractive", "llama (model.gguf)": the engine as a person reads it."""
-        name = str(self.engine.get("engine") or self.engine.get("name") or "")
-        model = str(self.engine.get("model") or "")
-        if not model or model.startswith(name):
-            return model or name
-        return f"{name} ({model})" if name else model
+        return self.engine.label
 
     @property
     def seconds(self) -> float | None:
@@ -266,12 +316,7 @@ class Summary(BaseModel):
 
     def notes(self) -> list[str]:
         """The warnings, then the repairs made to the engine's answer, as lines a person reads."""
-        repairs = [
-            (f"paragraph {r['paragraph']}: " if r.get("paragraph") else "")
-            + f"{r.get('kind', 'repair')} ({r.get('reason', '')})"
-            for r in self.repairs
-        ]
-        return [*self.warnings, *repairs]
+        return [*self.warnings, *(repair.line() for repair in self.repairs)]
 
     def figure_entry(self, figure_id: str | None) -> FigureEntry | None:
         return next((f for f in self.figures if figure_id is not None and f.id == figure_id), None)
@@ -309,10 +354,18 @@ def mdocsum_answer(summary: Summary) -> list[dict[str, Any]]:
 __all__ = [
     "SCHEMA",
     "SCHEMA_VERSION",
+    "EngineInfo",
     "Evidence",
     "FigureChoice",
     "FigureEntry",
+    "GenerationRecord",
+    "GroundingEvidence",
+    "GroundingItem",
+    "GroundingRecord",
+    "LongDocumentRecord",
     "NoFigure",
+    "ParseRecord",
+    "Repair",
     "SentenceCitation",
     "Summary",
     "SummaryOptions",
