@@ -18,6 +18,7 @@ from typing import Protocol
 from urllib.parse import unquote, urlsplit
 from urllib.request import url2pathname
 
+import charset_normalizer
 from lxml import etree
 from lxml import html as lxml_html
 
@@ -40,13 +41,20 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 )
 # Browsers read these labels as windows-1252, which is a superset; so do we.
 _WINDOWS_1252_ALIASES = {"iso-8859-1", "iso8859-1", "latin-1", "latin1", "us-ascii", "ascii", "l1"}
+# What a file that declares no encoding may be in (charset-normalizer's names to Python codec names):
+# Windows-1252 is how browsers read Latin-1; UTF-16 without a BOM comes from some Windows editors.
+_UNDECLARED = {"utf_8": "utf-8", "cp1252": "cp1252", "utf_16_le": "utf-16-le", "utf_16_be": "utf-16-be"}
+# How garbled a decoding may look and still be taken (charset-normalizer's default is 0.2): at 0.2 a
+# Windows-1252 page of French sentences or a French text in UTF-16 without a BOM can be rejected as garbled.
+_MESS_THRESHOLD = 0.3
 _CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _BINARY_SAMPLE_CHARS = 65536
 _BINARY_BAD_RATIO = 0.05
 
 
 def decode_text(data: bytes, source_name: str, declared_encoding: str | None = None) -> tuple[str, list[str]]:
-    """Decode a text file (BOM first, then the declared encoding, then UTF-8) and refuse binary data.
+    """Decode a text file (BOM first, then the declared encoding, then what charset-normalizer finds) and
+    refuse binary data.
 
     Returns the text, without control characters, and warnings about bytes that had to be replaced.
     """
@@ -56,20 +64,18 @@ def decode_text(data: bytes, source_name: str, declared_encoding: str | None = N
         if data.startswith(bom):
             encoding, data = bom_encoding, data[len(bom) :]
             break
+    encoding = encoding or _usable_encoding(declared_encoding)
+    undeclared = encoding is None
     if encoding is None:
-        encoding = _utf16_without_bom(data) or _usable_encoding(declared_encoding) or "utf-8"
+        encoding = _detected_encoding(data)
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError:
         text = data.decode(encoding, errors="replace")
-        if encoding == "utf-8" and _mostly_legacy(text):
-            # not UTF-8 at all but a legacy 8-bit file (Latin-1, Windows-1252: every accent is one bad
-            # byte): read it as such rather than turn every accent into U+FFFD
-            encoding = "cp1252"
-            text = data.decode(encoding, errors="replace")
-            warnings.append(f"{source_name}: not valid UTF-8; read as Windows-1252 (Latin-1)")
-        else:
-            warnings.append(f"{source_name}: some bytes are not valid {encoding} and were replaced")
+        warnings.append(f"{source_name}: some bytes are not valid {encoding} and were replaced")
+    if undeclared and encoding == "cp1252":
+        # not UTF-8 at all but a legacy 8-bit file (Latin-1, Windows-1252): every accent is one bad byte
+        warnings.append(f"{source_name}: not valid UTF-8; read as Windows-1252 (Latin-1)")
     if _looks_binary(text):
         raise CorruptDocumentError(f"{source_name}: not a readable text file (binary or undecodable data)")
     return _CONTROL_CHARS.sub("", text), warnings
@@ -89,27 +95,22 @@ def _usable_encoding(label: str | None) -> str | None:
     return None if name.startswith(("utf-16", "utf-32")) else name
 
 
-def _utf16_without_bom(data: bytes) -> str | None:
-    # Markup in UTF-16 without a BOM shows as ASCII bytes alternating with NULs.
-    sample = data[:4096]
-    if len(sample) < 8:
-        return None
-    even_nuls = sample[0::2].count(0)
-    odd_nuls = sample[1::2].count(0)
-    half = len(sample) // 2
-    if odd_nuls > 0.8 * half and even_nuls < 0.1 * half:
-        return "utf-16-le"
-    if even_nuls > 0.8 * half and odd_nuls < 0.1 * half:
-        return "utf-16-be"
-    return None
-
-
-def _mostly_legacy(text: str) -> bool:
-    """Decoded as UTF-8 with replacement: more bad bytes than good multi-byte characters means the file
-    is in an 8-bit encoding, not UTF-8 with a few damaged bytes."""
-    replaced = text.count("\ufffd")
-    good = sum(1 for char in text if ord(char) > 127 and char != "\ufffd")
-    return replaced > good
+def _detected_encoding(data: bytes) -> str:
+    """The encoding of a file that neither starts with a BOM nor declares one. Bytes that decode as UTF-8
+    and hold no NUL are UTF-8. Otherwise charset-normalizer picks the decoding that reads as text, among
+    Windows-1252 and, where there are NULs (UTF-16 of Latin script has one in every other byte; without
+    them a short Latin-1 text decodes as UTF-16 too), UTF-8 and UTF-16. When no decoding reads as text
+    (UTF-8 with a few damaged bytes, binary data), UTF-8 with the bad bytes replaced."""
+    if b"\x00" in data:
+        candidates = list(_UNDECLARED)
+    else:
+        try:
+            data.decode("utf-8")
+            return "utf-8"
+        except UnicodeDecodeError:
+            candidates = ["cp1252"]
+    found = charset_normalizer.from_bytes(data, cp_isolation=candidates, threshold=_MESS_THRESHOLD).best()
+    return _UNDECLARED[found.encoding] if found is not None else "utf-8"
 
 
 def _looks_binary(text: str) -> bool:

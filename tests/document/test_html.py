@@ -233,6 +233,36 @@ def test_undecodable_bytes_fall_back_to_utf8_with_a_warning(tmp_path: Path) -> N
     assert any("replaced" in warning for warning in document.warnings)
 
 
+FRENCH = ("La température moyenne était de 26 degrés, et les boulangères ont mesuré la pâte chaque heure. "
+          "À 18 degrés, elle a doublé en neuf heures; à 26 degrés, en quatre.")
+
+
+def test_an_undeclared_latin1_page_is_read_as_windows_1252_with_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "latin.html"
+    path.write_bytes(f"<html><body><p>{FRENCH}</p></body></html>".encode("cp1252"))
+    document = read_document(path)
+    assert document.blocks[0].text == FRENCH
+    assert any("not valid UTF-8; read as Windows-1252" in warning for warning in document.warnings)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_a_bom_is_recognised(tmp_path: Path, encoding: str) -> None:
+    path = tmp_path / "wide.html"
+    path.write_bytes(f"<html><body><p>{FRENCH}</p></body></html>".encode(encoding))
+    document = read_document(path)
+    assert document.blocks[0].text == FRENCH
+    assert document.warnings == []
+
+
+def test_utf8_text_is_never_second_guessed(tmp_path: Path) -> None:
+    # valid UTF-8 stays UTF-8 however odd its characters (these would read as Windows-1252 mojibake)
+    text = "éééé ∑ ≤ ∫ ┌──┐ Grüße 日本語"
+    path = tmp_path / "odd.html"
+    path.write_bytes(f"<p>{text}</p>".encode())
+    document = read_document(path)
+    assert document.blocks[0].text == text and document.warnings == []
+
+
 # Figures and tables ---------------------------------------------------------------------------------------
 
 
