@@ -1,17 +1,32 @@
 """Judging one summary against its document with a language model (the GUI's "Judge this summary",
-what ``mmdocsum bench judge`` does for each document)."""
+what ``mmdocsum bench judge`` does for each document), and the judges the benchmarks hold for a run: one
+of summaries (:func:`summary_judge`) and one of answers against their sources (:func:`source_judge`),
+both over the session's judge engine."""
+
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.judge.summary import judge_document, load_aspects
+from mmdocsum_desktop.judge.sources import Judge
+from mmdocsum_desktop.judge.summary import (
+    ASPECTS,
+    SummaryJudge,
+    check_aspects,
+    judge_document,
+    load_aspects,
+    summary_paragraphs,
+)
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.settings import EngineChoice
 from mmdocsum_desktop.summarize.render import to_json
+
+__all__ = ["ASPECTS", "check_aspects", "judge", "source_judge", "summary_judge", "summary_paragraphs"]
 
 
 def judge(
@@ -32,3 +47,18 @@ def judge(
         result = judge_document(document, record, engine, base_dir=base_dir, control=control)
     result["aspect_titles"] = {name: aspect.title for name, aspect in load_aspects().items()}
     return result
+
+
+@contextmanager
+def summary_judge(session: Session, choice: EngineChoice | None = None, *, self_consistency: int = 1,
+                  time_limit_s: float | None = None) -> Iterator[SummaryJudge]:
+    """A judge of summaries over the session's judge engine, held for the block (a benchmark's run)."""
+    with session.judge_engine(choice) as engine:
+        yield SummaryJudge(engine, self_consistency=self_consistency, time_limit_s=time_limit_s)
+
+
+@contextmanager
+def source_judge(session: Session, choice: EngineChoice | None = None) -> Iterator[Judge]:
+    """A judge of answers against their sources (MCiteBench's) over the session's judge engine."""
+    with session.judge_engine(choice) as engine:
+        yield Judge(engine)

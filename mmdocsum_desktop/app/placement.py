@@ -1,5 +1,6 @@
 """Placing figures after the user's own paragraphs (``mmdocsum place``, the Authoring view)."""
 
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -10,15 +11,19 @@ from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.placement import (
+    STRATEGIES,
     ImageCandidate,
     Placement,
     candidates_from_document,
     candidates_from_folder,
+    read_captions_file,
 )
 from mmdocsum_desktop.placement.engine import Strategy
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.settings import PlacementSettings
 from mmdocsum_desktop.text.paragraphs import split_paragraphs
+
+__all__ = ["STRATEGIES", "PlacementRun", "Strategy", "figure_candidates", "image_pool", "place", "read_captions_file"]
 
 
 @dataclass
@@ -30,14 +35,22 @@ class PlacementRun:
     timings: dict[str, float] = field(default_factory=dict)  # seconds per step: ocr_s, embed_s, rescore_s, assign_s
 
 
+def figure_candidates(document: Document, root: Path | None = None, *, include_tables: bool = True,
+                      require_image: bool = True) -> list[ImageCandidate]:
+    """A document's figures (and tables) in document order, numbered as its summary numbers them; crops
+    under ``root`` (where its document.json is). May be empty."""
+    return candidates_from_document(document, root, include_tables=include_tables, require_image=require_image)
+
+
 def image_pool(*, document: Document | None = None, root: Path | None = None, folder: Path | None = None,
-               captions: Path | None = None, include_tables: bool = True) -> list[ImageCandidate]:
+               captions: Path | None = None, include_tables: bool = True,
+               require_image: bool = True) -> list[ImageCandidate]:
     """The images to place: a folder's (captions from ``captions``/captions.json) or a document's
-    figures (crops under ``root``, where its document.json is)."""
+    figures (crops under ``root``, where its document.json is); an MmdocsumError when there are none."""
     if folder is not None:
         pool = candidates_from_folder(folder, captions)
     elif document is not None:
-        pool = candidates_from_document(document, root, include_tables=include_tables)
+        pool = figure_candidates(document, root, include_tables=include_tables, require_image=require_image)
     else:
         raise MmdocsumError("open a document or choose a folder of images first")
     if not pool:
