@@ -26,6 +26,7 @@ from mmdocsum_desktop.models.bert import load_tokenizer, model_files, padded_fee
 from mmdocsum_desktop.models.cache import ContentCache
 from mmdocsum_desktop.models.devices import make_session, provider_device
 from mmdocsum_desktop.models.hashing import sha256_file
+from mmdocsum_desktop.models.registry import get_model
 
 DEFAULT_MODEL = "minilm-int8"
 DIM = 384
@@ -91,8 +92,6 @@ class TextEmbedder:
     def for_model(cls, name: str = DEFAULT_MODEL, **kwargs) -> TextEmbedder:
         """The embedder of a registered ``text-embedder`` model, with the pooling and length its manifest
         gives (MiniLM: mean over 256 tokens; BGE-small: [CLS] over 512)."""
-        from mmdocsum_desktop.models.registry import get_model
-
         entry = get_model(name)
         if entry.role != "text-embedder":
             raise ModelError(f"model {name!r} is a {entry.role}, not a text-embedder")
