@@ -54,7 +54,7 @@ _RARE = 10**9
 
 @functools.lru_cache(maxsize=1)
 def english_word_ranks() -> dict[str, int]:
-    import wordninja
+    import wordninja  # importing it reads its 1 MB word list: only when a paper needs the ranks
 
     listed = Path(wordninja.__file__).parent / "wordninja" / "wordninja_words.txt.gz"
     return {word: rank for rank, word in enumerate(gzip.decompress(listed.read_bytes()).decode().split())}

@@ -9,10 +9,14 @@ from typing import TYPE_CHECKING
 
 from PIL import Image
 
+from mmdocsum_desktop.document.html import read_html
 from mmdocsum_desktop.document.injection import quarantine
+from mmdocsum_desktop.document.jats import read_jats
 from mmdocsum_desktop.document.labels import link_mentions
 from mmdocsum_desktop.document.language import mark_languages
 from mmdocsum_desktop.document.limits import DEFAULT_LIMITS, ReadLimits, configure_pillow
+from mmdocsum_desktop.document.markdown import read_markdown
+from mmdocsum_desktop.document.pdf import read_pdf, render_visuals
 from mmdocsum_desktop.errors import (
     DocumentTooLargeError,
     ImageTooLargeError,
@@ -96,20 +100,12 @@ def read_document(
             "for HTML, Markdown and JATS files"
         )
     if kind == "pdf":
-        from mmdocsum_desktop.document.pdf import read_pdf
-
         document = read_pdf(source, password=password, limits=limits, control=control, ocr=ocr)
     elif kind == "html":
-        from mmdocsum_desktop.document.html import read_html
-
         document = read_html(source, limits=limits, control=control)
     elif kind == "markdown":
-        from mmdocsum_desktop.document.markdown import read_markdown
-
         document = read_markdown(source, limits=limits, control=control)
     else:
-        from mmdocsum_desktop.document.jats import read_jats
-
         document = read_jats(source, limits=limits, control=control)
     quarantine(document)  # sentences addressed to a language model are not the paper's text (injection.py)
     mark_languages(document)  # before mentions: lower-case "tabela 2" counts in a Portuguese paper
@@ -138,8 +134,6 @@ def export_document(
         except OSError as error:
             raise output_error(figures_dir, error) from error
         if document.kind == "pdf":
-            from mmdocsum_desktop.document.pdf import render_visuals
-
             render_visuals(document, figures_dir, dpi=dpi, password=password, limits=limits, control=control)
         else:
             _copy_article_images(document, figures_dir, limits=limits, control=control)

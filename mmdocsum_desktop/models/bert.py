@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from mmdocsum_desktop.errors import MissingDependencyError, ModelError
+from mmdocsum_desktop.models.registry import get_model
 
 
 def model_files(
@@ -25,8 +26,6 @@ def model_files(
     """The ONNX file and ``tokenizer.json`` to load: those given, the registered model ``name``'s for
     any left out."""
     if model_path is None or tokenizer_path is None:
-        from mmdocsum_desktop.models.registry import get_model
-
         entry = get_model(name)
         model_path = model_path or entry.path("model")
         tokenizer_path = tokenizer_path or entry.path("tokenizer")
@@ -47,7 +46,7 @@ def load_tokenizer(
     ``missing_message`` is the MissingDependencyError's text when the tokenizers package is absent;
     ``what`` names the tokenizer in the ModelError raised when the file does not load."""
     try:
-        from tokenizers import Tokenizer
+        from tokenizers import Tokenizer  # optional: the app runs without it until a model is used
     except ImportError as error:
         raise MissingDependencyError(missing_message) from error
     try:

@@ -24,12 +24,14 @@ import json
 import os
 import shutil
 import tempfile
+import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from PIL import Image, ImageOps
 
 from mmdocsum_desktop.errors import (
     CorruptImageError,
@@ -41,7 +43,9 @@ from mmdocsum_desktop.errors import (
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.models.devices import make_session, provider_device
 from mmdocsum_desktop.models.hashing import sha256_file
+from mmdocsum_desktop.models.ocr import decode_image
 from mmdocsum_desktop.models.paths import data_dir
+from mmdocsum_desktop.models.registry import get_model
 
 EXPORT_FORMAT = 1
 OPENAI_MEAN = (0.48145466, 0.4578275, 0.40821073)
@@ -97,8 +101,6 @@ class ClipPreprocess:
 
     def __call__(self, image) -> np.ndarray:
         """A PIL image → float32 array 3×H×W, exactly as open_clip's ``image_transform(is_train=False)``."""
-        from PIL import Image, ImageOps
-
         resample = Image.Resampling.BILINEAR if self.interpolation == "bilinear" else Image.Resampling.BICUBIC
         target_h, target_w = self.size
         width, height = image.size
@@ -121,7 +123,7 @@ class ClipPreprocess:
             image = image.resize((new_w, new_h), resample)
         if self.resize_mode != "squash":
             fill = self.fill_color if self.resize_mode == "longest" else 0
-            image = _center_crop_or_pad(image, target_h, target_w, fill, ImageOps)
+            image = _center_crop_or_pad(image, target_h, target_w, fill)
         if image.mode != "RGB":
             image = image.convert("RGB")
         pixels = np.asarray(image, dtype=np.float32) / 255.0
@@ -129,7 +131,7 @@ class ClipPreprocess:
         return np.ascontiguousarray(pixels.transpose(2, 0, 1), dtype=np.float32)
 
 
-def _center_crop_or_pad(image, crop_h: int, crop_w: int, fill: int, image_ops):
+def _center_crop_or_pad(image: Image.Image, crop_h: int, crop_w: int, fill: int) -> Image.Image:
     width, height = image.size
     if crop_w > width or crop_h > height:
         left = (crop_w - width) // 2 if crop_w > width else 0
@@ -138,7 +140,7 @@ def _center_crop_or_pad(image, crop_h: int, crop_w: int, fill: int, image_ops):
         bottom = (crop_h - height + 1) // 2 if crop_h > height else 0
         bands = len(image.getbands())
         colour = (fill,) * bands if bands > 1 and image.mode != "P" else fill  # as torchvision's _parse_fill
-        image = image_ops.expand(image, border=(left, top, right, bottom), fill=colour)
+        image = ImageOps.expand(image, border=(left, top, right, bottom), fill=colour)
         width, height = image.size
         if crop_w == width and crop_h == height:
             return image
@@ -153,7 +155,7 @@ def _center_crop_or_pad(image, crop_h: int, crop_w: int, fill: int, image_ops):
 def clean_text(text: str) -> str:
     """open_clip's default text cleaning: ftfy (when installed), HTML unescape, whitespace, lower case."""
     try:
-        import ftfy
+        import ftfy  # optional, as in open_clip: cleaning works without it
 
         text = ftfy.fix_text(text)
     except ImportError:
@@ -167,7 +169,7 @@ class ClipTokenizer:
 
     def __init__(self, tokenizer_json: str | os.PathLike[str], context_length: int) -> None:
         try:
-            from tokenizers import Tokenizer
+            from tokenizers import Tokenizer  # optional: only CLIP text needs it
         except ImportError as error:
             raise MissingDependencyError(
                 "CLIP text needs the tokenizers package: pip install tokenizers"
@@ -197,8 +199,9 @@ class ClipTokenizer:
 def tokenizer_json_from_open_clip(simple_tokenizer) -> str:
     """open_clip's SimpleTokenizer (BPE with '</w>' word ends over byte-level symbols) as a
     ``tokenizers`` JSON string. Cleaning stays in :func:`clean_text`, so no normalizer is set."""
+    # only an export writes a tokenizer; tokenizers is optional until then
     from tokenizers import Regex, Tokenizer, decoders, pre_tokenizers
-    from tokenizers.models import BPE
+    from tokenizers.models import BPE  # (optional, as above)
 
     vocab = dict(simple_tokenizer.encoder)
     merges = [pair for pair, _ in sorted(simple_tokenizer.bpe_ranks.items(), key=lambda item: item[1])]
@@ -342,9 +345,7 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.clip(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-12, None)
 
 
-def _as_pil(image: Any):
-    from PIL import Image
-
+def _as_pil(image: Any) -> Image.Image:
     if isinstance(image, Image.Image):
         return image
     if isinstance(image, np.ndarray):
@@ -353,8 +354,6 @@ def _as_pil(image: Any):
                 f"image arrays must be uint8 H×W or H×W×C, got {image.dtype} {image.shape}"
             )
         return Image.fromarray(image)
-    from mmdocsum_desktop.models.ocr import decode_image
-
     if isinstance(image, bytes | bytearray):
         return Image.fromarray(decode_image(bytes(image)))
     if isinstance(image, str | os.PathLike):
@@ -372,8 +371,9 @@ def _as_pil(image: Any):
 
 def _require_torch():
     try:
+        # torch and open_clip take seconds to import and are needed only to export a checkpoint
         import open_clip
-        import torch
+        import torch  # (as above)
     except ImportError as error:
         raise MissingDependencyError(
             "exporting a CLIP checkpoint needs torch, torchvision and open-clip-torch "
@@ -492,8 +492,6 @@ def export_open_clip(
         model = model.eval().float().cpu()
         dummy_pixels = torch.zeros((2, 3, *preprocess.size), dtype=torch.float32)
         dummy_ids = tokenizer(["a", "b"], context_length=context_length)
-        import warnings
-
         # not under torch.no_grad(): in eval mode without grad, nn.MultiheadAttention takes a fused fast
         # path (aten::_native_multi_head_attention) that the ONNX exporter cannot translate
         with warnings.catch_warnings():
@@ -549,8 +547,6 @@ def load_clip(
     name: str, *, intra_op_threads: int = 2, prefer_gpu: bool = True, control: JobControl | None = None
 ) -> ClipOnnx:
     """A registered CLIP model by name: an ONNX pair folder, or a checkpoint (exported on first use)."""
-    from mmdocsum_desktop.models.registry import get_model
-
     entry = get_model(name)
     if entry.role != "clip":
         raise ModelError(f"{name!r} is a {entry.role} model, not a CLIP model")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib.util
+import logging
 import os
 import re
 import shutil
@@ -64,7 +65,7 @@ def cpu_forced() -> bool:
 def onnxruntime_providers() -> list[str]:
     """Execution providers of the installed onnxruntime ([] when it is not installed)."""
     try:
-        import onnxruntime
+        import onnxruntime  # a native runtime, loaded only when a model is about to run
     except ImportError:
         return []
     return list(onnxruntime.get_available_providers())
@@ -114,7 +115,7 @@ def make_session(model_path: str | os.PathLike[str], *, intra_op_threads: int = 
     was actually used.
     """
     try:
-        import onnxruntime as ort
+        import onnxruntime as ort  # a native runtime, loaded only when a model is about to run
     except ImportError as error:
         raise MissingDependencyError(
             "running ONNX models needs onnxruntime: pip install onnxruntime"
@@ -249,7 +250,7 @@ def llama_cpp_info() -> LlamaCppInfo:
     if importlib.util.find_spec("llama_cpp") is None:
         return LlamaCppInfo(installed=False)
     try:
-        import llama_cpp
+        import llama_cpp  # optional native library; a broken build must not stop the app from starting
     except Exception as error:  # noqa: BLE001 — a broken native library raises OSError, RuntimeError, ...
         return LlamaCppInfo(installed=True, error=f"{type(error).__name__}: {error}")
     version = getattr(llama_cpp, "__version__", None)
@@ -287,9 +288,7 @@ def gguf_shape(path: str | os.PathLike[str]) -> GgufShape | None:
     info = llama_cpp_info()
     if not info.installed or info.error:
         return None
-    import logging
-
-    import llama_cpp
+    import llama_cpp  # optional native library, known to load (llama_cpp_info above)
 
     # llama.cpp logs every header key through llama-cpp-python's logger: errors only, as Llama(verbose=False)
     quiet = logging.getLogger("llama-cpp-python")
@@ -367,7 +366,7 @@ def _pynvml() -> list[MemoryReading]:
     if importlib.util.find_spec("pynvml") is None:
         return []
     try:
-        import pynvml
+        import pynvml  # optional; it loads the NVIDIA driver library
 
         pynvml.nvmlInit()
         try:
@@ -391,7 +390,7 @@ def gpu_memory() -> list[MemoryReading]:
     info = llama_cpp_info()
     devices = info.gpu_devices
     if devices:  # read again: free memory changes as models load (the info above is cached)
-        import llama_cpp
+        import llama_cpp  # optional native library, already loaded by llama_cpp_info() above
 
         try:
             devices = tuple(d for d in _ggml_backends_and_devices(llama_cpp)[1] if d.kind in ("gpu", "igpu"))
@@ -417,7 +416,7 @@ def parse_meminfo(text: str) -> tuple[int, int] | None:
 def ram_memory() -> MemoryReading | None:
     """Available and total system memory (psutil when installed, else /proc/meminfo)."""
     try:
-        import psutil
+        import psutil  # optional: /proc/meminfo serves without it
 
         memory = psutil.virtual_memory()
         return MemoryReading("RAM", int(memory.available), int(memory.total), "psutil")

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from mmdocsum_desktop.models import registry
+
 Use = Literal["summary_writer", "judge", "answerer"]
 Verdict = Literal["fit", "weak", "unfit", "unknown"]
 USES: tuple[Use, ...] = ("summary_writer", "judge", "answerer")
@@ -138,8 +140,6 @@ def for_model(model: str | None, use: Use, *, entries: list[Any] | None = None) 
     """The fitness of a GGUF given as the settings give it: a registered name, a file path or file name
     (as a summary's engine record names it). None: the registry's default language model."""
     if entries is None:
-        from mmdocsum_desktop.models import registry
-
         entries = registry.list_models("gguf-llm")
     entry = _find_entry(model, entries)
     if entry is not None:

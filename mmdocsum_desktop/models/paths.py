@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import platformdirs
+
 APP_NAME = "mmdocsum-desktop"
 
 
@@ -20,8 +22,6 @@ def data_dir() -> Path:
     override = os.environ.get("MMDOCSUM_DATA_DIR")
     if override:
         return Path(override).expanduser()
-    import platformdirs
-
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
@@ -29,6 +29,4 @@ def cache_dir() -> Path:
     override = os.environ.get("MMDOCSUM_CACHE_DIR")
     if override:
         return Path(override).expanduser()
-    import platformdirs
-
     return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))

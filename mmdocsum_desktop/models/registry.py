@@ -24,7 +24,7 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 from mmdocsum_desktop.errors import (
     JobCancelled,
@@ -578,10 +578,11 @@ def download(
     if role is not None and role not in ROLES:
         raise ModelError(f"unknown role {role!r}; choose one of: {', '.join(ROLES)}")
     try:
+        # huggingface_hub is optional and slow to import: only a download needs it
         from huggingface_hub import constants as hf_constants
-        from huggingface_hub import get_hf_file_metadata, hf_hub_url
-        from huggingface_hub.file_download import http_get
-        from huggingface_hub.utils import build_hf_headers
+        from huggingface_hub import get_hf_file_metadata, hf_hub_url  # (as above)
+        from huggingface_hub.file_download import http_get  # (as above)
+        from huggingface_hub.utils import build_hf_headers  # (as above)
     except ImportError as error:
         raise MissingDependencyError(
             "downloading models needs huggingface_hub: pip install huggingface_hub"
@@ -628,7 +629,8 @@ def download(
             control.report(resume, meta.size or 0, label)
             http_get(
                 meta.location,
-                _ReportingFile(handle, control, meta.size or 0, label),
+                # the wrapper passes every file method through to the real handle, reporting each write
+                cast(BinaryIO, _ReportingFile(handle, control, meta.size or 0, label)),
                 resume_size=resume,
                 headers=headers,
                 expected_size=meta.size,
@@ -686,8 +688,8 @@ class _ReportingFile:
         return getattr(self._handle, name)
 
 
-def _silent_tqdm():
-    from tqdm import tqdm
+def _silent_tqdm() -> type:
+    from tqdm import tqdm  # only huggingface_hub's http_get needs a tqdm class, and only while downloading
 
     class _Silent(tqdm):
         def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from mmdocsum_desktop.bench.figure_groundtruth import iou
+from benchmarks._figure_groundtruth import iou
 from mmdocsum_desktop.document.reader import read_document
 
 PROSE = (
