@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from _corpus import GROUNDTRUTH, PAPERS, write_result
+from _figure_groundtruth import load_groundtruth, score_file, summarise
 
-from mmdocsum_desktop.bench.figure_groundtruth import load_groundtruth, score_file, summarise
 from mmdocsum_desktop.document.reader import read_document
 
 

@@ -24,7 +24,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from mmdocsum_desktop.bench.damage import DAMAGES, damaged_versions  # noqa: E402
+from _damage import DAMAGES, damaged_versions  # noqa: E402
+
 from mmdocsum_desktop.bench.glue import BenchEngine, EngineSpec  # noqa: E402
 from mmdocsum_desktop.document.reader import read_document  # noqa: E402
 from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine  # noqa: E402

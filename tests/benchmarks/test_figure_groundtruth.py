@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mmdocsum_desktop.bench.figure_groundtruth import (
+from benchmarks._figure_groundtruth import (
     GroundTruthFigure,
     iou,
     load_groundtruth,

@@ -1,4 +1,5 @@
-"""Rebuild the bundled demo splits (run from anywhere: ``python build_demo.py``).
+"""Rebuild the bundled demo splits in ``mmdocsum_desktop/resources/demo/`` (run from anywhere:
+``python tools/build_demo.py``; a developer's tool, not shipped with the app).
 
 Everything here was written for mmdocsum-desktop: five short, invented research articles (Markdown,
 HTML and a PDF rendered with PyMuPDF), their figures drawn with matplotlib and Pillow, gold
@@ -11,9 +12,12 @@ files are committed; this script documents how they were made and rebuilds them 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+from typing import Any
 
-HERE = Path(__file__).resolve().parent
+# the demo splits live in the package, which ships them; this script that makes them does not ship
+HERE = Path(__file__).resolve().parents[1] / "mmdocsum_desktop" / "resources" / "demo"
 
 # ----------------------------------------------------------------------------------------- articles
 
@@ -277,7 +281,7 @@ def P(summary: str, image: int | None, caption: str = "") -> dict:
     return {"summary": summary, "image": {"imageRef": str(image) if image else "None", "imageCaption": caption}}
 
 
-GOLD = [
+GOLD: list[dict[str, Any]] = [
     {
         "id": "marsh",
         "document": "docs/marsh.md",
@@ -467,6 +471,7 @@ GOLD = [
 
 
 def _figures(out: Path) -> None:
+    # matplotlib draws the demo's figures; only this tool needs it (not a dependency of the app)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -565,7 +570,7 @@ def _figures(out: Path) -> None:
 
 
 def _scooter_pdf(docs: Path) -> None:
-    import pymupdf
+    import pymupdf  # loaded with the one PDF it writes, as the rest of the splits need no PDF library
 
     document = pymupdf.open()
     page = document.new_page(width=595, height=842)
@@ -654,7 +659,7 @@ def _mcite(out: Path) -> None:
     ``mcite/visual_resources/<pdf_id>/images/``."""
     target = out / "mcite"
     records = []
-    specs = [
+    specs: list[dict[str, Any]] = [
         {
             "question_id": "demo-q1",
             "pdf_id": "bread",
@@ -683,14 +688,18 @@ def _mcite(out: Path) -> None:
             "evidence_modal": ["figure"],
         },
     ]
-    import shutil
-
     for spec in specs:
         images_dir = target / "visual_resources" / spec["pdf_id"] / "images"
         images_dir.mkdir(parents=True, exist_ok=True)
-        text_2_idx, idx_2_text = {}, {}
-        image_2_idx, idx_2_image, table_2_idx, idx_2_table = {}, {}, {}, {}
-        evidence_keys, evidence_contents, distractors = [], [], []
+        text_2_idx: dict[str, str] = {}
+        idx_2_text: dict[str, str] = {}
+        image_2_idx: dict[str, str] = {}
+        idx_2_image: dict[str, str] = {}
+        table_2_idx: dict[str, str] = {}
+        idx_2_table: dict[str, str] = {}
+        evidence_keys: list[str] = []
+        evidence_contents: list[str] = []
+        distractors: list[str] = []
         for position, (text, is_evidence) in enumerate(spec["texts"], start=1):
             text_2_idx[text] = str(position)
             idx_2_text[str(position)] = text

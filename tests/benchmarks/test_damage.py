@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmdocsum_desktop.bench.damage import change_numbers, damaged_versions, foreign_paragraph, shuffle_figures
+from benchmarks._damage import change_numbers, damaged_versions, foreign_paragraph, shuffle_figures
 from tests.bench.conftest import summary_record
 
 
