@@ -37,10 +37,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
+from mmdocsum_desktop.document.reader import export_document
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.fileio import write_bytes_atomic, write_json_atomic, write_text_atomic
 from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.models.paths import data_dir
 from mmdocsum_desktop.schemas.document import Document, Figure
+from mmdocsum_desktop.schemas.engine import EngineInfo
 from mmdocsum_desktop.schemas.summary import ROLES, FigureChoice, FigureEntry, Summary, SummaryParagraph
 from mmdocsum_desktop.summarize import render
 
@@ -100,11 +103,12 @@ def migrate_summary(old: Any) -> Any:
     the one schema: the pipeline's JSON with the user's edits (text, figure, caption) laid over it."""
     if not isinstance(old, dict) or not ("raw" in old or isinstance(old.get("engine"), str)):
         return old  # already the Summary schema
-    raw = old.get("raw") if isinstance(old.get("raw"), dict) else {}
+    stored = old.get("raw")
+    raw: dict[str, Any] = stored if isinstance(stored, dict) else {}
     summary = Summary.model_validate(raw if isinstance(raw.get("paragraphs"), list) else {})
     summary.figures = [f for f in summary.figures if f.id]
-    if not summary.engine and old.get("engine"):
-        summary.engine = {"engine": str(old["engine"])}
+    if not summary.engine.engine and old.get("engine"):
+        summary.engine = EngineInfo(engine=str(old["engine"]))
     if old.get("seconds") is not None and "total_s" not in summary.timings:
         summary.timings["total_s"] = float(old["seconds"])
     summary.warnings = list(dict.fromkeys([*summary.warnings, *(str(w) for w in old.get("warnings") or [])]))
@@ -139,8 +143,6 @@ def workspaces_dir() -> Path:
     override = os.environ.get("MMDOCSUM_WORKSPACES_DIR")
     if override:
         return Path(override).expanduser()
-    from mmdocsum_desktop.models.paths import data_dir
-
     return data_dir() / "workspaces"
 
 
@@ -260,8 +262,6 @@ class Workspace:
         self, document: Document, *, password: str | None = None, control: JobControl | None = None
     ) -> Document:
         """Render the document's figure crops into this workspace and write document.json."""
-        from mmdocsum_desktop.document.reader import export_document
-
         export_document(document, self.root, password=password, control=control)
         self.set_document(document)
         self.autosave()
@@ -442,28 +442,6 @@ def _first_line(error: BaseException) -> str:
 
 ExportFormat = Literal["markdown", "html", "pdf", "mdocsum"]
 EXPORT_SUFFIXES: dict[str, str] = {"markdown": ".md", "html": ".html", "pdf": ".pdf", "mdocsum": ".json"}
-
-
-_IMAGE_LINE = re.compile(r"\s*!\[[^\]]*\]\([^)]*\)\s*")
-_CAPTION_LINE = re.compile(r"\s*\*[^*\n].*\*\s*")
-
-
-def split_paragraphs(markdown: str) -> list[str]:
-    """Paragraphs of the user's Markdown: blank-line separated, image-only lines left out, and so is
-    an image's caption (one italic line right under it, as an accepted placement writes it)."""
-    out = []
-    after_image = False
-    for chunk in re.split(r"\n\s*\n", markdown):
-        raw = chunk.strip().splitlines()
-        if after_image and len(raw) == 1 and _CAPTION_LINE.fullmatch(raw[0]):
-            after_image = False
-            continue
-        lines = [line for line in raw if not _IMAGE_LINE.fullmatch(line)]
-        after_image = bool(raw) and _IMAGE_LINE.fullmatch(raw[-1]) is not None
-        text = "\n".join(lines).strip()
-        if text:
-            out.append(text)
-    return out
 
 
 def _title_of(workspace: Workspace) -> str:

@@ -15,6 +15,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from mmdocsum_desktop import __version__, secrets
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mmdocsum-desktop", description="Read a document, get its illustrated summary.")
@@ -55,8 +57,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     multiprocessing.freeze_support()
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.version:
-        from mmdocsum_desktop import __version__
-
         print(f"mmdocsum-desktop {__version__}")
         return 0
     if args.screenshot is not None and args.file is None:
@@ -64,39 +64,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.screenshot is not None and not os.environ.get("QT_QPA_PLATFORM"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    from mmdocsum_desktop import secrets
-
     secrets.install_process_guards()  # no API key in what the app prints or logs (as in the command line)
     problem = display_problem()
     if problem:
         print(f"mmdocsum-desktop: error: {problem}", file=sys.stderr)
         return 2
     try:
-        from PySide6.QtWidgets import QApplication
-    except ImportError:
+        # PySide6 (an optional extra) and the window's modules load only once a window is to open: --version,
+        # a refusal, and the frozen bundle's worker processes (which start through this function) never pay for them
+        from mmdocsum_desktop.gui import launch
+    except ImportError as error:
+        if not (error.name or "").startswith(("PySide6", "shiboken6")):
+            raise
         print("mmdocsum-desktop: error: the desktop window needs PySide6: pip install PySide6-Essentials",
               file=sys.stderr)
         return 2
-    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "mmdocsum-desktop"])
-    app.setApplicationName("mmdocsum-desktop")
-    app.setOrganizationName("mmdocsum")
-    from mmdocsum_desktop.gui import icons
-
-    app.setDesktopFileName(icons.APP_ID)  # on Wayland the compositor finds the icon through the desktop entry
-    app.setWindowIcon(icons.app_icon())
-    if args.screenshot is not None:
-        from mmdocsum_desktop.gui.screenshot import take_screenshot
-
-        return take_screenshot(args.file, args.screenshot, size=args.size)
-    from mmdocsum_desktop.gui.main_window import MainWindow
-
-    window = MainWindow()
-    window.show()
-    if not args.no_recover:
-        window.offer_recovery()
-    if args.file is not None:
-        window.open_path(args.file)
-    return app.exec()
+    return launch.run(args.file, screenshot=args.screenshot, size=args.size, recover=not args.no_recover)
 
 
 if __name__ == "__main__":

@@ -11,8 +11,8 @@ import shiboken6
 from PySide6.QtCore import QUrl
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
+from mmdocsum_desktop.app import catalog
 from mmdocsum_desktop.app.ask import ask as ask_the_paper
-from mmdocsum_desktop.gui import core
 from mmdocsum_desktop.gui.summary_view import (
     add_page_and_figure_links,
     cite_url,
@@ -20,7 +20,6 @@ from mmdocsum_desktop.gui.summary_view import (
     visuals_by_label,
 )
 from mmdocsum_desktop.gui.workers import Job
-from mmdocsum_desktop.models import fitness
 from mmdocsum_desktop.schemas.document import Document
 
 if TYPE_CHECKING:
@@ -93,13 +92,13 @@ class AskView(QWidget):
             return None
         if not text or self.job is not None:
             return None
-        settings = self.window_.engine_settings()
-        answerer = fitness.for_settings(settings, "answerer")
+        session = self.window_.current_session()
+        answerer = catalog.fitness_for_settings(session.settings, "answerer")
         warning = f" {answerer.sentence()}" if answerer is not None and answerer.warns else ""
         document = workspace.document
 
         def run(control, stream):
-            return ask_the_paper(core.session(settings), document, text, control=control, on_text=stream)
+            return ask_the_paper(session, document, text, control=control, on_text=stream)
 
         job = Job(f"Asking: {text[:40]}", run, kind="ask")
         job.signals.succeeded.connect(lambda answer: self._answered(document, answer, warning))

@@ -26,10 +26,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mmdocsum_desktop.app.project import PlacementSuggestion, Workspace, adopt_image, split_paragraphs
+from mmdocsum_desktop.app.present import caption_text, escape_markdown, markdown_to_html
+from mmdocsum_desktop.app.project import PlacementSuggestion, Workspace, adopt_image
 from mmdocsum_desktop.gui import core, icons
+from mmdocsum_desktop.gui.project_model import ProjectModel
 from mmdocsum_desktop.gui.workers import Job
-from mmdocsum_desktop.summarize.render import caption_text, escape_markdown, markdown_to_html
+from mmdocsum_desktop.schemas.placement import PlacementWhy
+from mmdocsum_desktop.text.paragraphs import split_paragraphs
 
 if TYPE_CHECKING:
     from mmdocsum_desktop.gui.main_window import MainWindow
@@ -102,11 +105,18 @@ class AuthoringView(QWidget):
         layout.addWidget(split, 1)
         layout.addWidget(self.table)
 
-    def observe(self, state) -> None:
-        """Follow the application state (gui.state.AppState): its project's text and placements."""
+    def observe(self, state: ProjectModel) -> None:
+        """Follow the project model: its project's text and placements; accepting, rejecting and taking
+        back a placement are its intents (each one step of Undo)."""
         self._state = state
         state.workspaceChanged.connect(self.set_workspace)
         state.placementsChanged.connect(self._state_placements)
+        state.authoringRestored.connect(self._restored)
+
+    def _restored(self, text: str) -> None:
+        """Undo or Redo put the text back."""
+        if self.editor.toPlainText() != text:
+            self.editor.setPlainText(text)
 
     def _state_placements(self, _placements: list) -> None:
         if self.workspace is self._state.workspace:
@@ -182,14 +192,17 @@ class AuthoringView(QWidget):
             return None
         if self._job is not None:
             return None
-        fn = core.place_images(paragraphs, document=None if use_folder else document,
+        fn = core.place_images(self.window_.current_session(), paragraphs,
+                               document=None if use_folder else document,
                                workspace_root=self.workspace.root if self.workspace else None,
-                               folder=self.folder if use_folder else None,
-                               settings=self.window_.engine_settings())
+                               folder=self.folder if use_folder else None)
         job = Job("Placing images", fn, kind="placement")
         job.signals.succeeded.connect(self._placed)
-        job.signals.failed.connect(lambda message: (self.window_.show_error(f"Place images failed: {message}"),
-                                                    self.status.setText("Place images failed; your text is unchanged.")))
+        def failed(message: str) -> None:
+            self.window_.show_error(f"Place images failed: {message}")
+            self.status.setText("Place images failed; your text is unchanged.")
+
+        job.signals.failed.connect(failed)
         job.signals.cancelled.connect(lambda partial: self.status.setText("Place images cancelled; your text is unchanged."))
         job.signals.finished.connect(self._finished)
         self._job = job
@@ -277,52 +290,59 @@ class AuthoringView(QWidget):
         suggestion = self.workspace.project.placements[row] if self.workspace else None
         if suggestion is None or suggestion.status != "pending" or not suggestion.image:
             return
-        before = self.window_.authoring_state()
-        self.changing_text = True
-        try:
-            inserted = self._insert_image(suggestion)
-        finally:
-            self.changing_text = False
-        if not inserted:
-            self.window_.show_error("That paragraph changed since the suggestion; run Place images again.", "warning")
-            return
-        suggestion.status = "accepted"
-        self._show_suggestions()
-        self.suggestionsChanged.emit()
-        self.window_.record_authoring_change(f"Accept {suggestion.label or 'image'}", before,
-                                             self.window_.authoring_state())
+
+        def change() -> bool:
+            self.changing_text = True
+            try:
+                inserted = self._insert_image(suggestion)
+            finally:
+                self.changing_text = False
+            if not inserted:
+                self.window_.show_error("That paragraph changed since the suggestion; run Place images again.",
+                                        "warning")
+                return False
+            suggestion.status = "accepted"
+            self._show_suggestions()
+            self.suggestionsChanged.emit()
+            return True
+
+        self._state.change_authoring(f"Accept {suggestion.label or 'image'}", change)
 
     def reject(self, row: int) -> None:
         suggestion = self.workspace.project.placements[row] if self.workspace else None
         if suggestion is None or suggestion.status != "pending":
             return
-        before = self.window_.authoring_state()
-        suggestion.status = "rejected"
-        self._show_suggestions()
-        self.suggestionsChanged.emit()
-        self.window_.record_authoring_change(f"Reject {suggestion.label or 'image'}", before,
-                                             self.window_.authoring_state())
+
+        def change() -> bool:
+            suggestion.status = "rejected"
+            self._show_suggestions()
+            self.suggestionsChanged.emit()
+            return True
+
+        self._state.change_authoring(f"Reject {suggestion.label or 'image'}", change)
 
     def take_back(self, row: int) -> None:
         """An accepted row back to pending (its image line leaves the text), or a rejected one."""
         suggestion = self.workspace.project.placements[row] if self.workspace else None
         if suggestion is None or suggestion.status == "pending":
             return
-        before = self.window_.authoring_state()
-        if suggestion.status == "accepted":
-            link = self._image_link(suggestion)
-            text = self.editor.toPlainText()
-            line = re.compile(r"\n*!\[[^\]]*\]\(<?" + re.escape(link) + r">?\)[ \t]*(?:\n\n\*[^\n]*\*[ \t]*)?")
-            self.changing_text = True
-            try:
-                self.editor.setPlainText(line.sub("", text, count=1))
-            finally:
-                self.changing_text = False
-        suggestion.status = "pending"
-        self._show_suggestions()
-        self.suggestionsChanged.emit()
-        self.window_.record_authoring_change(f"Take back {suggestion.label or 'image'}", before,
-                                             self.window_.authoring_state())
+
+        def change() -> bool:
+            if suggestion.status == "accepted":
+                link = self._image_link(suggestion)
+                text = self.editor.toPlainText()
+                line = re.compile(r"\n*!\[[^\]]*\]\(<?" + re.escape(link) + r">?\)[ \t]*(?:\n\n\*[^\n]*\*[ \t]*)?")
+                self.changing_text = True
+                try:
+                    self.editor.setPlainText(line.sub("", text, count=1))
+                finally:
+                    self.changing_text = False
+            suggestion.status = "pending"
+            self._show_suggestions()
+            self.suggestionsChanged.emit()
+            return True
+
+        self._state.change_authoring(f"Take back {suggestion.label or 'image'}", change)
 
     def _image_link(self, suggestion: PlacementSuggestion) -> str:
         """The image copied into the project (``images/figure-3.png``, named after its label) and the
@@ -391,8 +411,6 @@ def _why_text(why: dict | None) -> str:
     """The placement's reasons as tooltip lines (caption match, matched sentences, OCR words, position)."""
     if not why:
         return ""
-    from mmdocsum_desktop.placement import PlacementWhy
-
     try:
         return PlacementWhy.model_validate(why).tooltip()
     except ValueError:

@@ -30,7 +30,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mmdocsum_desktop.app import catalog
+from mmdocsum_desktop.bench import report
 from mmdocsum_desktop.bench import splits as bench_splits
+from mmdocsum_desktop.fileio import write_json_atomic
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.workers import Job
 
@@ -89,9 +92,7 @@ def value_item(value: Any, text: str | None = None) -> QTableWidgetItem:
 
 
 def runs_dir() -> Path:
-    from mmdocsum_desktop.models.paths import data_dir
-
-    return data_dir() / "bench-runs"
+    return catalog.bench_runs_dir()
 
 
 PUBLISHED = bench_splits.SPLITS_ROOT / "published.json"
@@ -253,7 +254,8 @@ class BenchView(QWidget):
     def choose(self, split: str, suite: str) -> None:
         """Select the bundled row of ``split`` and ``suite`` (what a click on it does)."""
         for row in range(self.bundled.rowCount()):
-            if self.bundled.item(row, 0).data(Qt.ItemDataRole.UserRole) == (split, suite):
+            item = self.bundled.item(row, 0)
+            if item is not None and item.data(Qt.ItemDataRole.UserRole) == (split, suite):
                 self.bundled.selectRow(row)
                 return
         raise KeyError(f"{split}:{suite} is not a bundled split")
@@ -285,10 +287,16 @@ class BenchView(QWidget):
         job.signals.succeeded.connect(
             lambda result: self._done(out, result, suite, split, engine, time.perf_counter() - started))
         job.signals.progress.connect(self._progress)
-        job.signals.failed.connect(lambda message: (self.status.setText(f"Failed: {message}"),
-                                                    self.window_.show_error(f"Benchmark failed: {message}")))
-        job.signals.cancelled.connect(lambda partial: (self.status.setText(
-            "Cancelled. Finished documents are kept; Run again to continue."), self.show_run(out)))
+        def failed(message: str) -> None:
+            self.status.setText(f"Failed: {message}")
+            self.window_.show_error(f"Benchmark failed: {message}")
+
+        def cancelled(_partial: object) -> None:
+            self.status.setText("Cancelled. Finished documents are kept; Run again to continue.")
+            self.show_run(out)
+
+        job.signals.failed.connect(failed)
+        job.signals.cancelled.connect(cancelled)
         job.signals.finished.connect(self._finished)
         self._job = job
         self.run_button.setEnabled(False)
@@ -327,9 +335,6 @@ class BenchView(QWidget):
     # ---- history and published numbers
     def _remember(self, run: Path, suite: str, split: str, engine: str, seconds: float | None) -> None:
         """Keep this run's headline numbers and time, for the next run's comparison and the Time column."""
-        from mmdocsum_desktop.bench import report
-        from mmdocsum_desktop.fileio import write_json_atomic
-
         try:
             metrics = report.load_metrics(run)
         except Exception:  # noqa: BLE001 — a run without readable metrics has nothing to remember
@@ -401,9 +406,10 @@ class BenchView(QWidget):
                 text = _shown(other) + (f" (this run {delta:+.3f})" if delta is not None else "")
                 self.table.setItem(row, column, value_item(other, text))
         while self.plots_layout.count() > 1:
-            item = self.plots_layout.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            taken = self.plots_layout.takeAt(0)
+            plot = taken.widget() if taken is not None else None
+            if plot is not None:
+                plot.deleteLater()
         self.plot_count = 0
         for title, data in loaded["plots"]:
             pixmap = QPixmap()

@@ -1,8 +1,9 @@
-"""The GUI's calls into the core, as job functions ``fn(control, stream)`` for :class:`Job`.
+"""The GUI's calls into the application, as job functions ``fn(control, stream)`` for :class:`Job`.
 
-These are the same functions the CLI calls (read_document/export_document, the use cases of
-:mod:`mmdocsum_desktop.app` over the process's one Session, the model registry); this module only splits
-one progress bar over several steps and turns results into what the views show.
+These are the use cases the command line calls (:mod:`mmdocsum_desktop.app`), over the window's own
+Session, which the window creates and hands the saved settings on the GUI thread before it starts a job
+(:meth:`MainWindow.current_session`); a job only uses it. This module splits one progress bar over several
+steps and turns results into what the views show.
 """
 
 from __future__ import annotations
@@ -12,34 +13,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+
 from mmdocsum_desktop import app
-from mmdocsum_desktop.engines import factory
+from mmdocsum_desktop.app import catalog, present
+from mmdocsum_desktop.bench import report
+from mmdocsum_desktop.bench.compare import compare
 from mmdocsum_desktop.errors import MmdocsumError
+from mmdocsum_desktop.gui.subprocess_job import run_in_child
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.document import Document
-from mmdocsum_desktop.schemas.settings import EngineChoice, Settings
+from mmdocsum_desktop.schemas.summary import Summary
 
 StreamFn = Callable[[str], None]
+JobFn = Callable[[JobControl, StreamFn], Any]
 
-
-def session(settings: Settings) -> app.Session:
-    """The process's Session with the settings as the user has them now (the dialog may have saved)."""
-    current = app.default_session()
-    current.use_settings(settings)
-    return current
-
-
-def sub_control(parent: JobControl, start: int, end: int, label: str = "") -> JobControl:
-    """A JobControl whose progress fills ``start``..``end`` (of 100) of the parent's, sharing its cancel."""
-
-    def forward(done: int, total: int, what: str) -> None:
-        fraction = done / total if total > 0 else 0.0
-        if parent.on_progress is not None:
-            parent.on_progress(start + int(round(fraction * (end - start))), 100, what or label)
-
-    child = JobControl(on_progress=forward)
-    child._cancel = parent._cancel  # one cancel flag for the whole job
-    return child
+sub_control = present.span_control  # one progress bar over several steps (the open and summary jobs)
 
 
 # Imported by a background job when the window opens, so that no first use on the GUI thread (or a
@@ -63,7 +53,7 @@ WARM_UP_MODULES = (
 )
 
 
-def warm_up(modules: tuple[str, ...] = WARM_UP_MODULES, *, embedder: bool = True) -> Callable:
+def warm_up(session: app.Session, modules: tuple[str, ...] = WARM_UP_MODULES, *, embedder: bool = True) -> JobFn:
     """Import what the jobs will need and load the text embedder (an ONNX session whose creation holds
     the GIL for a while), right after the window appears rather than in the middle of a summary."""
 
@@ -77,7 +67,7 @@ def warm_up(modules: tuple[str, ...] = WARM_UP_MODULES, *, embedder: bool = True
                 missing.append(name)
         if embedder:
             try:
-                app.default_session().embedder()
+                session.embedder()
             except (MmdocsumError, OSError, ImportError):
                 missing.append("text embedder")  # the summary job says what is missing
         return missing
@@ -90,9 +80,6 @@ SUMMARY_IMAGE_WIDTH = 560
 
 def scaled_images(paths: list[Path], width: int) -> dict[str, Any]:
     """{path: QImage at most ``width`` wide}, decoded off the GUI thread."""
-    from PySide6.QtCore import Qt
-    from PySide6.QtGui import QImage
-
     out: dict[str, Any] = {}
     for path in paths:
         image = QImage(str(path))
@@ -104,13 +91,10 @@ def scaled_images(paths: list[Path], width: int) -> dict[str, Any]:
     return out
 
 
-def make_thumbnails(paths: list[tuple[str, Path]], size: int) -> Callable:
+def make_thumbnails(paths: list[tuple[str, Path]], size: int) -> JobFn:
     """Scaled QImages of figure crops, made off the GUI thread (QImage is safe to use in a worker)."""
 
     def run(control: JobControl, stream: StreamFn) -> list[tuple[str, Any]]:
-        from PySide6.QtCore import Qt
-        from PySide6.QtGui import QImage
-
         out = []
         for position, (figure_id, path) in enumerate(paths):
             control.report(position, len(paths), "thumbnails")
@@ -126,19 +110,13 @@ def make_thumbnails(paths: list[tuple[str, Path]], size: int) -> Callable:
 # ------------------------------------------------------------------------------------ documents
 
 
-def open_document(path: Path, workspace_root: Path, *, password: str | None = None) -> Callable:
-    """Read the file (as `mmdocsum extract` does) and render its figure crops into the workspace."""
+def open_document(session: app.Session, path: Path, workspace_root: Path, *,
+                  password: str | None = None) -> JobFn:
+    """Read the file (as `mmdocsum extract` does, scanned pages with OCR) and render its figure crops
+    into the workspace (:func:`app.present.open_document`)."""
 
     def run(control: JobControl, stream: StreamFn) -> Document:
-        from mmdocsum_desktop.app.session import default_session
-        from mmdocsum_desktop.document.reader import export_document
-
-        # scanned pages are read with OCR, per page in the progress, as every command reads them
-        document = default_session().read(path, password=password, control=sub_control(control, 0, 80, "reading"))
-        export_document(document, workspace_root, password=password,
-                        control=sub_control(control, 80, 100, "figures"))
-        control.report(100, 100, "done")
-        return document
+        return present.open_document(session, path, workspace_root, password=password, control=control)
 
     return run
 
@@ -146,12 +124,12 @@ def open_document(path: Path, workspace_root: Path, *, password: str | None = No
 # ------------------------------------------------------------------------------------ summaries
 
 
-def summarize(document: Document, workspace_root: Path, settings: Settings) -> Callable:
-    """The summary (as `mmdocsum summarize` writes it, through :func:`app.summarize`) with the user's
-    engine settings; an LLM's text streams to ``stream``."""
+def summarize(session: app.Session, document: Document, workspace_root: Path) -> JobFn:
+    """The summary (as `mmdocsum summarize` writes it, through :func:`app.summarize`) with the session's
+    engine; an LLM's text streams to ``stream``."""
 
     def run(control: JobControl, stream: StreamFn) -> dict[str, Any]:
-        current = session(settings)
+        current = session
         control.report(0, 100, f"starting the {current.engine_name()} engine")
         summary = app.summarize(current, document, workspace_root, control=sub_control(control, 5, 100),
                                 on_text=stream)
@@ -161,12 +139,12 @@ def summarize(document: Document, workspace_root: Path, settings: Settings) -> C
     return run
 
 
-def regenerate_paragraph(document: Document, workspace_root: Path, settings: Settings, summary: Any, index: int,
-                         attempt: int) -> Callable:
+def regenerate_paragraph(session: app.Session, document: Document, workspace_root: Path, summary: Summary,
+                         index: int, attempt: int) -> JobFn:
     """Paragraph ``index`` written anew (:func:`app.regenerate_paragraph`); the other three are kept."""
 
     def run(control: JobControl, stream: StreamFn) -> dict[str, Any]:
-        current = session(settings)
+        current = session
         control.report(0, 100, f"starting the {current.engine_name()} engine")
         fresh = app.regenerate_paragraph(current, document, summary, index, attempt=attempt,
                                          control=sub_control(control, 5, 100), on_text=stream)
@@ -176,43 +154,41 @@ def regenerate_paragraph(document: Document, workspace_root: Path, settings: Set
     return run
 
 
-def _prepared(summary: Any, workspace_root: Path) -> dict[str, Any]:
+def _prepared(summary: Summary, workspace_root: Path) -> dict[str, Any]:
     """The summary with its figures' images decoded here, not on the GUI thread."""
     paths = [workspace_root / p.figure.image for p in summary.paragraphs if p.figure and p.figure.image]
     return {"summary": summary, "images": scaled_images(paths, SUMMARY_IMAGE_WIDTH)}
 
 
-def engine_name(settings: Settings) -> str:
-    """The engine a summary would use with these settings ("auto" resolved)."""
+def engine_name(session: app.Session) -> str:
+    """The engine a summary would use with the session's settings ("auto" resolved)."""
     try:
-        return factory.choose_engine_name(None, settings.engines)
+        return session.engine_name()
     except MmdocsumError:
-        return settings.engines.engine
+        return session.settings.engines.engine
 
 
 # ------------------------------------------------------------------------------------ judging
 
-def judge_description(settings: Settings) -> str:
-    """What the judge is, for the job title: "llama (model.gguf)" or "openai (http://…)";
-    ``engines.factory.JudgeNotConfiguredError`` when only the extractive engine is set up."""
-    return factory.judge_description(settings.engines)
+def judge_description(session: app.Session) -> str:
+    """What the judge is, for the job title: "llama (model.gguf)" or "openai (http://…)"; an
+    MmdocsumError (JudgeNotConfiguredError) when only the extractive engine is set up."""
+    return session.judge_description()
 
 
-def judge_record(summary: Any, document: Document | None = None) -> dict[str, Any]:
+def judge_record(summary: Summary, document: Document | None = None) -> dict[str, Any]:
     """The summary as the judge reads it: its JSON form (``mmdocsum summarize --format json``), as the
     user has it now (edited text, figures picked by hand); image paths relative to the workspace."""
-    from mmdocsum_desktop.summarize.render import to_json
-
-    return to_json(summary)
+    return present.summary_json(summary)
 
 
-def judge_summary(document: Document, summary: Any, workspace_root: Path, settings: Any) -> Callable:
+def judge_summary(session: app.Session, document: Document, summary: Summary, workspace_root: Path) -> JobFn:
     """Judge the summary against its document on the aspects of ``judge.summary`` (what
     `mmdocsum bench judge` does for one document), with the LLM engine of the settings. Returns the
     judgement's JSON (``judge.summary.judge_document``) with ``aspect_titles`` {name: title}."""
 
     def run(control: JobControl, stream: StreamFn) -> dict[str, Any]:
-        current = session(settings)
+        current = session
         control.report(0, 100, f"starting the {current.judge_name()} judge")
         result = app.judge(current, document, summary, base_dir=workspace_root,
                            control=sub_control(control, 5, 100))
@@ -225,14 +201,14 @@ def judge_summary(document: Document, summary: Any, workspace_root: Path, settin
 # ------------------------------------------------------------------------------------ placement
 
 
-def place_images(paragraphs: list[str], *, document: Document | None, workspace_root: Path | None,
-                 folder: Path | None, settings: Settings) -> Callable:
+def place_images(session: app.Session, paragraphs: list[str], *, document: Document | None,
+                 workspace_root: Path | None, folder: Path | None) -> JobFn:
     """Flow insertion over the user's paragraphs with the document's figures or a folder of images
     (:func:`app.place`, what `mmdocsum place` runs), with the placement settings (OCR, CLIP)."""
 
     def run(control: JobControl, stream: StreamFn) -> list[dict[str, Any]]:
         pool = app.image_pool(document=None if folder is not None else document, root=workspace_root, folder=folder)
-        placed = app.place(session(settings), paragraphs, pool, control=control)
+        placed = app.place(session, paragraphs, pool, control=control)
         return [_suggestion(p, pool) for p in placed.placements]
 
     return run
@@ -272,20 +248,16 @@ def _why_from_signals(data: dict[str, Any], chosen: Any) -> dict[str, Any] | Non
 # ------------------------------------------------------------------------------------ models
 
 
-def verify_models(name: str | None = None) -> Callable:
-    def run(control: JobControl, stream: StreamFn):
-        from mmdocsum_desktop.models import registry
-
-        return registry.verify(name, control=control)
+def verify_models(name: str | None = None) -> JobFn:
+    def run(control: JobControl, stream: StreamFn) -> list[catalog.VerifyReport]:
+        return catalog.verify(name, control=control)
 
     return run
 
 
-def download_model(repo: str, filename: str, role: str | None) -> Callable:
-    def run(control: JobControl, stream: StreamFn):
-        from mmdocsum_desktop.models import registry
-
-        return registry.download(repo, filename, role=role, control=control)
+def download_model(repo: str, filename: str, role: str | None) -> JobFn:
+    def run(control: JobControl, stream: StreamFn) -> Path:
+        return catalog.download(repo, filename, role=role, control=control)
 
     return run
 
@@ -293,40 +265,22 @@ def download_model(repo: str, filename: str, role: str | None) -> Callable:
 # ------------------------------------------------------------------------------------ benchmarks
 
 
-def run_benchmark(suite: str, split: str, engine: str, out: Path) -> Callable:
+def run_benchmark(suite: str, split: str, engine: str, out: Path) -> JobFn:
     """A benchmark run as `mmdocsum bench SUITE --split SPLIT --engine ENGINE -o OUT` runs it (resumable:
     the same folder continues), in a child process so that it cannot stall the GUI. Returns the folder."""
 
     def run(control: JobControl, stream: StreamFn) -> Path:
-        from mmdocsum_desktop.gui.subprocess_job import run_in_child
-
-        run_in_child("mmdocsum_desktop.gui.core:benchmark_in_this_process",
+        run_in_child("mmdocsum_desktop.gui.bench_child:benchmark_in_this_process",
                      {"suite": suite, "split": split, "engine": engine, "out": str(out)}, control, stream)
         return out
 
     return run
 
 
-def benchmark_in_this_process(suite: str, split: str, engine: str, out: str, control: JobControl) -> str:
-    """The child process's side of :func:`run_benchmark`: :func:`bench.run.run_benchmark`, as `mmdocsum bench`."""
-    from mmdocsum_desktop.bench.run import run_benchmark as run_suite  # the suites load in the child only
-
-    ftii_data: dict[str, Any] = {}
-    if suite == "ftii" and split != "demo":  # a flow-insertion JSON: images and captions beside it
-        ftii_data = {"images_root": Path(split).parent, "captions": Path(split).with_name("captions.json")}
-        if not ftii_data["captions"].is_file():
-            ftii_data["captions"] = None
-    choice = None if suite == "ftii" else EngineChoice(engine=engine)
-    run_suite(app.Session(), suite, split, out, choice=choice, control=control, **ftii_data)
-    return out
-
-
-def load_run(run: Path) -> Callable:
+def load_run(run: Path) -> JobFn:
     """A finished run's headline numbers and plots (matplotlib, so off the GUI thread)."""
 
     def job(control: JobControl, stream: StreamFn) -> dict[str, Any]:
-        from mmdocsum_desktop.bench import report
-
         metrics = report.load_metrics(run)
         control.report(1, 3, "plots")
         return {"run": run, "headline": report.headline(metrics), "plots": report.plots(metrics),
@@ -335,10 +289,9 @@ def load_run(run: Path) -> Callable:
     return job
 
 
-def compare_runs(runs: list[Path]) -> Callable:
+def compare_runs(runs: list[Path]) -> JobFn:
     def job(control: JobControl, stream: StreamFn) -> dict[str, Any]:
-        from mmdocsum_desktop.bench.compare import compare
-
-        return compare(runs)
+        result: dict[str, Any] = compare(runs)
+        return result
 
     return job

@@ -11,7 +11,7 @@ import html
 import threading
 import unicodedata
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
@@ -49,8 +49,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mmdocsum_desktop.document.mupdf import MUPDF_LOCK, try_mupdf
-from mmdocsum_desktop.document.normalize import normalize_text
+from mmdocsum_desktop.app.present import MUPDF_LOCK, normalize_text, try_mupdf
 from mmdocsum_desktop.gui import icons, render_process
 from mmdocsum_desktop.gui.workers import Job, JobRunner
 from mmdocsum_desktop.schemas.document import Document, Figure
@@ -108,7 +107,7 @@ def line_boxes(words: list[Word]) -> list[Rect]:
         box = boxes.setdefault((word.block, word.line), [word.x0, word.y0, word.x1, word.y1])
         box[0], box[1] = min(box[0], word.x0), min(box[1], word.y0)
         box[2], box[3] = max(box[2], word.x1), max(box[3], word.y1)
-    return [tuple(box) for box in boxes.values()]
+    return [(box[0], box[1], box[2], box[3]) for box in boxes.values()]
 
 
 def find_in_words(words: list[Word], query: str) -> list[list[int]]:
@@ -152,7 +151,7 @@ class _PdfRenderer:
             if self.pdf.needs_pass and password:
                 self.pdf.authenticate(password)
             # every page's size in points, for the continuous layout before any page is rendered
-            self.sizes = [(page.rect.width, page.rect.height) for page in self.pdf]
+            self.sizes = [(page.rect.width, page.rect.height) for page in self.pdf.pages()]
         self._words: dict[int, list[Word]] = {}  # page index -> its words (read once, for selection and search)
 
     def words(self, page: int, *, wait: bool = False) -> list[Word]:
@@ -360,7 +359,7 @@ class DocumentView(QWidget):
         self.thumbs.setMinimumWidth(120)
         self.thumbs.setMaximumWidth(170)
         self.thumbs.setToolTip("Pages: click one to go there")
-        self.thumbs.currentRowChanged.connect(lambda row: row >= 0 and self.show_page(row + 1))
+        self.thumbs.currentRowChanged.connect(self._thumb_chosen)
         self.thumbs.setVisible(False)
         self.reader = QSplitter(Qt.Orientation.Horizontal)
         self.reader.addWidget(self.thumbs)
@@ -409,10 +408,11 @@ class DocumentView(QWidget):
         self.search_box.setClearButtonEnabled(True)
         self.search_box.returnPressed.connect(self._search_or_next)
         self.search_label = QLabel("")
-        for widget in (self.thumbs_button, self.prev_button, self.page_box, self.page_count_label, self.next_button,
-                       self.zoom_out_button, self.zoom_label, self.zoom_in_button, self.fit_width_button,
-                       self.fit_page_button, self.rotate_button):
-            bar.addWidget(widget)
+        tools: tuple[QWidget, ...] = (self.thumbs_button, self.prev_button, self.page_box, self.page_count_label,
+                                      self.next_button, self.zoom_out_button, self.zoom_label, self.zoom_in_button,
+                                      self.fit_width_button, self.fit_page_button, self.rotate_button)
+        for tool in tools:
+            bar.addWidget(tool)
         bar.addSpacing(12)
         bar.addWidget(self.search_box, 1)
         bar.addWidget(self.search_label)
@@ -568,8 +568,8 @@ class DocumentView(QWidget):
         return self._page if self._drawn.get(self._page) == self.scale else None
 
     @property
-    def position(self) -> dict:
-        position = {"page": self._page, "zoom": round(self._zoom, 3), "fit": self.fit}
+    def position(self) -> dict[str, Any]:
+        position: dict[str, Any] = {"page": self._page, "zoom": round(self._zoom, 3), "fit": self.fit}
         if self._rotation:
             position["rotation"] = {str(page): degrees for page, degrees in self._rotation.items()}
         return position
@@ -732,6 +732,10 @@ class DocumentView(QWidget):
         return list(range(first, last + 1))
 
     # ------------------------------------------------------------------------------ navigation
+    def _thumb_chosen(self, row: int) -> None:
+        if row >= 0:
+            self.show_page(row + 1)
+
     def show_page(self, page: int, *, highlight: tuple[float, float, float, float] | None = None,
                   key: str | None = None) -> None:
         if self._renderer is None:
@@ -890,6 +894,8 @@ class DocumentView(QWidget):
 
     def _start_render(self, page: int, scale: float) -> None:
         renderer = self._renderer
+        if renderer is None:  # the document closed meanwhile
+            return
         job = Job(f"page {page}", lambda control, stream: renderer.render(page - 1, scale), kind="render")
         job.signals.succeeded.connect(lambda image, page=page, scale=scale: self._rendered(page, scale, image))
         job.signals.failed.connect(lambda message: self.message.emit(f"cannot render page {page}: {message}"))
@@ -1016,6 +1022,8 @@ class DocumentView(QWidget):
             self._search_text(text)
             return None
         renderer = self._renderer
+        if renderer is None:  # the document closed meanwhile
+            return
         job = Job(f"search {text!r}", lambda control, stream: renderer.search(text, control), kind="search")
         job.signals.succeeded.connect(self._search_done)
         job.signals.failed.connect(lambda message: self.message.emit(f"search failed: {message}"))

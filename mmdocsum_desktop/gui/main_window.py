@@ -1,225 +1,71 @@
 """The main window: document pane + figure gallery on the left; summary, authoring and benchmark views on
-the right; one job bar (progress + Cancel) in the status bar; an error banner that never blocks."""
+the right; one job bar (progress + Cancel) in the status bar; an error banner that never blocks.
+
+The window is the controller: it owns the Session the jobs run in, the project model the views observe
+(:class:`~mmdocsum_desktop.gui.project_model.ProjectModel`, with the undo stack), and the open, save,
+export, autosave and recovery of a project. The Summary tab's jobs and intents are in
+:mod:`~mmdocsum_desktop.gui.summary_controller`, the menus and actions in
+:mod:`~mmdocsum_desktop.gui.window_actions`.
+"""
 
 from __future__ import annotations
 
 import logging
-import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 import shiboken6
-from PySide6.QtCore import QByteArray, QEvent, QObject, QStandardPaths, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
+from PySide6.QtCore import QByteArray, QStandardPaths, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QUndoStack
 from PySide6.QtWidgets import (
     QDialog,
-    QDialogButtonBox,
     QFileDialog,
-    QHBoxLayout,
     QInputDialog,
     QLabel,
     QLineEdit,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QSizePolicy,
     QSplitter,
     QTabWidget,
-    QTextBrowser,
-    QToolBar,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from mmdocsum_desktop import app
+from mmdocsum_desktop import __version__, app
 from mmdocsum_desktop.app import project as proj
 from mmdocsum_desktop.errors import EncryptedDocumentError, MmdocsumError, ModelProcessError
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.ask_view import AskView
 from mmdocsum_desktop.gui.authoring_view import AuthoringView
+from mmdocsum_desktop.gui.banner import ErrorBanner, counted, open_failure_text, window_words
 from mmdocsum_desktop.gui.bench_view import BenchView
 from mmdocsum_desktop.gui.document_view import DocumentView
 from mmdocsum_desktop.gui.message_bridge import MessageBridge
 from mmdocsum_desktop.gui.prefs import GuiPrefs, load_prefs, save_prefs, write_prefs_text
-from mmdocsum_desktop.gui.state import AppState
+from mmdocsum_desktop.gui.project_model import ProjectModel, UndoKeys
+from mmdocsum_desktop.gui.settings_dialog import SettingsDialog
+from mmdocsum_desktop.gui.summary_controller import SummaryController
 from mmdocsum_desktop.gui.summary_view import SummaryView
 from mmdocsum_desktop.gui.widgets.gallery import FigureGallery
 from mmdocsum_desktop.gui.widgets.jobbar import JobBar
+from mmdocsum_desktop.gui.window_actions import EXPORT_FILTERS, build_actions, show_help
 from mmdocsum_desktop.gui.workers import Job, JobRunner
-from mmdocsum_desktop.models import fitness
 from mmdocsum_desktop.schemas.document import Document
+from mmdocsum_desktop.schemas.settings import Settings, load_settings
 
 log = logging.getLogger(__name__)
 
 AUTOSAVE_DELAY_MS = 1500
 DOCUMENT_FILTER = "Documents (*.pdf *.html *.htm *.xhtml *.md *.markdown *.nxml *.xml);;All files (*)"
 PROJECT_FILTER = "mmdocsum projects (*.mdsproj)"
-EXPORT_FILTERS = {
-    "markdown": "Markdown (*.md)",
-    "html": "Self-contained HTML (*.html)",
-    "pdf": "PDF (*.pdf)",
-    "mdocsum": "M-DocSum JSON (*.json)",
-}
-AUTHORING_EXPORTS = ("markdown", "html", "pdf")
-TYPING_MERGE_S = 2.0  # keystrokes this close together are one step of Undo
-
-GUIDE_HTML = """
-<h3>mmdocsum in five steps</h3>
-<ol>
-<li><b>Open</b> a paper (Ctrl+O, or drop a PDF, HTML, Markdown or JATS file on the window). The reader
-shows every page; the figures and tables it found are outlined and listed below it.</li>
-<li><b>Summarize</b> (Ctrl+R) writes four paragraphs (background, method, results, conclusion), each with
-the figure that fits it. Click a citation (<i>p. 4</i>, <i>Figure 2</i>) to see the passage in the paper.</li>
-<li><b>Edit</b>: change a paragraph's text, pick another figure, or regenerate one paragraph. Everything can
-be undone (Ctrl+Z).</li>
-<li><b>Write</b> in the Authoring tab, then <b>Place images</b>: the app suggests which figure goes after
-which of your paragraphs; nothing enters your text until you press Accept.</li>
-<li><b>Export</b> the summary or your text as Markdown (opens in Obsidian), HTML or PDF.</li>
-</ol>
-<p>Small language models (under about a billion parameters) write fluent text that is often wrong, and
-cannot judge summaries: the app says so before it uses one, and marks what they wrote. The extractive
-engine only quotes the paper.</p>
-"""
 
 
-def shortcuts_html(actions: list[QAction]) -> str:
-    """The window's keyboard shortcuts as a table, from the actions themselves (never out of date)."""
-    rows = []
-    for action in actions:
-        keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-        if keys:
-            rows.append(f"<tr><td><b>{keys}</b></td><td>{action.text().replace('&', '').rstrip('…')}</td></tr>")
-    reader = [("PgUp / PgDown", "previous / next page"), ("Ctrl+wheel, Ctrl++ / Ctrl+-", "zoom"),
-              ("Ctrl+1 / Ctrl+2", "fit width / fit page")]
-    rows += [f"<tr><td><b>{keys}</b></td><td>{what}</td></tr>" for keys, what in reader]
-    return "<h3>Keyboard shortcuts</h3><table cellpadding='3'>" + "".join(rows) + "</table>"
-
-
-# The core's messages name command-line flags; in the window they name the setting to change instead.
-_FLAG_WORDS = (
-    (re.compile(r"(?:give )?--model PATH"), "choose a model in Settings ▸ Local model"),
-    (re.compile(r"--base-url(?: URL)?"), "the server address (Settings ▸ Server)"),
-    (re.compile(r"--api-key-name(?: NAME)?"), "the API key (Settings ▸ Server)"),
-    (re.compile(r"--api-model(?: NAME)?"), "the server's model (Settings ▸ Server)"),
-    (re.compile(r"--mmproj(?: PATH)?"), "a vision projector (Settings ▸ Local model)"),
-    (re.compile(r"--model(?: PATH)?"), "a model (Settings ▸ Local model)"),
-)
-
-
-# what a PDF library says in brackets after the reader's own words: a path, "filename=", its phrasing
-_LIBRARY_WORDS = re.compile(r"\s*\((?:[^()]*?(?:filename=|Failed to open|Cannot open|format error|code=|'/)[^()]*)\)")
-
-
-def open_failure_text(path: Path, message: str) -> str:
-    """"Could not open NAME: what is wrong." — the file named once, in the reader's words, not the
-    library's ("broken.pdf: broken.pdf: ...", "(Cannot open empty file: filename='/tmp/...')")."""
-    message = message.strip()
-    for prefix in (f"{path}: ", f"{path.name}: "):
-        while message.startswith(prefix):
-            message = message[len(prefix):]
-    message = _LIBRARY_WORDS.sub("", message).strip().rstrip(".")
-    try:
-        empty = path.is_file() and path.stat().st_size == 0
-    except OSError:
-        empty = False
-    if empty:
-        message = "the file is empty"
-    return f"Could not open {path.name}: {message or 'it is not a document this app can read'}."
-
-
-def counted(number: int, noun: str) -> str:
-    """"1 table", "3 tables", "no figures"."""
-    return f"{number} {noun}" if number == 1 else f"{number or 'no'} {noun}s"
-
-
-def window_words(message: str) -> str:
-    """A core message as the window says it: settings, not command-line flags."""
-    for pattern, words in _FLAG_WORDS:
-        message = pattern.sub(words, message)
-    return message
-
-
-class SnapshotCommand(QUndoCommand):
-    """One step of Undo: a state before and after, applied by ``apply`` (the summary, the user's text
-    with the placements, ...). The change is made before the command is pushed; redo re-applies it."""
-
-    def __init__(self, text: str, apply, before: Any, after: Any, *, merge_key: int = -1) -> None:
-        super().__init__(text)
-        self._apply, self.before, self.after = apply, before, after
-        self._merge_key = merge_key
-        self._done = False
-        self.at = time.monotonic()
-
-    def id(self) -> int:  # noqa: A003 — Qt's name
-        return self._merge_key
-
-    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 — Qt's name
-        if not isinstance(other, SnapshotCommand) or other.at - self.at > TYPING_MERGE_S:
-            return False
-        self.after, self.at = other.after, other.at
-        return True
-
-    def redo(self) -> None:
-        if not self._done:  # QUndoStack.push calls redo: the change is already made, objects stay as they are
-            self._done = True
-            return
-        self._apply(self.after)
-
-    def undo(self) -> None:
-        self._apply(self.before)
-
-
-class _UndoKeys(QObject):
-    """Ctrl+Z / Ctrl+Shift+Z in the authoring editor go to the window's one undo stack, not to the
-    editor's own (which would undo typing but not an accepted placement)."""
-
-    def __init__(self, stack: QUndoStack, parent: QObject) -> None:
-        super().__init__(parent)
-        self.stack = stack
-
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 — Qt's name
-        if event.type() in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
-            for key, step in ((QKeySequence.StandardKey.Undo, self.stack.undo),
-                              (QKeySequence.StandardKey.Redo, self.stack.redo)):
-                if event.matches(key):
-                    if event.type() == QEvent.Type.KeyPress:
-                        step()
-                    event.accept()
-                    return True
-        return False
-
-
-class ErrorBanner(QWidget):
-    """A dismissible message at the top of the window: errors never open a blocking dialog."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.label = QLabel("")
-        self.label.setWordWrap(True)
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        close = QToolButton()
-        close.setText("✕")
-        close.setAutoRaise(True)
-        close.clicked.connect(self.hide)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 4, 4, 4)
-        layout.addWidget(self.label, 1)
-        layout.addWidget(close)
-        self.setAutoFillBackground(True)
-        self.setVisible(False)
-        self.kind = ""
-
-    def show_message(self, text: str, kind: str = "error") -> None:
-        self.kind = kind
-        colour = {"error": "#fbe3e1", "warning": "#fff4d6", "info": "#e3effb"}.get(kind, "#e3effb")
-        self.setStyleSheet(f"background: {colour}; color: #222;")
-        self.label.setText(text)
-        self.setVisible(True)
-
-    @property
-    def text(self) -> str:
-        return self.label.text() if self.isVisible() else ""
+def _release(workspace: proj.Workspace | None) -> None:
+    if workspace is not None:
+        workspace.release()
 
 
 class MainWindow(QMainWindow):
@@ -227,7 +73,28 @@ class MainWindow(QMainWindow):
     summaryReady = Signal(object)
     autosaved = Signal()
 
-    def __init__(self, *, prefs: GuiPrefs | None = None) -> None:
+    # the actions, menus and tool bar (window_actions.build_actions makes them)
+    open_action: QAction
+    open_project_action: QAction
+    save_action: QAction
+    save_as_action: QAction
+    export_actions: dict[str, QAction]
+    authoring_export_actions: dict[str, QAction]
+    settings_action: QAction
+    quit_action: QAction
+    summarize_action: QAction
+    cancel_action: QAction
+    place_action: QAction
+    about_action: QAction
+    guide_action: QAction
+    shortcuts_action: QAction
+    undo_action: QAction
+    redo_action: QAction
+    recent_menu: QMenu
+    authoring_export_menu: QMenu
+    view_menu: QMenu
+
+    def __init__(self, *, prefs: GuiPrefs | None = None, session: app.Session | None = None) -> None:
         super().__init__()
         self.setWindowIcon(icons.app_icon())
         self.setAcceptDrops(True)
@@ -236,18 +103,14 @@ class MainWindow(QMainWindow):
         # the workspace is released (left on disk for recovery) if the window is destroyed unclosed
         holder: dict[str, proj.Workspace | None] = {"workspace": None}
         self._holder = holder
-        # what is open and shown (document, summary, placements, the running summary job): the views
-        # observe it; the window changes it only through its setters
-        self.state = AppState(self)
-        self.destroyed.connect(lambda *_: holder["workspace"] is not None and holder["workspace"].release())
+        # the open project, evented: the views observe it and change it through its intents; it owns
+        # the undo stack. The window changes what is open only through its setters.
+        self.state = ProjectModel(self)
+        self.state.changed.connect(self._work_changed)
+        self.destroyed.connect(lambda *_: _release(holder["workspace"]))
         self.dirty = False  # changed since the last Save to a project file
         self.last_autosave = 0.0
-        self._regenerations = 0  # a new seed for each regenerated paragraph (LLM engines)
         self._closing = False
-        self._fitness_banner = False  # the banner shows the "model too small" warning of the last run
-        self.undo_stack = QUndoStack(self)
-        self._applying_undo = False  # a change made by Undo/Redo is not recorded again
-        self._authoring_text = ""  # the text before the latest edit (what Undo of typing goes back to)
         self.help_dialogs: dict[str, QDialog] = {}
 
         self.banner = ErrorBanner()
@@ -258,21 +121,18 @@ class MainWindow(QMainWindow):
         self.gallery = FigureGallery(self.runner)
         self.gallery.figureActivated.connect(self.document_view.show_figure)
         self.summary_view = SummaryView()
-        self.summary_view.summarizeRequested.connect(self.summarize)
-        self.summary_view.regenerateRequested.connect(self.regenerate_paragraph)
-        self.summary_view.figureChosen.connect(self.choose_figure)
+        self.summary_view.session_source = self.current_session
         self.summary_view.citationClicked.connect(self.follow_citation)
-        self.summary_view.textEdited.connect(self.edit_paragraph)
         self.authoring_view = AuthoringView(self)
-        self.authoring_view.editor.setUndoRedoEnabled(False)  # the window's undo stack has every step
-        self.authoring_view.editor.installEventFilter(_UndoKeys(self.undo_stack, self))
+        self.authoring_view.editor.setUndoRedoEnabled(False)  # the model's undo stack has every step
+        self.authoring_view.editor.installEventFilter(UndoKeys(self.undo_stack, self))
         self.authoring_view.textChanged.connect(self._authoring_changed)
-        self.authoring_view.suggestionsChanged.connect(self._placements_changed)
+        self.authoring_view.suggestionsChanged.connect(self.state.placements_edited)
         self.bench_view = BenchView(self)
         self.ask_view = AskView(self)
         for view in (self.document_view, self.summary_view, self.authoring_view, self.ask_view):
             view.observe(self.state)
-        self.state.summaryChanged.connect(lambda _summary: self._watch_paragraph_editors())
+        self.summaries = SummaryController(self, self.state)
 
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.document_view)
@@ -316,13 +176,15 @@ class MainWindow(QMainWindow):
         self.autosave_timer.setInterval(AUTOSAVE_DELAY_MS)
         self.autosave_timer.timeout.connect(self.autosave)
 
-        self._build_actions()
+        # the one Session of this window: every job runs in it, and it closes with the window
+        self.session = session if session is not None else app.Session(self.engine_settings())
+        build_actions(self)
         self.resize(1280, 820)
         if self.prefs.geometry:
             self.restoreGeometry(QByteArray.fromBase64(self.prefs.geometry.encode("ascii")))
         self._update_title()
-        self._update_actions()
-        self.runner.start(Job("warming up", core.warm_up(), kind="warm-up"))
+        self.update_actions()
+        self.runner.start(Job("warming up", core.warm_up(self.session), kind="warm-up"))
 
     @property
     def workspace(self) -> proj.Workspace | None:
@@ -333,110 +195,30 @@ class MainWindow(QMainWindow):
         self._holder["workspace"] = value
         self.state.hold(value)  # announced to the views by _load_views
 
-    # ============================================================================ actions
-    def _action(self, text: str, slot, *, icon: str | None = None, shortcut=None, tip: str = "") -> QAction:
-        action = QAction(text, self)
-        if icon:
-            action.setIcon(icons.icon(icon))
-        if shortcut is not None:
-            action.setShortcut(shortcut)
-        if tip:
-            action.setStatusTip(tip)
-            action.setToolTip(tip)
-        action.triggered.connect(lambda checked=False: slot())
-        return action
+    @property
+    def undo_stack(self) -> QUndoStack:
+        return self.state.undo_stack
 
-    def _build_actions(self) -> None:
-        self.open_action = self._action("&Open…", self.open_dialog, icon="open", shortcut=QKeySequence.StandardKey.Open,
-                                        tip="Open a PDF, HTML, Markdown or JATS file")
-        self.open_project_action = self._action("Open &Project…", self.open_project_dialog)
-        self.save_action = self._action("&Save Project", self.save_project, icon="save",
-                                        shortcut=QKeySequence.StandardKey.Save, tip="Save the project file")
-        self.save_as_action = self._action("Save Project &As…", lambda: self.save_project(ask=True),
-                                           shortcut=QKeySequence.StandardKey.SaveAs)
-        self.export_actions = {
-            fmt: self._action(label.split(" (")[0] + "…", lambda fmt=fmt: self.export_dialog(fmt))
-            for fmt, label in EXPORT_FILTERS.items()
-        }
-        self.settings_action = self._action("&Settings…", self.open_settings, icon="settings",
-                                            shortcut=QKeySequence.StandardKey.Preferences)
-        self.quit_action = self._action("&Quit", self.close, shortcut=QKeySequence.StandardKey.Quit)
-        self.summarize_action = self._action("&Summarize", self.summarize, icon="summarize", shortcut="Ctrl+R",
-                                             tip="Write the four-paragraph illustrated summary")
-        self.cancel_action = self._action("&Cancel", self.job_bar.cancel, icon="cancel", shortcut="Esc",
-                                          tip="Cancel the running job")
-        self.place_action = self._action("&Place Images", self.authoring_view.place_images, icon="place-images",
-                                         tip="Suggest where the document's figures go in your text")
-        self.about_action = self._action("&About", self.about)
-        self.guide_action = self._action("Quick &Guide", lambda: self.show_help("guide"),
-                                         shortcut=QKeySequence.StandardKey.HelpContents)
-        self.shortcuts_action = self._action("&Keyboard Shortcuts", lambda: self.show_help("shortcuts"),
-                                             shortcut="Ctrl+/")
-        self.undo_action = self.undo_stack.createUndoAction(self, "&Undo")
-        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
-        self.redo_action = self.undo_stack.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcut(QKeySequence.StandardKey.Redo)
-        self.authoring_export_actions = {
-            fmt: self._action(EXPORT_FILTERS[fmt].split(" (")[0] + "…",
-                              lambda fmt=fmt: self.export_dialog(fmt, which="authoring"))
-            for fmt in AUTHORING_EXPORTS
-        }
+    def current_session(self) -> app.Session:
+        """The window's Session with the settings as saved now (the Settings dialog may have changed
+        them), handed to it here on the GUI thread before a job takes it; jobs never change it."""
+        self.session.use_settings(self.engine_settings())
+        return self.session
 
-        menu = self.menuBar().addMenu("&File")
-        menu.addAction(self.open_action)
-        self.recent_menu = menu.addMenu("Open &Recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent)
-        menu.addAction(self.open_project_action)
-        menu.addSeparator()
-        menu.addAction(self.save_action)
-        menu.addAction(self.save_as_action)
-        export_menu = menu.addMenu(icons.icon("export"), "&Export Summary")
-        for action in self.export_actions.values():
-            export_menu.addAction(action)
-        self.authoring_export_menu = menu.addMenu(icons.icon("export"), "Export &Your Text")
-        for action in self.authoring_export_actions.values():
-            self.authoring_export_menu.addAction(action)
-        menu.addSeparator()
-        menu.addAction(self.settings_action)
-        menu.addSeparator()
-        menu.addAction(self.quit_action)
-        menu = self.menuBar().addMenu("&Edit")
-        menu.addAction(self.undo_action)
-        menu.addAction(self.redo_action)
-        self.view_menu = self.menuBar().addMenu("&View")
-        for action in self.document_view.view_actions():
-            self.view_menu.addAction(action)
-        menu = self.menuBar().addMenu("&Summary")
-        menu.addAction(self.summarize_action)
-        menu.addAction(self.cancel_action)
-        menu = self.menuBar().addMenu("&Authoring")
-        menu.addAction(self.place_action)
-        menu = self.menuBar().addMenu("&Help")
-        menu.addAction(self.guide_action)
-        menu.addAction(self.shortcuts_action)
-        menu.addSeparator()
-        menu.addAction(self.about_action)
+    def engine_settings(self) -> Settings:
+        """The saved settings (the defaults, with a warning, when the file is unreadable)."""
+        try:
+            return load_settings()
+        except MmdocsumError as error:
+            self.show_error(f"{error}; using the default settings", "warning")
+            return Settings()
 
-        toolbar = QToolBar("Main")
-        toolbar.setObjectName("mainToolbar")
-        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        toolbar.addAction(self.open_action)
-        toolbar.addAction(self.save_action)
-        toolbar.addSeparator()
-        toolbar.addAction(self.summarize_action)
-        export_button = QToolButton()
-        export_button.setText("Export")
-        export_button.setIcon(icons.icon("export"))
-        export_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        export_button.setMenu(export_menu)
-        toolbar.addWidget(export_button)
-        toolbar.addAction(self.place_action)
-        toolbar.addSeparator()
-        toolbar.addAction(self.settings_action)
-        self.addToolBar(toolbar)
+    def _work_changed(self) -> None:
+        """An intent (or Undo/Redo) changed the user's work: it is saved soon, and the actions follow."""
+        self.mark_changed()
+        self.update_actions()
 
-    def _update_actions(self) -> None:
+    def update_actions(self) -> None:
         has_document = self.workspace is not None and self.workspace.document is not None
         has_summary = self.workspace is not None and self.workspace.project.summary is not None
         running = self.state.busy
@@ -463,7 +245,8 @@ class MainWindow(QMainWindow):
     def show_error(self, message: str, kind: str = "error") -> None:
         """Tell the user in one line; the window stays usable and nothing typed is touched."""
         message = window_words(message)
-        self._fitness_banner = False  # the banner says something else now
+        if hasattr(self, "summaries"):
+            self.summaries.fitness_banner = False  # the banner says something else now
         self.banner.show_message(message, kind)
         self.status_label.setText(message.splitlines()[0][:200] if message else "")
 
@@ -567,17 +350,25 @@ class MainWindow(QMainWindow):
         self.banner.hide()
         current = self.workspace
         # text written before any document was open belongs with the document opened next
-        reuse = current is not None and current.document is None
-        workspace = current if reuse else proj.Workspace.create()
+        workspace = current if current is not None and current.document is None else proj.Workspace.create()
 
         def drop_new() -> None:
             if workspace is not self.workspace:
                 workspace.discard()
 
-        job = Job(f"Opening {path.name}", core.open_document(path, workspace.root, password=password), kind="open")
+        def failed(message: str) -> None:
+            drop_new()
+            self._open_failed(path, message, job)
+
+        def cancelled(_partial: object) -> None:
+            drop_new()
+            self.show_status("Opening cancelled.")
+
+        job = Job(f"Opening {path.name}", core.open_document(self.session, path, workspace.root, password=password),
+                  kind="open")
         job.signals.succeeded.connect(lambda document: self._document_ready(workspace, document, path))
-        job.signals.failed.connect(lambda message: (drop_new(), self._open_failed(path, message, job)))
-        job.signals.cancelled.connect(lambda partial: (drop_new(), self.show_status("Opening cancelled.")))
+        job.signals.failed.connect(failed)
+        job.signals.cancelled.connect(cancelled)
         self.start_job(job)
         self.show_status(f"Opening {path.name}…")
         return job
@@ -626,15 +417,13 @@ class MainWindow(QMainWindow):
         document = workspace.document if workspace else None
         if document is not None and document.kind == "pdf" and not Path(document.source).exists():
             self.show_error(f"The original file {document.source} is gone; showing the extracted text.", "warning")
-        # Undo steps belong to the work they changed; another project starts with none
-        self.undo_stack.clear()
-        self._authoring_text = workspace.project.authoring if workspace else ""
-        # the document, its summary and placements (or none) replace whatever the views showed
+        # the document, its summary and placements (or none) replace whatever the views showed; the
+        # model drops the undo steps of the project before
         self.state.set_workspace(workspace)
         self.document_view.restore_position((workspace.project.extra.get("reader") if workspace else None) or {})
         self.gallery.set_figures(document, workspace.root if workspace else None)
         self._update_title()
-        self._update_actions()
+        self.update_actions()
 
     def open_project(self, path: Path) -> Job | None:
         if not self._ready_to_replace():
@@ -654,7 +443,7 @@ class MainWindow(QMainWindow):
             self.documentOpened.emit(workspace.document)
         return None
 
-    def _fill_recent(self) -> None:
+    def fill_recent(self) -> None:
         self.recent_menu.clear()
         for item in self.prefs.recent_files:
             action = self.recent_menu.addAction(Path(item).name)
@@ -664,277 +453,29 @@ class MainWindow(QMainWindow):
             self.recent_menu.addAction("(none)").setEnabled(False)
 
     # drag and drop of files onto the window
-    def dragEnterEvent(self, event) -> None:  # noqa: N802 — Qt's name
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 — Qt's name
         if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
             event.acceptProposedAction()
 
-    def dropEvent(self, event) -> None:  # noqa: N802
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
         files = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         if files:
             event.acceptProposedAction()
             self.open_path(files[0])
 
     # ============================================================================ summary
-    def engine_settings(self):
-        """The saved settings (the defaults, with a warning, when the file is unreadable)."""
-        from mmdocsum_desktop.schemas.settings import load_settings
-
-        try:
-            return load_settings()
-        except MmdocsumError as error:
-            self.show_error(f"{error}; using the default settings", "warning")
-            from mmdocsum_desktop.schemas.settings import Settings
-
-            return Settings()
-
     def summarize(self, *, replace: int | None = None) -> Job | None:
         """Summarise the open document; with ``replace``, write that one paragraph anew instead."""
-        workspace = self.workspace
-        if workspace is None or workspace.document is None:
-            self.show_error("Open a document first (File ▸ Open, or drop a file on the window).", "info")
-            return None
-        if self.state.busy:
-            return None
-        self.banner.hide()  # a message about an earlier run is stale now
-        settings = self.engine_settings()
-        engine = core.engine_name(settings)
-        writer = fitness.for_settings(settings, "summary_writer", engine=engine)
-        if writer is not None and writer.warns:
-            self.show_error(writer.sentence() + " What it writes is marked.", "warning")
-            self._fitness_banner = True
-        if replace is None:
-            title = "Summarizing"
-            fn = core.summarize(workspace.document, workspace.root, settings)
-        else:
-            title = f"Regenerating paragraph {replace + 1}"
-            self._regenerations += 1
-            fn = core.regenerate_paragraph(workspace.document, workspace.root, settings,
-                                           workspace.project.summary, replace, self._regenerations)
-        job = Job(f"{title} ({engine})", fn, kind="summary")
-        job.signals.text.connect(self.summary_view.append_stream)
-        job.signals.succeeded.connect(lambda result: self._summary_done(workspace, result, replace, job))
-        job.signals.failed.connect(lambda message: self._summary_failed(message))
-        job.signals.cancelled.connect(lambda partial: self._summary_cancelled(workspace, partial))
-        job.signals.finished.connect(self._summary_finished)
-        self.state.set_busy_job(job)
-        self.summary_view.begin_stream(f"{title} with the {engine} engine…")
-        self.tabs.setCurrentWidget(self.summary_view)
-        self.start_job(job)
-        self._update_actions()
-        return job
-
-    def _summary_finished(self) -> None:
-        if not shiboken6.isValid(self):  # destroyed while the job ran
-            return
-        self.state.set_busy_job(None)
-        self.summary_view.end_stream()
-        self._update_actions()
-
-    def _summary_failed(self, message: str) -> None:
-        if not shiboken6.isValid(self):
-            return
-        self.show_error(f"Summary failed: {message}")
-        self.summary_view.show_outcome("The summary failed; the one shown (if any) is unchanged.")
-
-    def _summary_done(self, workspace: proj.Workspace, result: Any, replace: int | None, job: Job) -> None:
-        if not shiboken6.isValid(self):  # destroyed while the job ran
-            return
-        if workspace is not self.workspace:
-            return
-        summary = result["summary"]
-        self.summary_view.add_images(result.get("images") or {})
-        current = workspace.project.summary
-        before = current.model_copy(deep=True) if current is not None else None
-        if replace is not None and current is not None and replace < len(current.paragraphs):
-            # only the regenerated paragraph's text is taken: edits made to the others meanwhile are kept,
-            # and so is the figure the paragraph has now (one the user removed is not put back)
-            fresh = summary.paragraphs[replace].model_copy(deep=True)
-            fresh.figure = current.paragraphs[replace].figure
-            fresh.image_caption = current.paragraphs[replace].image_caption
-            current.paragraphs[replace] = fresh
-            summary = current
-        workspace.project.summary = summary
-        self._record_summary_change("Regenerate paragraph" if replace is not None else "Summarize", before)
-        self.state.set_summary(summary)
-        self.mark_changed()
-        self._update_actions()
-        writer = fitness.for_summary(summary)
-        if writer is None or not writer.warns:
-            self.banner.hide()  # success: no earlier failure or warning stays up
-        if replace is None:
-            self.show_status("Summary ready.")
-        elif before is not None and replace < len(before.paragraphs) and \
-                before.paragraphs[replace].text == summary.paragraphs[replace].text:
-            self.show_status(f"Paragraph {replace + 1}: the engine wrote the same text again; nothing changed.")
-        else:
-            self.show_status(f"Paragraph {replace + 1} regenerated.")
-        self.summaryReady.emit(summary)
-
-    def _summary_cancelled(self, workspace: proj.Workspace, partial: Any) -> None:
-        if not shiboken6.isValid(self):  # destroyed while the job ran
-            return
-        # the partial text is dropped: nothing the user did not accept goes into their text
-        self.show_status("Summary cancelled; nothing was changed.")
-        self.summary_view.show_outcome("Summary cancelled; nothing was changed.")
+        return self.summaries.summarize(replace=replace)
 
     def regenerate_paragraph(self, index: int) -> None:
-        summary = self.workspace.project.summary if self.workspace else None
-        if summary is None or index >= len(summary.paragraphs):
-            return
-        if core.engine_name(self.engine_settings()) == "extractive":
-            self.show_status("The extractive engine picks the same sentences again; an LLM engine "
-                             "(Settings ▸ Engine) writes a new version.")
-        self.summarize(replace=index)
+        self.summaries.regenerate_paragraph(index)
 
     def choose_figure(self, index: int, figure_id: str | None) -> None:
-        workspace = self.workspace
-        if workspace is None or workspace.project.summary is None:
-            return
-        paragraphs = workspace.project.summary.paragraphs
-        if not 0 <= index < len(paragraphs):
-            return
-        figure = workspace.figure(figure_id) if figure_id else None
-        if figure_id and figure is None:
-            self.show_error(f"There is no figure {figure_id} in this document.")
-            return
-        before = workspace.project.summary.model_copy(deep=True)
-        swap = app.swap_figure(workspace.project.summary, index, figure_id, document=workspace.document)
-        label_now = (figure.label or "a figure") if figure is not None else "no figure"
-        self._record_summary_change(f"Paragraph {index + 1}: {label_now}", before)
-        note = ("" if swap.taken_from is None else
-                f" It was removed from paragraph {swap.taken_from + 1} (each figure is used once).")
-        self._show_summary(workspace.project.summary, workspace)
-        self.mark_changed()
-        label = (figure.label or figure.id) if figure is not None else "no figure"
-        self.show_status(f"Paragraph {index + 1} now shows {label}.{note}")
-
-    def _watch_paragraph_editors(self) -> None:
-        """Text typed into a paragraph's editor is kept (and autosaved) as it is typed, not only when the
-        editor is closed: a crash while a paragraph is open for editing must not lose what was typed."""
-        for card in getattr(self.summary_view, "cards", []):
-            editor = getattr(card, "editor", None)
-            button = getattr(card, "edit_button", None)
-            if editor is None or button is None or editor.property("mmdocsumDraftWatched"):
-                continue
-            editor.setProperty("mmdocsumDraftWatched", True)
-            editor.textChanged.connect(lambda card=card: self._paragraph_draft(card))
-            button.toggled.connect(lambda checked, card=card: self._paragraph_edit_started(card) if checked
-                                   else self._paragraph_draft_closed(card))
-
-    def _paragraph_edit_started(self, card) -> None:
-        """The pencil opens a paragraph's editor: its text now is what Undo of this edit goes back to."""
-        if shiboken6.isValid(card) and card.paragraph is not None:
-            card.setProperty("mmdocsumTextBefore", card.paragraph.text)
-
-    def _paragraph_draft(self, card) -> None:
-        if not shiboken6.isValid(self) or not shiboken6.isValid(card) or not card.edit_button.isChecked():
-            return
-        summary = self.workspace.project.summary if self.workspace else None
-        paragraph = card.paragraph
-        if summary is None or paragraph is None or not any(p is paragraph for p in summary.paragraphs):
-            return
-        text = card.editor.toPlainText().strip()
-        if text != paragraph.text:
-            paragraph.text = text
-            self.mark_changed()
-
-    def _paragraph_draft_closed(self, card) -> None:
-        """The editor closes: the edit is one step of Undo (the drafts kept the text as it was typed, so
-        the text before is the one the editor opened with), and the paragraph is shown as edited."""
-        summary = self.workspace.project.summary if self.workspace else None
-        if summary is None or not shiboken6.isValid(card) or not any(p is card.paragraph for p in summary.paragraphs):
-            return
-        index = next(i for i, p in enumerate(summary.paragraphs) if p is card.paragraph)
-        text_before = card.property("mmdocsumTextBefore")
-        card.setProperty("mmdocsumTextBefore", None)
-        typed = card.editor.toPlainText().strip()
-        if typed and typed != card.paragraph.text:
-            card.paragraph.text = typed
-        if isinstance(text_before, str) and card.paragraph.text != text_before:
-            before = summary.model_copy(deep=True)
-            before.paragraphs[index].text = text_before
-            self._record_summary_change(f"Edit paragraph {index + 1}", before)
-            self.mark_changed()
-            self.show_status(f"Paragraph {index + 1} edited (Ctrl+Z undoes it).")
-        self._show_summary(summary, self.workspace)
-
-    def _show_summary(self, summary: proj.Summary | None, workspace: proj.Workspace | None) -> None:
-        if workspace is self.workspace:
-            self.state.set_summary(summary)  # the summary view (and the draft watcher) follow the state
-        else:
-            self.summary_view.set_summary(summary, workspace)
-            self._watch_paragraph_editors()
+        self.summaries.choose_figure(index, figure_id)
 
     def edit_paragraph(self, index: int, text: str) -> None:
-        summary = self.workspace.project.summary if self.workspace else None
-        if summary is None or not 0 <= index < len(summary.paragraphs):
-            return
-        before = summary.model_copy(deep=True)
-        summary.paragraphs[index].text = text
-        self._record_summary_change(f"Edit paragraph {index + 1}", before)
-        self._show_summary(summary, self.workspace)
-        self.mark_changed()
-
-    # ============================================================================ undo
-    def _record_summary_change(self, what: str, before: proj.Summary | None) -> None:
-        """Put a change of the summary (already made) on the undo stack."""
-        workspace = self.workspace
-        if workspace is None or self._applying_undo:
-            return
-        after = workspace.project.summary.model_copy(deep=True) if workspace.project.summary is not None else None
-
-        def apply(state: proj.Summary | None, workspace: proj.Workspace = workspace) -> None:
-            self._apply_undo(lambda: self._restore_summary(workspace, state))
-
-        self.undo_stack.push(SnapshotCommand(what, apply, before, after))
-
-    def _restore_summary(self, workspace: proj.Workspace, state: proj.Summary | None) -> None:
-        if workspace is not self.workspace:
-            return
-        workspace.project.summary = state.model_copy(deep=True) if state is not None else None
-        self._show_summary(workspace.project.summary, workspace)
-        self.mark_changed()
-        self._update_actions()
-
-    def _apply_undo(self, change) -> None:
-        if self._applying_undo:
-            return
-        self._applying_undo = True
-        try:
-            change()
-        finally:
-            self._applying_undo = False
-
-    def record_authoring_change(self, what: str, before: tuple[str, list], after: tuple[str, list], *,
-                                typing: bool = False) -> None:
-        """Put a change of the user's text and placements (already made) on the undo stack; typing
-        merges with the keystrokes just before it."""
-        workspace = self.workspace
-        if self._applying_undo or workspace is None:
-            return
-
-        def apply(state: tuple[str, list], workspace: proj.Workspace = workspace) -> None:
-            self._apply_undo(lambda: self._restore_authoring(workspace, state))
-
-        self.undo_stack.push(SnapshotCommand(what, apply, before, after, merge_key=1 if typing else -1))
-
-    def authoring_state(self) -> tuple[str, list]:
-        """The user's text and the placement suggestions with their status, as Undo restores them."""
-        placements = self.workspace.project.placements if self.workspace is not None else []
-        return self.authoring_view.editor.toPlainText(), [p.model_copy(deep=True) for p in placements]
-
-    def _restore_authoring(self, workspace: proj.Workspace, state: tuple[str, list]) -> None:
-        if workspace is not self.workspace:
-            return
-        text, placements = state
-        workspace.project.placements = [p.model_copy(deep=True) for p in placements]
-        workspace.project.authoring = text
-        self._authoring_text = text
-        if self.authoring_view.editor.toPlainText() != text:
-            self.authoring_view.editor.setPlainText(text)
-        self.state.set_placements(workspace.project.placements)
-        self.mark_changed()
-        self._update_actions()
+        self.summaries.edit_paragraph(index, text)
 
     def ask_about(self, text: str) -> None:
         """The reader's "Ask about this": the selected passage becomes a question in the Ask tab."""
@@ -961,15 +502,11 @@ class MainWindow(QMainWindow):
     # ============================================================================ authoring
     def _authoring_changed(self, text: str) -> None:
         if self.workspace is None:
-            self.workspace = proj.Workspace.create()
-        if self.workspace.project.authoring != text:
-            before = (self._authoring_text, [p.model_copy(deep=True) for p in self.workspace.project.placements])
-            self.workspace.project.authoring = text
-            self._authoring_text = text
-            if not self._applying_undo and not getattr(self.authoring_view, "changing_text", False):
-                self.record_authoring_change("Typing", before, self.authoring_state(), typing=True)
-            self.mark_changed()
-        self._update_actions()
+            self.workspace = proj.Workspace.create()  # text typed before any document is a project too
+        # an accepted placement writes the text itself: that accept is the step of Undo, not typing
+        record = not self.state.applying_undo and not self.authoring_view.changing_text
+        self.state.type_text(text, record=record)
+        self.update_actions()
 
     def _reader_moved(self, position: dict) -> None:
         """Page and zoom go with the project (restored when it opens again); not an edit: no '*'."""
@@ -979,10 +516,6 @@ class MainWindow(QMainWindow):
         workspace.project.extra["reader"] = dict(position)
         if not self.autosave_timer.isActive():
             self.autosave_timer.start()
-
-    def _placements_changed(self) -> None:
-        if self.workspace is not None:
-            self.mark_changed()
 
     # ============================================================================ saving
     def mark_changed(self) -> None:
@@ -1050,7 +583,8 @@ class MainWindow(QMainWindow):
         self.show_status(f"Saved {written}.")
         return True
 
-    def export_dialog(self, fmt: str, *, which: str = "summary") -> Job | None:
+    def export_dialog(self, fmt: proj.ExportFormat, *, which: Literal["summary", "authoring"] = "summary"
+                      ) -> Job | None:
         """Ask where, then export the summary (``which="summary"``) or the user's text ("authoring")."""
         if which == "authoring":
             if self.workspace is None or not self.workspace.project.authoring.strip():
@@ -1068,7 +602,8 @@ class MainWindow(QMainWindow):
             return None
         return self.export(fmt, Path(path), which=which)
 
-    def export(self, fmt: str, path: Path, *, which: str = "summary") -> Job | None:
+    def export(self, fmt: proj.ExportFormat, path: Path, *, which: Literal["summary", "authoring"] = "summary"
+               ) -> Job | None:
         if self.workspace is None:
             return None
         workspace = self.workspace
@@ -1084,8 +619,6 @@ class MainWindow(QMainWindow):
 
     # ============================================================================ settings etc.
     def open_settings(self) -> None:
-        from mmdocsum_desktop.gui.settings_dialog import SettingsDialog
-
         dialog = SettingsDialog(self.runner, self)
         dialog.exec()
         self._settings_changed()
@@ -1094,40 +627,13 @@ class MainWindow(QMainWindow):
 
     def _settings_changed(self) -> None:
         """A warning that the chosen model is too small goes once another engine is chosen."""
-        if not self._fitness_banner or not self.banner.isVisible():
-            return
-        settings = self.engine_settings()
-        writer = fitness.for_settings(settings, "summary_writer", engine=core.engine_name(settings))
-        if writer is None or not writer.warns:
-            self.banner.hide()
-            self._fitness_banner = False
+        self.summaries.settings_changed()
 
     def show_help(self, which: str) -> QDialog:
         """The quick guide or the keyboard shortcuts, in a window that stays open beside the work."""
-        dialog = self.help_dialogs.get(which)
-        if dialog is None:
-            dialog = QDialog(self)
-            dialog.setWindowTitle("Quick guide" if which == "guide" else "Keyboard shortcuts")
-            browser = QTextBrowser(dialog)
-            browser.setObjectName("helpText")
-            actions = [self.open_action, self.save_action, self.summarize_action, self.cancel_action,
-                       self.undo_action, self.redo_action, self.guide_action, self.shortcuts_action,
-                       self.settings_action, self.quit_action, *self.document_view.view_actions()]
-            browser.setHtml(GUIDE_HTML if which == "guide" else shortcuts_html(actions))
-            buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
-            buttons.rejected.connect(dialog.close)
-            layout = QVBoxLayout(dialog)
-            layout.addWidget(browser)
-            layout.addWidget(buttons)
-            dialog.resize(560, 460)
-            self.help_dialogs[which] = dialog
-        dialog.show()
-        dialog.raise_()
-        return dialog
+        return show_help(self, which)
 
     def about(self) -> None:
-        from mmdocsum_desktop import __version__
-
         QMessageBox.about(self, "About mmdocsum",
                           f"<b>mmdocsum-desktop {__version__}</b><br>Read a document, get its illustrated "
                           "summary, write with images placed for you. Offline. AGPL-3.0-or-later.")
@@ -1191,7 +697,7 @@ class MainWindow(QMainWindow):
         return True
 
     # ============================================================================ closing
-    def closeEvent(self, event) -> None:  # noqa: N802 — Qt's name
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 — Qt's name
         if self.workspace is not None and self.dirty and self._has_work():
             answer = self.ask_save_changes()
             if answer == "cancel" or (answer == "save" and not self.save_project()):
@@ -1201,11 +707,12 @@ class MainWindow(QMainWindow):
         self.messages.close()
         self.runner.cancel_all()
         self.runner.wait(10_000)
+        self.session.close()  # the language model's process goes with the window
         self.document_view.close_document()
         if self.workspace is not None:
             self.workspace.discard()
             self.workspace = None
-        self.prefs.geometry = bytes(self.saveGeometry().toBase64()).decode("ascii")
+        self.prefs.geometry = bytes(self.saveGeometry().toBase64().data()).decode("ascii")
         save_prefs(self.prefs)
         event.accept()
 

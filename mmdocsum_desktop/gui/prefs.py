@@ -9,6 +9,7 @@ import logging
 import os
 from pathlib import Path
 
+import platformdirs
 from pydantic import BaseModel, Field, ValidationError
 
 from mmdocsum_desktop.fileio import write_text_atomic
@@ -25,8 +26,6 @@ def config_dir() -> Path:
     override = os.environ.get("MMDOCSUM_CONFIG_DIR")
     if override:
         return Path(override).expanduser()
-    import platformdirs
-
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
 
 

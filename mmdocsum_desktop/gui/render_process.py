@@ -26,7 +26,7 @@ _documents: OrderedDict[tuple[str, str | None], Any] = OrderedDict()  # in the c
 
 
 def _child_document(path: str, password: str | None) -> Any:
-    import pymupdf
+    import pymupdf  # in the child only: the window's process does not render with it
 
     key = (path, password)
     document = _documents.get(key)
@@ -48,7 +48,7 @@ def _child_ping() -> bool:
 
 
 def _child_render(path: str, password: str | None, page: int, zoom: float) -> tuple[int, int, int, bytes]:
-    import pymupdf
+    import pymupdf  # in the child only (imported once by _child_ping)
 
     pix = _child_document(path, password).load_page(page).get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
     return pix.width, pix.height, pix.stride, bytes(pix.samples)

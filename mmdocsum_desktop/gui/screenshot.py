@@ -3,6 +3,7 @@ and save a picture of the window (works on the offscreen platform, without a dis
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -10,13 +11,11 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
+from mmdocsum_desktop.gui.main_window import MainWindow
+from mmdocsum_desktop.gui.prefs import GuiPrefs
+
 
 def take_screenshot(document: Path, out: Path, *, size: str = "1440x900", timeout_s: float = 300.0) -> int:
-    import os
-
-    from mmdocsum_desktop.gui.main_window import MainWindow
-    from mmdocsum_desktop.gui.prefs import GuiPrefs
-
     if not document.exists():
         print(f"mmdocsum-desktop: error: {document}: no such file", file=sys.stderr)
         return 2
@@ -56,7 +55,7 @@ def take_screenshot(document: Path, out: Path, *, size: str = "1440x900", timeou
             return 1
         if window.workspace is not None and window.workspace.project.summary is not None:
             summary = window.workspace.project.summary
-            first_with_figure = next((p.figure for p in summary.paragraphs if p.figure), None)
+            first_with_figure = next((p.figure_id for p in summary.paragraphs if p.figure_id), None)
             if first_with_figure:
                 window.follow_citation("figure", first_with_figure)
         window.summary_view.flush()

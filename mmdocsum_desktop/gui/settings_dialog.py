@@ -34,6 +34,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mmdocsum_desktop.app import catalog
+from mmdocsum_desktop.app.doctor import check_local_model
+from mmdocsum_desktop.app.session import describe_endpoint
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.gui import core
 from mmdocsum_desktop.gui.widgets.doctor_panel import DoctorPanel
@@ -59,10 +62,8 @@ FIGURE_MODES = [("hybrid", "Hybrid: model proposes, placement decides"), ("model
 
 def gguf_refusal(path: str) -> str:
     """Why a file chosen as a GGUF model cannot be one, in a sentence ('' when its header reads)."""
-    from mmdocsum_desktop.engines.gguf_check import read_gguf_info
-
     try:
-        read_gguf_info(path)
+        catalog.check_gguf(path)
     except MmdocsumError as error:
         return f"Not used: {error}."
     return ""
@@ -70,12 +71,10 @@ def gguf_refusal(path: str) -> str:
 
 def fitness_text(model: str) -> str:
     """What a language model is fit for, one line per use that warns ('' when it is fit for all)."""
-    from mmdocsum_desktop.models import fitness
-
     if not model.strip():
         return ""
-    lines = [verdict.sentence() for use in fitness.USES
-             if (verdict := fitness.for_model(model.strip(), use)).warns]
+    lines = [verdict.sentence() for use in catalog.USES
+             if (verdict := catalog.fitness_for_model(model.strip(), use)).warns]
     return "\n".join(lines)
 
 
@@ -106,9 +105,7 @@ def _fit_for(entry) -> tuple[str, str]:
     """"writer: unfit · judge: unfit · answers: weak" and the reasons, for language models."""
     if entry.role not in ("gguf-llm", "gguf-vision"):
         return "", ""
-    from mmdocsum_desktop.models import fitness
-
-    verdicts = [fitness.for_entry(entry, use) for use in fitness.USES]
+    verdicts = [catalog.fitness_for_entry(entry, use) for use in catalog.USES]
     short = {"summary_writer": "writer", "judge": "judge", "answerer": "answers"}
     return (" · ".join(f"{short[v.use]}: {v.verdict}" for v in verdicts),
             "\n".join(v.sentence() for v in verdicts))
@@ -222,9 +219,7 @@ class SettingsDialog(QDialog):
 
     def _describe_hardware(self) -> None:
         try:
-            from mmdocsum_desktop.models.devices import llama_cpp_info
-
-            info = llama_cpp_info()
+            info = catalog.llama_cpp_info()
         except Exception as error:  # noqa: BLE001 — the dialog must open whatever the runtime does
             self.gpu_note.setText(f"Cannot tell what this machine supports ({type(error).__name__}).")
             return
@@ -432,8 +427,6 @@ class SettingsDialog(QDialog):
 
         def run(control, stream):
             # the engine factory builds it, as a summary would: what works here works there
-            from mmdocsum_desktop.app.session import describe_endpoint
-
             return describe_endpoint(settings, api_key=typed_key)
 
         self.test_result.setText("Connecting…")
@@ -447,10 +440,7 @@ class SettingsDialog(QDialog):
 
     def refresh_models(self) -> None:
         try:
-            from mmdocsum_desktop.models import registry
-            from mmdocsum_desktop.models.devices import device_for_role
-
-            models = registry.list_models()
+            models = catalog.list_models()
         except MmdocsumError as error:
             self.models_note.setText(str(error))
             return
@@ -461,11 +451,11 @@ class SettingsDialog(QDialog):
         for row, entry in enumerate(models):
             size = f"{entry.size / 1e6:.0f} MB" if entry.size else "–"
             try:
-                state = registry.presence(entry)
+                state = catalog.presence(entry)
             except Exception as error:  # noqa: BLE001
                 state = f"? ({type(error).__name__})"
             fit, why = _fit_for(entry)
-            for column, value in enumerate((entry.name, entry.role, size, state, device_for_role(entry.role), fit)):
+            for column, value in enumerate((entry.name, entry.role, size, state, catalog.device_for_role(entry.role), fit)):
                 item = QTableWidgetItem(value)
                 item.setData(Qt.ItemDataRole.UserRole, entry.name)
                 if why:
@@ -482,25 +472,21 @@ class SettingsDialog(QDialog):
         generated: a model or a llama.cpp build that crashes is said here, not in the middle of a summary),
         then becomes the one summaries use, saved at once; what it is fit for and how fast it ran are said
         (the window shows it after the dialog closes). Returns the trial's job, None when refused at once."""
-        from mmdocsum_desktop.models import registry
-
         row = self.models_table.currentRow()
         item = self.models_table.item(row, 0) if row >= 0 else None
         if item is None:
             self.show_message("Select a language model in the table first.")
             return None
-        entry = registry.get_model(item.data(Qt.ItemDataRole.UserRole))
+        entry = catalog.get_model(item.data(Qt.ItemDataRole.UserRole))
         if entry.role not in ("gguf-llm", "gguf-vision"):
             self.show_message(f"{entry.name} is a {entry.role} model, not a language model that writes summaries.")
             return None
-        if registry.presence(entry) != "yes":
+        if catalog.presence(entry) != "yes":
             self.show_message(f"{entry.name} is not installed here: {entry.install or 'add its file first'}.")
             return None
         path = entry.path("model")
 
         def run(control, stream):
-            from mmdocsum_desktop.app.doctor import check_local_model
-
             return check_local_model(path)
 
         self.models_note.setText(f"Trying {entry.name}: loading it and generating a few tokens…")
@@ -535,13 +521,14 @@ class SettingsDialog(QDialog):
 
     def add_model_path(self, path: Path, role: str, name: str | None = None) -> Job:
         def run(control, stream):
-            from mmdocsum_desktop.models import registry
-
-            return registry.add_model(path, role, name, control=control)
+            return catalog.add_model(path, role, name, control=control)
 
         job = Job(f"Adding {path.name}", run, kind="models")
-        job.signals.succeeded.connect(lambda entry: (self.refresh_models(),
-                                                     self.models_note.setText(f"Added {entry.name}.")))
+        def added(entry: catalog.ModelEntry) -> None:
+            self.refresh_models()
+            self.models_note.setText(f"Added {entry.name}.")
+
+        job.signals.succeeded.connect(added)
         return self._run(job)
 
     def verify_models(self) -> Job:
@@ -566,7 +553,11 @@ class SettingsDialog(QDialog):
             self.show_message("Write the repository, a space, then the file name.")
             return None
         job = Job(f"Downloading {parts[1]}", core.download_model(parts[0], parts[1], None), kind="models")
-        job.signals.succeeded.connect(lambda path: (self.refresh_models(), self.models_note.setText(f"Downloaded {path}.")))
+        def downloaded(path: Path) -> None:
+            self.refresh_models()
+            self.models_note.setText(f"Downloaded {path}.")
+
+        job.signals.succeeded.connect(downloaded)
         job.signals.cancelled.connect(lambda partial: self.models_note.setText("Download cancelled; it resumes next time."))
         return self._run(job)
 

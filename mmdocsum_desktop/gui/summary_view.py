@@ -8,6 +8,7 @@ import html
 import json
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,16 +30,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mmdocsum_desktop import app
+from mmdocsum_desktop.app import catalog
+from mmdocsum_desktop.app.present import caption_text, markdown_to_html
 from mmdocsum_desktop.app.project import Workspace
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.judge_panel import JudgePanel
 from mmdocsum_desktop.gui.widgets.gallery import FIGURE_MIME
 from mmdocsum_desktop.gui.workers import Job, JobRunner
-from mmdocsum_desktop.models import fitness
 from mmdocsum_desktop.schemas.document import Document, Figure
+from mmdocsum_desktop.schemas.settings import load_settings
 from mmdocsum_desktop.schemas.summary import Summary, SummaryParagraph
-from mmdocsum_desktop.summarize.render import caption_text, markdown_to_html
 
 _MENTION = re.compile(r"\b(Figure|Fig\.|Table|Tab\.)\s?(S?\d{1,3}(?:[-.]\d{1,3})?|[IVXL]{1,6}\b)", re.IGNORECASE)
 _PAGE = re.compile(r"\b(?:p\.|pp\.|page)\s?(\d{1,4})\b", re.IGNORECASE)
@@ -322,7 +325,10 @@ class SummaryView(QWidget):
         # the window's JobRunner (found when the first judgement starts) unless one is given
         self.runner: JobRunner | None = runner
         self.judge_job: Job | None = None
-        self.judge_fitness: fitness.Fitness | None = None  # set when a run starts with a weak judge
+        self.judge_fitness: catalog.Fitness | None = None
+        # where the judge's Session comes from: the window's current_session (set by the window)
+        self.session_source: Callable[[], app.Session] | None = None
+        self._own_session: app.Session | None = None  # set when a run starts with a weak judge
         self._judged_fingerprint = ""
         self._busy = False
         self.workspace: Workspace | None = None
@@ -367,17 +373,17 @@ class SummaryView(QWidget):
         self.cards_layout = QVBoxLayout(self.cards_host)
         self.cards_layout.setSpacing(10)
         self.cards_layout.addStretch(1)
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setWidget(self.cards_host)
-        self.scroll.setStyleSheet("QScrollArea { background: #f3f5f8; }")
+        self.cards_scroll = QScrollArea()
+        self.cards_scroll.setWidgetResizable(True)
+        self.cards_scroll.setWidget(self.cards_host)
+        self.cards_scroll.setStyleSheet("QScrollArea { background: #f3f5f8; }")
         self.cards_host.setStyleSheet("background: #f3f5f8;")
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.fitness_label)
         layout.addWidget(self.judge_panel)
         layout.addWidget(self.live)
-        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.cards_scroll, 1)
         self.cards: list[ParagraphCard] = []
 
     # ---- streaming
@@ -454,7 +460,7 @@ class SummaryView(QWidget):
             if summary.notes():
                 text += " Notes: " + "; ".join(summary.notes()[:3])
             self.status.setText(text)
-        writer = fitness.for_summary(summary) if summary is not None else None
+        writer = catalog.fitness_for_summary(summary) if summary is not None else None
         self.fitness_label.setVisible(writer is not None and writer.warns)
         self.fitness_label.setText(f"⚠ {writer.sentence()} Check each sentence against its citation."
                                    if writer is not None and writer.warns else "")
@@ -510,6 +516,17 @@ class SummaryView(QWidget):
             self.runner = found if isinstance(found, JobRunner) else JobRunner(self, max_threads=1)
         return self.runner
 
+    def current_session(self) -> app.Session:
+        """The session the judge runs in: the window's (``session_source``, set by the window), with the
+        settings as saved now; a view on its own keeps one of its own."""
+        if self.session_source is not None:
+            return self.session_source()
+        if self._own_session is None:
+            self._own_session = app.Session(load_settings())
+        else:
+            self._own_session.use_settings(load_settings())
+        return self._own_session
+
     def judge(self) -> Job | None:
         """Judge the summary as it is now with the language model of the settings, in the background.
         Says what to do when only the extractive engine is set up (it cannot judge)."""
@@ -517,22 +534,20 @@ class SummaryView(QWidget):
         summary = self.summary
         if self.judge_job is not None or summary is None or workspace is None or workspace.document is None:
             return None
-        from mmdocsum_desktop.schemas.settings import load_settings
-
         try:
-            settings = load_settings()
-            judge = core.judge_description(settings)
+            session = self.current_session()
+            judge = core.judge_description(session)
         except MmdocsumError as error:  # no language model configured, or unreadable settings
             self.judge_panel.clear()
             self.judge_panel.title.setText("Judgement")
             self.judge_panel.show_message(str(error), "warning")
             return None
-        judge_fitness = fitness.for_settings(settings, "judge")
+        judge_fitness = catalog.fitness_for_settings(session.settings, "judge")
         self.judge_fitness = judge_fitness if judge_fitness is not None and judge_fitness.warns else None
         snapshot = summary.model_copy(deep=True)  # the user may go on editing while the judge works
         fingerprint = summary_fingerprint(snapshot)
         job = Job(f"Judging the summary with {judge}",
-                  core.judge_summary(workspace.document, snapshot, workspace.root, settings), kind="judge")
+                  core.judge_summary(session, workspace.document, snapshot, workspace.root), kind="judge")
         job.signals.progress.connect(self.judge_panel.set_progress)
         job.signals.succeeded.connect(lambda result: self._judge_done(workspace, fingerprint, result))
         job.signals.failed.connect(lambda message: self._judge_ended(workspace, f"Judging failed: {message}",
@@ -567,7 +582,7 @@ class SummaryView(QWidget):
         overall = result.get("overall")
         self.judge_panel.title.setText(f"Judgement by {result.get('judge') or 'the judge'}")
         self.judge_panel.show_result(result, titles)
-        judge_fitness = fitness.for_judgement(result)
+        judge_fitness = catalog.fitness_for_judgement(result)
         if judge_fitness is not None and judge_fitness.warns:
             # the scores stay visible, marked: they are the model's, and it cannot tell good from bad
             self.judge_panel.title.setText(f"Judgement by {result.get('judge') or 'the judge'} — unreliable: "

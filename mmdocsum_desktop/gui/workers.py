@@ -179,6 +179,11 @@ def keep_gui_responsive(interval_s: float = 0.001) -> None:
         sys.setswitchinterval(interval_s)
 
 
+def _orphan_all(jobs: list[Job]) -> None:
+    for job in list(jobs):
+        job.orphan()
+
+
 class JobRunner(QObject):
     """Starts jobs on a thread pool and keeps them alive until they finish."""
 
@@ -198,7 +203,7 @@ class JobRunner(QObject):
         self._jobs: list[Job] = []
         jobs = self._jobs
         # destroyed with its window (a crash, or a test that deletes it): the jobs' signals go nowhere
-        self.destroyed.connect(lambda *_: [job.orphan() for job in list(jobs)])
+        self.destroyed.connect(lambda *_: _orphan_all(jobs))
 
     def start(self, job: Job) -> Job:
         self._jobs.append(job)

@@ -15,6 +15,7 @@ from PIL import Image
 from mmdocsum_desktop.app import project as proj
 from mmdocsum_desktop.schemas.document import Block, Document, Figure
 from mmdocsum_desktop.schemas.summary import ROLES, Summary
+from mmdocsum_desktop.text.paragraphs import split_paragraphs
 
 
 @pytest.fixture(autouse=True)
@@ -255,4 +256,4 @@ def test_export_of_authoring_text_and_without_summary(tmp_path):
     assert "](notes_images/fig2.png)" in written[0].read_text(encoding="utf-8")
     proj.export(workspace, "html", tmp_path / "notes.html", which="authoring")
     assert "data:image/png;base64," in (tmp_path / "notes.html").read_text(encoding="utf-8")
-    assert proj.split_paragraphs(workspace.project.authoring) == ["First paragraph.", "Second."]
+    assert split_paragraphs(workspace.project.authoring) == ["First paragraph.", "Second."]

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from mmdocsum_desktop.app.project import split_paragraphs
+from mmdocsum_desktop.text.paragraphs import split_paragraphs
 from tests.conftest import PAPERS
 from tests.gui.conftest import wait_job
 from tests.gui.test_main_window import open_document

@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
+from mmdocsum_desktop.app import doctor
 from mmdocsum_desktop.gui.workers import Job, JobRunner
 
 # the order run_doctor goes through its parts, for a determinate progress bar
@@ -53,13 +54,11 @@ class DoctorPanel(QWidget):
             return self.job
 
         def run(control, stream):
-            from mmdocsum_desktop.app.doctor import run_doctor
-
             def step(name: str) -> None:
                 control.check()
                 control.report(_STEPS.index(name) if name in _STEPS else 0, len(_STEPS), name)
 
-            return run_doctor(on_step=step)
+            return doctor.run_doctor(on_step=step)
 
         self.summary.setText("Checking what this machine can run…")
         self.check_button.setEnabled(False)

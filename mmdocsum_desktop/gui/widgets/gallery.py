@@ -9,10 +9,10 @@ from PySide6.QtCore import QMimeData, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
+from mmdocsum_desktop.app.present import caption_text
 from mmdocsum_desktop.gui import core
 from mmdocsum_desktop.gui.workers import Job, JobRunner
 from mmdocsum_desktop.schemas.document import Document, Figure
-from mmdocsum_desktop.summarize.render import caption_text
 
 FIGURE_MIME = "application/x-mmdocsum-figure"
 _THUMB = 150
