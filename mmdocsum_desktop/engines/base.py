@@ -20,7 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from mmdocsum_desktop.errors import CorruptImageError, ImageTooLargeError, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl, ensure_control
-from mmdocsum_desktop.schemas.engine import GenerationRecord
+from mmdocsum_desktop.schemas.engine import EngineInfo, GenerationRecord
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ class TextEngine(Protocol):
         on_text: Callable[[str], None] | None = None,
     ) -> Generation: ...
 
-    def describe(self) -> dict[str, Any]: ...
+    def describe(self) -> EngineInfo: ...
 
     def close(self) -> None: ...
 

@@ -13,6 +13,7 @@ they are what the runtime did, not an estimate.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import threading
 import time
@@ -37,8 +38,17 @@ from mmdocsum_desktop.engines.gguf_check import (
     read_gguf_info,
 )
 from mmdocsum_desktop.engines.messages import openai_chat_messages
-from mmdocsum_desktop.errors import EngineError, MissingDependencyError, ModelFormatError, SummaryCancelled
+from mmdocsum_desktop.errors import (
+    EngineError,
+    MissingDependencyError,
+    ModelFormatError,
+    ModelNotFoundError,
+    SummaryCancelled,
+)
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.models.devices import GgufShape, GpuLayerChoice, llama_cpp_info, plan_gpu_layers
+from mmdocsum_desktop.models.registry import get_model
+from mmdocsum_desktop.schemas.engine import EngineInfo
 
 INSTALL_HINT = "the llama engine needs llama-cpp-python: pip install 'mmdocsum-desktop[llm]'"
 
@@ -58,8 +68,6 @@ class LlamaConfig:
 
 def gpu_offload_supported() -> bool | None:
     """Whether this llama-cpp-python build can put layers on a GPU (None: not installed or broken)."""
-    from mmdocsum_desktop.models.devices import llama_cpp_info
-
     return llama_cpp_info().gpu_offload
 
 
@@ -68,8 +76,6 @@ def resolve_model_path(model: str | os.PathLike[str]) -> Path:
     candidate = Path(model).expanduser()
     if candidate.suffix.lower() == ".gguf" or candidate.exists() or os.sep in str(model):
         return candidate
-    from mmdocsum_desktop.models.registry import get_model
-
     entry = get_model(str(model))
     if entry.role not in ("gguf-llm", "gguf-vision"):
         raise ModelFormatError(f"model {entry.name!r} is a {entry.role} model, not a GGUF language model")
@@ -80,9 +86,6 @@ def resolve_mmproj_for(model: str | os.PathLike[str]) -> Path | None:
     """The mmproj registered with a named vision model, if any."""
     if Path(model).expanduser().exists() or str(model).lower().endswith(".gguf"):
         return None
-    from mmdocsum_desktop.errors import ModelNotFoundError
-    from mmdocsum_desktop.models.registry import get_model
-
     try:
         entry = get_model(str(model))
         return entry.path("mmproj")
@@ -119,7 +122,7 @@ class LlamaEngine:
             self.warnings.append(f"n_ctx {config.n_ctx} is above what the model was trained for ({trained}); using {trained}")
 
         try:
-            import llama_cpp
+            import llama_cpp  # lazy: a native library that loads its backends; only this engine needs it
         except ImportError as error:
             raise MissingDependencyError(INSTALL_HINT) from error
         except Exception as error:  # noqa: BLE001 — a broken native library raises OSError, RuntimeError, ...
@@ -139,8 +142,6 @@ class LlamaEngine:
             if choice.n_gpu_layers == 0:
                 raise self._load_error(error) from error
             # the GPU could not hold what was planned (too little memory, a driver error): the CPU can
-            from mmdocsum_desktop.models.devices import GpuLayerChoice
-
             choice = GpuLayerChoice(0, f"llama.cpp could not put {Path(config.model).name} on the GPU "
                                     f"({error}); running on the CPU", fallback=True)
             self.warnings.append(choice.reason)
@@ -166,8 +167,6 @@ class LlamaEngine:
 
     def _gpu_layer_choice(self, config: LlamaConfig):
         """How many layers go to the GPU, from the header already read and this machine's free memory."""
-        from mmdocsum_desktop.models.devices import GgufShape, plan_gpu_layers
-
         def number(key: str) -> int:
             value = self.info.get(f"{self.info.architecture}.{key}")
             if isinstance(value, list):  # per-layer values (some models vary heads by layer)
@@ -200,7 +199,7 @@ class LlamaEngine:
         )
 
     def _make_chat_handler(self):
-        from llama_cpp import llama_chat_format as formats
+        from llama_cpp import llama_chat_format as formats  # lazy: llama_cpp is loaded by __init__ only
 
         assert self.config.mmproj is not None
         path = str(self.config.mmproj)
@@ -230,24 +229,24 @@ class LlamaEngine:
                 f"{self.info.path.name}: {error}"
             ) from error
 
-    def describe(self) -> dict[str, Any]:
-        return {
-            "engine": self.name,
-            "model": self.model_name,
-            "model_file": str(self.config.model),
-            "mmproj": str(self.config.mmproj) if self.config.mmproj else None,
-            "architecture": self.info.architecture,
-            "n_ctx": self.context_length,
-            "n_threads": self.n_threads,
-            "n_gpu_layers": self.n_gpu_layers,
-            "gpu_layers_requested": "auto" if self.config.n_gpu_layers is None else self.config.n_gpu_layers,
-            "gpu_layers_reason": self.gpu_layers_reason,
-            "gpu_offload_supported": self.gpu_offload,
-            "device": self.device,
-            "vision": self.supports_images,
-            "constrained": self.config.constrained,
-            "llama_cpp_python": getattr(self._llama_cpp, "__version__", None),
-        }
+    def describe(self) -> EngineInfo:
+        return EngineInfo(
+            engine=self.name,
+            model=self.model_name,
+            model_file=str(self.config.model),
+            mmproj=str(self.config.mmproj) if self.config.mmproj else None,
+            architecture=self.info.architecture,
+            n_ctx=self.context_length,
+            n_threads=self.n_threads,
+            n_gpu_layers=self.n_gpu_layers,
+            gpu_layers_requested="auto" if self.config.n_gpu_layers is None else self.config.n_gpu_layers,
+            gpu_layers_reason=self.gpu_layers_reason,
+            gpu_offload_supported=self.gpu_offload,
+            device=self.device,
+            vision=self.supports_images,
+            constrained=self.config.constrained,
+            llama_cpp_python=getattr(self._llama_cpp, "__version__", None),
+        )
 
     # ------------------------------------------------------------------------------------- generation
 
@@ -390,9 +389,7 @@ def _generation_error(error: Exception, n_ctx: int) -> str:
 def _quiet_mtmd() -> None:
     """Route libmtmd's log (it prints every image chunk) through llama-cpp-python's quiet logger."""
     try:
-        import ctypes
-
-        from llama_cpp import _logger, mtmd_cpp
+        from llama_cpp import _logger, mtmd_cpp  # lazy: loads libmtmd, needed by vision models only
 
         for setter in ("mtmd_log_set", "mtmd_helper_log_set"):
             function = getattr(mtmd_cpp, setter, None)

@@ -30,6 +30,7 @@ What the parent does when the child fails:
 from __future__ import annotations
 
 import contextlib
+import functools
 import multiprocessing
 import signal
 import threading
@@ -41,9 +42,10 @@ from typing import Any
 
 from mmdocsum_desktop import errors
 from mmdocsum_desktop.engines.base import Generation, GenerationOptions, GenerationStream, Message, run_stream
-from mmdocsum_desktop.engines.llama import LlamaConfig
+from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
 from mmdocsum_desktop.errors import EngineError, ModelProcessError, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.schemas.engine import EngineInfo
 
 # Loading a 7B model from a slow disk, or reading a 512-token batch on an old CPU, can take minutes:
 # silence shorter than this is not a hang.
@@ -67,7 +69,7 @@ class ChildInfo:
     model_name: str
     context_length: int
     supports_images: bool
-    description: dict[str, Any]
+    description: EngineInfo
     warnings: list[str]
 
 
@@ -223,10 +225,10 @@ class LlamaProcessEngine:
 
     # ------------------------------------------------------------------------------- the protocol
 
-    def describe(self) -> dict[str, Any]:
-        described = dict(self._description)
-        described["process"] = "child"  # generation runs in a separate process (a crash is contained)
-        described["restarts"] = self.restarts
+    def describe(self) -> EngineInfo:
+        described = self._description.model_copy()
+        described.process = "child"  # generation runs in a separate process (a crash is contained)
+        described.restarts = self.restarts
         return described
 
     def count_tokens(self, text: str) -> int:
@@ -349,8 +351,6 @@ def _child_main(conn, config: LlamaConfig, stop_flag) -> None:
     """The child: load the model, then answer requests until told to close or the pipe ends."""
     # Ctrl-C in a terminal reaches the whole process group: the parent decides what stops, not the child
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from mmdocsum_desktop.engines.llama import LlamaEngine
-
     try:
         engine = LlamaEngine(config)
     except BaseException as error:  # noqa: BLE001 — every load failure is reported as one message
@@ -367,10 +367,14 @@ def _child_main(conn, config: LlamaConfig, stop_flag) -> None:
         if request[0] == "close":
             break
         if request[0] == "count":
-            _answer(conn, lambda text=request[1]: ("count", engine.count_tokens(text)))
+            _answer(conn, functools.partial(_count, engine, request[1]))
         elif request[0] == "stream":
             _child_stream(conn, engine, request[1], request[2], stop_flag)
     engine.close()
+
+
+def _count(engine: LlamaEngine, text: str) -> tuple[str, int]:
+    return "count", engine.count_tokens(text)
 
 
 def _answer(conn, compute: Callable[[], tuple]) -> None:

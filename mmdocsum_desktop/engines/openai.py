@@ -40,6 +40,7 @@ from mmdocsum_desktop.engines.base import (
 from mmdocsum_desktop.engines.messages import openai_chat_messages
 from mmdocsum_desktop.errors import EndpointError
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.schemas.engine import EngineInfo
 from mmdocsum_desktop.secrets import StreamScrubber, register, scrub
 
 _RETRY_STATUS = {408, 429, 500, 502, 503, 504}
@@ -196,17 +197,17 @@ class OpenAIEngine:
 
     # ------------------------------------------------------------------------------------- generation
 
-    def describe(self) -> dict[str, Any]:
-        return {
-            "engine": self.name,
-            "model": self.model_name,
-            "base_url": self.base_url,
-            "api_key": "from keyring" if self.config.api_key else None,
-            "context_length": self.context_length,
-            "vision": self.supports_images,
-            "timeout_s": self.config.timeout_s,
-            "retries": self.config.retries,
-        }
+    def describe(self) -> EngineInfo:
+        return EngineInfo(
+            engine=self.name,
+            model=self.model_name,
+            base_url=self.base_url,
+            api_key="from keyring" if self.config.api_key else None,
+            context_length=self.context_length,
+            vision=self.supports_images,
+            timeout_s=self.config.timeout_s,
+            retries=self.config.retries,
+        )
 
     def count_tokens(self, text: str) -> int:
         return estimate_tokens(text)

@@ -30,6 +30,10 @@ def test_streams_text_with_token_counts(smollm_engine):
     assert result.prompt_tokens > smollm_engine.count_tokens("Name three rivers of Europe.")
     assert result.finish_reason in ("stop", "length") and result.counted == "engine"
     assert result.generation_tokens_per_s and result.generation_tokens_per_s > 1
+    record = result.record("answer")
+    assert (record.stage, record.prompt_tokens, record.completion_tokens) == ("answer", result.prompt_tokens,
+                                                                              result.completion_tokens)
+    assert record.generation_tokens_per_s == round(result.generation_tokens_per_s, 2)
 
 
 def test_same_prompt_same_counts(smollm_engine):
@@ -82,8 +86,8 @@ def test_a_stopped_stream_ends_like_a_stop_sequence(smollm_engine):
 
 def test_describes_device_and_gpu_offload(smollm_engine):
     info = smollm_engine.describe()
-    assert info["device"] in ("cpu", "gpu") and isinstance(info["gpu_offload_supported"], bool)
-    assert info["n_ctx"] == 2048 and info["architecture"] == "llama"
+    assert info.device in ("cpu", "gpu") and isinstance(info.gpu_offload_supported, bool)
+    assert info.n_ctx == 2048 and info.architecture == "llama"
 
 
 def test_engine_info_records_the_automatic_gpu_layer_choice(smollm_engine, smollm, monkeypatch):
@@ -91,12 +95,12 @@ def test_engine_info_records_the_automatic_gpu_layer_choice(smollm_engine, smoll
 
     monkeypatch.delenv("MMDOCSUM_DEVICE", raising=False)
     info = smollm_engine.describe()
-    assert info["gpu_layers_requested"] == "auto"
+    assert info.gpu_layers_requested == "auto"
     # the same figures give the same choice, whichever way it is asked for
-    expected = plan_gpu_layers(smollm, requested="auto", n_ctx=info["n_ctx"])
-    assert (info["n_gpu_layers"], info["device"]) == (expected.n_gpu_layers, expected.device)
-    assert info["gpu_layers_reason"] and info["gpu_layers_reason"].split(" (")[0] == expected.reason.split(" (")[0]
-    if not info["gpu_offload_supported"]:
+    expected = plan_gpu_layers(smollm, requested="auto", n_ctx=info.n_ctx)
+    assert (info.n_gpu_layers, info.device) == (expected.n_gpu_layers, expected.device)
+    assert info.gpu_layers_reason and info.gpu_layers_reason.split(" (")[0] == expected.reason.split(" (")[0]
+    if not info.gpu_offload_supported:
         # a CPU-only build is the normal case, not a fallback: no note in the summary
         assert not any("GPU" in w for w in smollm_engine.warnings)
 

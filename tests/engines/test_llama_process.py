@@ -39,7 +39,7 @@ def test_the_child_writes_what_the_in_process_engine_writes(child_engine, smollm
     assert across.prompt_tokens == here.prompt_tokens
     assert across.completion_tokens == here.completion_tokens
     assert child_engine.count_tokens("a figure caption") == smollm_engine.count_tokens("a figure caption")
-    assert child_engine.describe()["process"] == "child"
+    assert child_engine.describe().process == "child"
     assert child_engine.pid is not None and child_engine.pid != os.getpid()
 
 

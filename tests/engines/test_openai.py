@@ -244,3 +244,14 @@ def test_bad_urls():
     with pytest.raises(EndpointError, match="cannot resolve"):
         OpenAIEngine(OpenAIConfig(base_url="http://no-such-host.invalid/v1", model="m", retries=0)).generate(
             QUESTION, GenerationOptions(max_tokens=2))
+
+
+def test_describes_itself_without_the_key(scripted):
+    url, _ = scripted
+    engine = OpenAIEngine(OpenAIConfig(base_url=url, model="m", api_key="secret-key-1", retries=3, timeout_s=45.0))
+    info = engine.describe()
+    assert (info.engine, info.model, info.retries, info.timeout_s) == ("openai", "m", 3, 45.0)
+    assert info.api_key == "from keyring" and info.n_threads is None
+    assert "secret-key-1" not in info.model_dump_json()
+    assert set(info.model_dump()) == {"engine", "model", "base_url", "api_key", "context_length", "vision",
+                                      "timeout_s", "retries"}
