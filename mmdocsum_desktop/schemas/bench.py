@@ -81,7 +81,8 @@ class DocScore:
     def if_score(self) -> int:
         return int(self.parsed and self.follows_rules)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
+        """The document's row of ``metrics.json``: every field, and ``if`` (its instruction-following score)."""
         data = asdict(self)
         data["if"] = self.if_score
         return data
@@ -169,11 +170,11 @@ class FtiiMetrics:
     correct_image: int = 0
     correct_none: int = 0
 
-    def as_json(self) -> dict[str, Any]:
-        """The fields of ``metrics.json``."""
+    def metrics(self) -> dict[str, Any]:
+        """The four numbers ``metrics.json`` holds (the counts behind them are in :meth:`to_dict`)."""
         return {"acc_b": self.acc_b, "acc_i": self.acc_i, "acc_ni": self.acc_ni, "n_slots": self.n_slots}
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -257,8 +258,8 @@ class BenchmarkResult:
     ``metrics`` are the suite's overall numbers (:data:`METRIC_KEYS`), each a number or None (absent,
     never replaced by anything else); ``rows`` the per-item rows (a document, a question) under
     :data:`ROWS_KEY`; ``details``
-    everything else a report shows. :meth:`to_json` writes the same flat JSON the reports, ``bench
-    compare`` and older runs use, and :meth:`from_json` reads it back unchanged.
+    everything else a report shows. :meth:`to_dict` gives the same flat JSON the reports, ``bench
+    compare`` and older runs use, and :meth:`from_dict` reads it back unchanged.
     """
 
     suite: str
@@ -276,7 +277,7 @@ class BenchmarkResult:
     def rows_key(self) -> str:
         return ROWS_KEY.get(self.suite, "documents")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"suite": self.suite}
         if self.split is not None:
             data["split"] = self.split
@@ -289,7 +290,7 @@ class BenchmarkResult:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> BenchmarkResult:
+    def from_dict(cls, data: dict[str, Any]) -> BenchmarkResult:
         suite = str(data.get("suite") or ("ftii" if "acc_b" in data or "acc_i" in data else "unknown"))
         declared = METRIC_KEYS.get(suite, ())
         rows_key = ROWS_KEY.get(suite)

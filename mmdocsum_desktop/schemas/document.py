@@ -107,11 +107,8 @@ class Document(BaseModel):
             b.text for b in self.blocks if b.type != "caption" and (include_abstract or not b.is_abstract)
         )
 
-    def to_json(self) -> str:
-        return self.model_dump_json(indent=2)
-
     def save(self, path: str | Path) -> Path:
-        return write_text_atomic(path, self.to_json() + "\n")
+        return write_text_atomic(path, self.model_dump_json(indent=2) + "\n")
 
     @classmethod
     def load(cls, path: str | Path) -> Document:

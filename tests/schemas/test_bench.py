@@ -24,14 +24,14 @@ def test_a_real_run_reads_back_typed_and_writes_the_same_json(tmp_path):
     (predictions / "marsh.json").write_text(json.dumps(gold * 4))  # image 1 four times: a rule broken
     run_mdocsum("demo", tmp_path / "run", predictions=predictions)
     written = report.load_metrics(tmp_path / "run")
-    result = BenchmarkResult.from_json(written)
+    result = BenchmarkResult.from_dict(written)
     assert result.suite == "mdocsum" and result.split == "demo"
     assert set(result.metrics) == set(METRIC_KEYS["mdocsum"])
     assert result.metrics["n_docs"] == 5 and isinstance(result.metrics["omatch"], float)
     assert result.metrics["com"] is None  # no judge: absent, not 0
     assert [row["id"] for row in result.rows][:1] == ["marsh"] and len(result.rows) == 5
     assert "per_paragraph" in result.details and "documents" not in result.details
-    assert result.to_json() == written
+    assert result.to_dict() == written
 
 
 def test_rouge_run_round_trip_keeps_its_rows(tmp_path):
@@ -41,10 +41,10 @@ def test_rouge_run_round_trip_keeps_its_rows(tmp_path):
         "Community gardens on estuary shores are flooded by brackish water."
     )
     written = run_rouge("demo", tmp_path / "run", predictions=predictions)
-    result = BenchmarkResult.from_json(written)
+    result = BenchmarkResult.from_dict(written)
     assert result.metrics["rouge1"] == written["rouge1"] and 0 < result.metrics["rouge1"] < 1
     assert {row["id"] for row in result.rows} >= {"marsh"}
-    assert result.to_json() == written == report.load_metrics(tmp_path / "run")
+    assert result.to_dict() == written == report.load_metrics(tmp_path / "run")
 
 
 def test_metric_values_are_numbers_or_absent():
@@ -58,5 +58,5 @@ def test_metric_values_are_numbers_or_absent():
 
 
 def test_an_ftii_metrics_file_without_a_suite_key_is_recognised():
-    result = BenchmarkResult.from_json({"acc_b": 0.5, "acc_i": 0.25, "acc_ni": 1.0, "n_slots": 8})
+    result = BenchmarkResult.from_dict({"acc_b": 0.5, "acc_i": 0.25, "acc_ni": 1.0, "n_slots": 8})
     assert result.suite == "ftii" and result.metrics["n_slots"] == 8 and result.rows is None
