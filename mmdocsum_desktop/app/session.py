@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from mmdocsum_desktop.app.models import Models
 from mmdocsum_desktop.engines import factory
-from mmdocsum_desktop.engines.extractive import Embedder
 from mmdocsum_desktop.engines.factory import ConfiguredEngine
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.settings import EngineChoice, PlacementSettings, Settings, load_settings
@@ -28,6 +27,7 @@ if TYPE_CHECKING:  # types only: the reader (PyMuPDF) and placement (scipy) load
     from mmdocsum_desktop.document.limits import ReadLimits
     from mmdocsum_desktop.placement import PlacementEngine
     from mmdocsum_desktop.schemas.document import Document
+    from mmdocsum_desktop.summarize.sentences import Embedder
 
 
 @dataclass
@@ -91,7 +91,9 @@ class Session:
 
     @contextmanager
     def engine(self, choice: EngineChoice | None = None) -> Iterator[ConfiguredEngine]:
-        """The summary engine, loaded on first use and kept; held for this caller while in the block."""
+        """The summary's text engine (``None`` inside for the extractive summary, which needs no language
+        model), loaded on first use and kept; held for this caller while in the block. How it writes a
+        summary is its strategy (``app.summary.summary_strategy``)."""
         choice = choice or EngineChoice()
         with self._use("summary", choice, lambda: factory.configure_engine(
                 self.settings.engines, choice, models=self.models)) as configured:
@@ -148,7 +150,8 @@ def describe_endpoint(settings: Settings, *, api_key: str | None = None) -> dict
     timeouts, and describe it (model, base_url); an EndpointError says what went wrong."""
     quick = settings.engines.model_copy(deep=True)
     quick.openai = quick.openai.model_copy(update={"retries": 0, "connect_timeout_s": 5.0, "timeout_s": 10.0})
-    engine = factory.build_engine(EngineChoice(engine="openai"), quick, embedder=None, api_key=api_key)
+    engine = factory.build_engine(EngineChoice(engine="openai"), quick, api_key=api_key)
+    assert engine is not None, "an endpoint is a text engine"
     try:
         described: dict[str, Any] = engine.describe()
         return described

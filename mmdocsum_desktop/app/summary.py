@@ -15,14 +15,13 @@ from typing import Any
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.document.reader import export_document
 from mmdocsum_desktop.document.scanned import scan_notes
-from mmdocsum_desktop.engines.base import GenerationOptions, Message
-from mmdocsum_desktop.engines.extractive import ExtractiveEngine
+from mmdocsum_desktop.engines.factory import ConfiguredEngine
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.settings import EngineChoice
 from mmdocsum_desktop.schemas.summary import (
-    ROLE_TITLES,
+    EngineInfo,
     FigureChoice,
     NoFigure,
     Summary,
@@ -31,16 +30,21 @@ from mmdocsum_desktop.schemas.summary import (
 )
 from mmdocsum_desktop.summarize.citations import Citer
 from mmdocsum_desktop.summarize.pipeline import summarize_document
+from mmdocsum_desktop.summarize.strategies import RewriteSettings, SummaryStrategy, choose_strategy
 from mmdocsum_desktop.text.sentences import split_sentences
 
-PARAGRAPH_TOKENS = 256  # about 100 words asked for: room to finish a sentence, not to ramble
 
-ROLE_AIMS = {
-    "background": "the problem the document addresses and why it matters",
-    "method": "how the work was done: data, methods, design",
-    "results": "the main findings, with their numbers",
-    "conclusion": "what the findings mean, their limits and what follows",
-}
+def summary_strategy(session: Session, run: ConfiguredEngine) -> SummaryStrategy:
+    """How the session's configured engine writes summaries: extractive without a language model,
+    grounded or full-document with one (``llm_mode``)."""
+    return choose_strategy(run.engine, embedder=session.embedder(), llm_mode=run.llm_mode)
+
+
+def describe_engine(session: Session, choice: EngineChoice | None = None) -> EngineInfo:
+    """What would write a summary with these settings (``Summary.engine`` as it will be): the engine is
+    built now, so a bad model file or endpoint setting is reported before any long work."""
+    with session.engine(choice) as run:
+        return summary_strategy(session, run).describe()
 
 
 def summarize(
@@ -58,11 +62,10 @@ def summarize(
     ``options``: SummaryOptions fields of this run (include_abstract, shuffle_seed, citations,
     time_limit_s, a seed); the others come from the settings and ``choice``."""
     with session.engine(choice) as run:
-        summary = summarize_document(
-            document, assets, engine=run.engine, embedder=session.embedder(), ocr=run.ocr,
-            options=SummaryOptions(**{**run.option_values(), **(options or {})}), control=control,
-            on_text=on_text,
-        )
+        values = SummaryOptions(**{**run.option_values(), **(options or {})})
+        strategy = choose_strategy(run.engine, embedder=session.embedder(), llm_mode=values.llm_mode)
+        summary = summarize_document(document, assets, strategy=strategy, embedder=session.embedder(), ocr=run.ocr,
+                                     options=values, control=control, on_text=on_text)
     # a summary of a scanned paper says so, and where the OCR was unsure
     summary.warnings = list(run.warnings) + scan_notes(document.warnings) + summary.warnings
     return summary
@@ -131,73 +134,29 @@ def regenerate_paragraph(
     """A copy of ``summary`` whose paragraph ``index`` is written anew for its role; the other
     paragraphs, and this paragraph's figure, are kept as they are.
 
-    An LLM engine writes the paragraph from the document and the other three (so it neither repeats
-    them nor contradicts them), with the seed moved by ``attempt`` so that each attempt differs. The
-    extractive engine takes the sentences it chooses for that role (the same each time: it is
-    deterministic, which restores the extracted paragraph after an edit)."""
+    The summary's strategy writes it (``SummaryStrategy.rewrite_paragraph``): a language model from the
+    document and the other three paragraphs, with the seed moved by ``attempt`` so that each attempt
+    differs; the extractive summary takes the sentences it chooses for that role (the same each time: it
+    is deterministic, which restores the extracted paragraph after an edit)."""
     if not 0 <= index < len(summary.paragraphs):
         raise MmdocsumError(f"the summary has no paragraph {index + 1}")
     control = ensure_control(control)
     old = summary.paragraphs[index]
     include_abstract = summary.options.include_abstract
     with session.engine(choice) as run:
-        if isinstance(run.engine, ExtractiveEngine):
-            drafted = run.engine.draft(document, include_abstract=include_abstract, control=control)
-            draft = next((d for d in drafted.paragraphs if d.role == old.role), None)
-            if draft is None or not draft.text.strip():
-                raise MmdocsumError(f"the document has no sentences for the {old.title.lower()} paragraph")
-            text, sources, source = draft.text, list(draft.sentences), "extracted"
-        else:
-            text = _write_paragraph(run.engine, document, summary, index, min(run.max_tokens, PARAGRAPH_TOKENS),
-                                    run.temperature, run.seed + attempt, control, on_text)
-            sources, source = None, "model"
+        settings = RewriteSettings(max_tokens=run.max_tokens, temperature=run.temperature, seed=run.seed + attempt)
+        rewritten = summary_strategy(session, run).rewrite_paragraph(document, summary, index, settings,
+                                                                     control=control, on_text=on_text)
+    sources = rewritten.sources
     fresh = old.model_copy(deep=True)
-    fresh.text, fresh.source, fresh.sentences = text, source, []
+    fresh.text, fresh.source, fresh.sentences = rewritten.text, rewritten.source, []
     if summary.options.citations:
         citer = Citer(document, session.embedder(), include_abstract=include_abstract)
         fresh.sentences = (citer.cite([s.text for s in sources], sources) if sources
-                           else citer.cite(split_sentences(text)))
+                           else citer.cite(split_sentences(rewritten.text)))
     result = summary.model_copy(deep=True)
     result.paragraphs[index] = fresh
     return result
-
-
-def _write_paragraph(engine: Any, document: Document, summary: Summary, index: int, max_tokens: int,
-                     temperature: float, seed: int, control: JobControl,
-                     on_text: Callable[[str], None] | None) -> str:
-    role = summary.paragraphs[index].role
-    others = "\n\n".join(f"{p.title}: {p.text}" for i, p in enumerate(summary.paragraphs) if i != index)
-    ask = (f"Write the {ROLE_TITLES.get(role, role)} paragraph of a summary of the document below: "
-           f"{ROLE_AIMS.get(role, role)}. About 100 words, in your own words, one paragraph of plain text, "
-           "nothing else. Do not repeat what the other paragraphs say.\n\n"
-           f"The other paragraphs of the summary:\n{others}\n\nThe document")
-    if document.title:
-        ask += f" ({document.title.strip()})"
-    ask += ":\n"
-    budget = engine.context_length - max_tokens - engine.count_tokens(ask) - 64
-    body = _fit(document.body_text(summary.options.include_abstract), engine, budget)
-    messages = [Message("system", "You summarise scientific documents accurately."), Message("user", ask + body)]
-    generation = engine.generate(
-        messages, GenerationOptions(max_tokens=max_tokens, temperature=max(temperature, 0.3), seed=seed),
-        control=control, on_text=on_text,
-    )
-    text = " ".join(generation.text.split())
-    if not text:
-        raise MmdocsumError("the model wrote nothing for this paragraph; try again or use another model")
-    return text
-
-
-def _fit(text: str, engine: Any, budget: int) -> str:
-    """The start of ``text`` that fits in ``budget`` tokens (halving, then growing back by quarters)."""
-    if budget <= 0:
-        return ""
-    if engine.count_tokens(text) <= budget:
-        return text
-    words = text.split()
-    keep = len(words)
-    while keep > 1 and engine.count_tokens(" ".join(words[:keep])) > budget:
-        keep //= 2
-    return " ".join(words[:keep])
 
 
 # ------------------------------------------------------------------------------------ figures

@@ -1,13 +1,14 @@
-"""The one place where settings become engines: summary engines, the judge, and the models they share.
+"""The one place where settings become text engines: the summary's language model (if any) and the judge's.
 
 ``auto`` picks the best engine configured: a GGUF model asked for in this run or in the settings →
 ``llama``; else an OpenAI-compatible endpoint → ``openai``; else ``extractive``, which needs no model
-file and is what a fresh install uses. Every caller (``mmdocsum summarize``/``bench``/``place``, the
+file and is what a fresh install uses. ``extractive`` is no text engine: it resolves to ``None`` here,
+and the summary strategy (``summarize.strategies.choose_strategy``) writes the summary without one. Every caller (``mmdocsum summarize``/``bench``/``place``, the
 desktop app through ``app.Session``, the benchmark glue) goes through :func:`build_engine` with the
 saved :class:`~mmdocsum_desktop.schemas.settings.EngineSettings` and an
 :class:`~mmdocsum_desktop.schemas.settings.EngineChoice` on top, so the same settings give the same engine.
 
-The models an engine borrows (the MiniLM text embedder, RapidOCR) belong to the caller's session
+The models a run borrows (RapidOCR for figure text) belong to the caller's session
 (``app.models.Models``) and are passed in: nothing here keeps a model.
 """
 
@@ -17,8 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from mmdocsum_desktop.engines.extractive import Embedder, ExtractiveEngine
+from mmdocsum_desktop.engines.base import TextEngine
+from mmdocsum_desktop.engines.llama import LlamaConfig, resolve_mmproj_for, resolve_model_path
+from mmdocsum_desktop.engines.llama_process import LlamaProcessEngine
+from mmdocsum_desktop.engines.openai import OpenAIConfig, OpenAIEngine
 from mmdocsum_desktop.errors import EngineError, MmdocsumError, ModelFormatError
+from mmdocsum_desktop.schemas.engine import EngineInfo
 from mmdocsum_desktop.schemas.settings import (
     ENGINES,
     JUDGE_ENGINES,
@@ -58,27 +63,23 @@ def choose_engine_name(choice: EngineChoice | None, settings: EngineSettings) ->
     return "extractive"
 
 
-def build_engine(choice: EngineChoice | None, settings: EngineSettings, *, embedder: Embedder | None,
-                 api_key: str | None = None):
-    """An engine ready to use. The extractive engine needs ``embedder``; LLM engines do not.
-    ``api_key``: for an endpoint, a key typed but not stored yet (else the keyring's, by key name)."""
+def build_engine(choice: EngineChoice | None, settings: EngineSettings, *, api_key: str | None = None,
+                 embedder: object = None) -> TextEngine | None:
+    """The text engine ready to use, or None for ``extractive`` (no language model).
+    ``api_key``: for an endpoint, a key typed but not stored yet (else the keyring's, by key name).
+    ``embedder`` is ignored (text engines need none); it is accepted while older callers still pass it."""
     choice = choice or EngineChoice()
     name = choose_engine_name(choice, settings)
     if name == "extractive":
         if choice.mmproj or choice.model:
             raise EngineError("--model and --mmproj are for the llama engine, not the extractive one")
-        if embedder is None:
-            raise EngineError("the extractive engine needs the text embedder (MiniLM)")
-        return ExtractiveEngine(embedder)
+        return None
     if name == "llama":
         return _llama_engine(choice, settings)
     return _openai_engine(choice, settings, api_key)
 
 
-def _llama_engine(choice: EngineChoice, settings: EngineSettings):
-    from mmdocsum_desktop.engines.llama import LlamaConfig, resolve_mmproj_for, resolve_model_path
-    from mmdocsum_desktop.engines.llama_process import LlamaProcessEngine
-
+def _llama_engine(choice: EngineChoice, settings: EngineSettings) -> TextEngine:
     local = settings.llama
     model = choice.model or local.model
     # a projector in the settings belongs to the settings' model, not to one given for this run
@@ -106,9 +107,7 @@ def _llama_engine(choice: EngineChoice, settings: EngineSettings):
     )
 
 
-def _openai_engine(choice: EngineChoice, settings: EngineSettings, api_key: str | None):
-    from mmdocsum_desktop.engines.openai import OpenAIConfig, OpenAIEngine
-
+def _openai_engine(choice: EngineChoice, settings: EngineSettings, api_key: str | None) -> TextEngine:
     if choice.model or choice.mmproj:
         raise EngineError("--model and --mmproj are for the llama engine; the openai engine uses the settings")
     endpoint = settings.openai
@@ -176,31 +175,32 @@ def judge_description(settings: EngineSettings, choice: EngineChoice | None = No
     return f"openai ({choice.api_model or settings.openai.model or choice.base_url or settings.openai.base_url})"
 
 
-def build_judge_engine(settings: EngineSettings, choice: EngineChoice | None = None):
+def build_judge_engine(settings: EngineSettings, choice: EngineChoice | None = None) -> TextEngine:
     """A language-model engine for judging; JudgeNotConfiguredError when none is set up."""
     name = judge_engine_name(settings, choice)
     base = choice.model_copy(update={"engine": name}) if choice is not None else EngineChoice(engine=name)
-    return build_engine(base, settings, embedder=None)
+    engine = build_engine(base, settings)
+    assert engine is not None, "a judge is a language model"
+    return engine
 
 
 # ------------------------------------------------------------------------------------------- runs
 
 
 class SharedModels(Protocol):
-    """The models an engine borrows from its session's container (``app.models.Models``)."""
-
-    def embedder(self) -> Embedder: ...
+    """The models a run borrows from its session's container (``app.models.Models``)."""
 
     def ocr(self) -> Any: ...
 
 
 @dataclass
 class ConfiguredEngine:
-    """An engine with what was resolved around it: its name, whether figure text is read (``ocr``)
-    and the generation values a summary takes from the settings and the choice."""
+    """A text engine with what was resolved around it: its name, whether figure text is read (``ocr``)
+    and the generation values a summary takes from the settings and the choice. ``engine`` is None for
+    ``extractive``: that summary needs no language model."""
 
     name: str
-    engine: Any
+    engine: TextEngine | None
     ocr: Any  # an OcrEngine, or None
     figure_mode: str
     max_tokens: int
@@ -214,18 +214,24 @@ class ConfiguredEngine:
         """True for engines that compute on this machine (one document at a time)."""
         return self.name != "openai"
 
+    def describe(self) -> EngineInfo:
+        """The text engine's description; for the extractive summary only its name (the summary's own
+        ``engine`` record comes from its strategy: ``app.summary.describe_engine``)."""
+        if self.engine is None:
+            return EngineInfo(engine=self.name)
+        return EngineInfo.model_validate(self.engine.describe())
+
     def option_values(self) -> dict[str, Any]:
         """The keyword arguments of ``summarize.pipeline.SummaryOptions`` that come from the settings."""
         return {"figure_mode": self.figure_mode, "max_tokens": self.max_tokens, "temperature": self.temperature,
                 "seed": self.seed, "ocr": self.ocr is not None, "llm_mode": self.llm_mode}
 
     def close(self) -> None:
-        close = getattr(self.engine, "close", None)
-        if callable(close):
-            close()
+        if self.engine is not None:
+            self.engine.close()
 
 
-def wants_ocr(name: str, engine: Any, settings: EngineSettings, choice: EngineChoice | None) -> bool:
+def wants_ocr(name: str, engine: TextEngine | None, settings: EngineSettings, choice: EngineChoice | None) -> bool:
     """Figure text is read when asked for; by default for LLM engines that cannot see the images."""
     asked = choice.ocr if choice is not None and choice.ocr is not None else settings.ocr
     if asked is not None:
@@ -234,13 +240,13 @@ def wants_ocr(name: str, engine: Any, settings: EngineSettings, choice: EngineCh
 
 
 def configure_engine(settings: EngineSettings, choice: EngineChoice | None = None, *,
-                     models: SharedModels, engine: Any = None) -> ConfiguredEngine:
+                     models: SharedModels, engine: TextEngine | None = None) -> ConfiguredEngine:
     """The engine of ``choice`` over ``settings`` (``engine``: one already built for them), with OCR
     decided and the summary values resolved. A missing OCR model is a warning, not an error."""
     choice = choice or EngineChoice()
     name = choose_engine_name(choice, settings)
     if engine is None:
-        engine = build_engine(choice, settings, embedder=models.embedder() if name == "extractive" else None)
+        engine = build_engine(choice, settings)
     warnings: list[str] = []
     ocr = None
     if wants_ocr(name, engine, settings, choice):

@@ -31,11 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions, ImagePart, Message
-from mmdocsum_desktop.engines.sentences import document_sentences
 from mmdocsum_desktop.errors import BenchError, JobCancelled, MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
 from mmdocsum_desktop.judge.sources import _json_candidates, engine_label
 from mmdocsum_desktop.summarize.prompt import prompt_dir
+from mmdocsum_desktop.summarize.sentences import document_sentences
 from mmdocsum_desktop.text.sentences import split_sentences
 
 ASPECTS = ("text_quality", "text_image_coherence", "image_choice", "faithfulness", "helpfulness")

@@ -18,10 +18,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from mmdocsum_desktop.document.labels import find_mentions
-from mmdocsum_desktop.engines.extractive import Embedder
-from mmdocsum_desktop.engines.sentences import Sentence, split_sentences
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.summary import Evidence, SentenceCitation
+from mmdocsum_desktop.summarize.sentences import Embedder, Sentence, split_sentences
 
 _TAG = re.compile(r"\[\s*image\s*(\d+)\s*\]", re.I)
 

@@ -2,7 +2,7 @@
 
 "Extract, then write": the extractive engine picks, per role (background, method, results, conclusion),
 more body sentences than a paragraph needs; they are that paragraph's evidence — clean body prose only
-(engines/extractive.py: never back matter, captions, tables, furniture), each with its page, block and
+(summarize/extractive.py: never back matter, captions, tables, furniture), each with its page, block and
 the figure and table labels it (or its passage) cites. The grounded writer (summarize/grounded.py) writes
 from them; the extractive engine's own paragraphs are their own evidence.
 
@@ -26,11 +26,12 @@ from typing import Any
 import numpy as np
 
 from mmdocsum_desktop.document.labels import find_mentions
-from mmdocsum_desktop.engines.extractive import DraftParagraph, Embedder, ExtractiveEngine, block_roles
-from mmdocsum_desktop.engines.sentences import Sentence
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.summary import FigureChoice, FigureEntry, NoFigure
+from mmdocsum_desktop.summarize.extractive import DraftParagraph, Extractor
+from mmdocsum_desktop.summarize.roles import block_roles
+from mmdocsum_desktop.summarize.sentences import Embedder, Sentence
 
 # how much more evidence than an extractive paragraph: the writer shortens each evidence sentence (to
 # about three quarters of its words on the dev half of pmc/), so a fifth more sentences give a summary of
@@ -171,7 +172,7 @@ def evidence_from_drafts(document: Document, drafts: Sequence[DraftParagraph]) -
 def select_evidence(document: Document, embedder: Embedder, *, include_abstract: bool = True,
                     control: JobControl | None = None, scale: float = EVIDENCE_SCALE) -> tuple[list[ParagraphEvidence], list[str]]:
     """The evidence of the four paragraphs (document order within each) and the extractive stage's warnings."""
-    drafted = ExtractiveEngine(embedder).draft(document, include_abstract=include_abstract, control=control, scale=scale)
+    drafted = Extractor(embedder).draft(document, include_abstract=include_abstract, control=control, scale=scale)
     return evidence_from_drafts(document, drafted.paragraphs), drafted.warnings
 
 

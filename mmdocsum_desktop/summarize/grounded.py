@@ -37,7 +37,6 @@ from typing import Any
 import numpy as np
 
 from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions, TextEngine
-from mmdocsum_desktop.engines.extractive import MAX_WORDS, ROLE_TARGETS, Embedder, opener
 from mmdocsum_desktop.errors import (
     EndpointError,
     EngineError,
@@ -50,12 +49,15 @@ from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.summary import (
     ROLE_TITLES,
     Evidence,
+    Repair,
     SentenceCitation,
     SummaryOptions,
     SummaryParagraph,
 )
 from mmdocsum_desktop.summarize import prompt as prompts
 from mmdocsum_desktop.summarize.evidence import EvidenceItem, ParagraphEvidence
+from mmdocsum_desktop.summarize.extractive import MAX_WORDS, ROLE_TARGETS, opener
+from mmdocsum_desktop.summarize.sentences import Embedder
 from mmdocsum_desktop.text.sentences import split_answer_sentences
 
 SUPPORT_THRESHOLD = 0.6  # cosine of MiniLM embeddings, sentence vs its best evidence sentence
@@ -108,7 +110,7 @@ class CheckedSentence:
 class WrittenSummary:
     paragraphs: list[SummaryParagraph]
     used: list[list[EvidenceItem]]  # per paragraph: the evidence its sentences rest on
-    repairs: list[dict[str, Any]] = field(default_factory=list)
+    repairs: list[Repair] = field(default_factory=list)
     generations: list[dict[str, Any]] = field(default_factory=list)
     record: dict[str, Any] = field(default_factory=dict)
 
@@ -352,7 +354,7 @@ class GroundedWriter:
     # ------------------------------------------------------------------------------ the fallbacks
 
     def assemble(self, k: int, checked: Sequence[CheckedSentence], evidence: ParagraphEvidence,
-                  repairs: list[dict[str, Any]]) -> tuple[list[SentenceCitation], list[EvidenceItem]]:
+                  repairs: list[Repair]) -> tuple[list[SentenceCitation], list[EvidenceItem]]:
         """The paragraph's sentences: the model's supported ones, and in place of each unsupported one
         the closest evidence sentence not used yet (a repair, cited as extracted, never as the model's),
         so that a paragraph keeps its length when the model invents a sentence. A sentence that repeats
@@ -450,13 +452,13 @@ def _extracted(item: EvidenceItem) -> SentenceCitation:
                                                                     how="extracted")])
 
 
-def _dropped(k: int, checked: CheckedSentence, replacement: EvidenceItem | None) -> dict[str, Any]:
-    repair = {"paragraph": k + 1, "kind": "unsupported sentence dropped", "reason": checked.problem,
-              "text": checked.text, "by": "support check"}
-    if replacement is not None:
-        repair.update(kind="unsupported sentence replaced by evidence", by="the closest evidence sentence",
-                      evidence=replacement.number, replacement=replacement.text)
-    return repair
+def _dropped(k: int, checked: CheckedSentence, replacement: EvidenceItem | None) -> Repair:
+    if replacement is None:
+        return Repair(paragraph=k + 1, kind="unsupported sentence dropped", reason=checked.problem or "",
+                      text=checked.text, by="support check")
+    return Repair(paragraph=k + 1, kind="unsupported sentence replaced by evidence", reason=checked.problem or "",
+                  text=checked.text, by="the closest evidence sentence", evidence=replacement.number,
+                  replacement=replacement.text)
 
 
 def _citation(checked: CheckedSentence) -> SentenceCitation:
@@ -474,5 +476,5 @@ def _citation(checked: CheckedSentence) -> SentenceCitation:
     return citation
 
 
-def _repair(k: int, kind: str, reason: str, by: str) -> dict[str, Any]:
-    return {"paragraph": k + 1, "kind": kind, "reason": reason, "by": by}
+def _repair(k: int, kind: str, reason: str, by: str) -> Repair:
+    return Repair(paragraph=k + 1, kind=kind, reason=reason, by=by)

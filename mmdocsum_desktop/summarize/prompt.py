@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop.engines.base import ImagePart, Message
-from mmdocsum_desktop.engines.extractive import section_role
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.schemas.document import Document, Figure
+from mmdocsum_desktop.summarize.roles import section_role
 
 PROMPT_FILES = ("system", "summarize", "section_notes", "merge_notes", "grounded_system", "grounded_paragraph",
                 "grounded_sentence_system", "grounded_sentence")

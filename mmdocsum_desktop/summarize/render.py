@@ -182,8 +182,8 @@ def to_markdown(summary: Summary, *, base_dir: str | Path | None = None, relativ
     title = clean_text(summary.title or name or "Summary")
     lines = front_matter_lines(title, summary) if front_matter else []
     lines += [f"# {escape_markdown(title)}", ""]
-    engine = str(summary.engine.get("engine", "?"))
-    model = summary.engine.get("model")
+    engine = summary.engine.engine or "?"
+    model = summary.engine.model
     with_model = f" ({escape_markdown(str(model))})" if model and engine != "extractive" else ""
     of = f"Summary of {escape_markdown(name)} · " if name else ""
     lines += [f"*{of}engine: {escape_markdown(engine)}{with_model}*", ""]
@@ -215,7 +215,7 @@ def front_matter_lines(title: str, summary: Summary | None = None, *, source: st
         properties["source"] = Path(source).name
     properties["date"] = datetime.date.today().isoformat()
     if summary is not None:
-        properties["engine"] = summary.engine_label or str(summary.engine.get("engine", ""))
+        properties["engine"] = summary.engine_label or summary.engine.engine
     lines = ["---", *(f"{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in properties.items())]
     return [*lines, "tags: [summary]" if summary is not None else "tags: []", "---", ""]
 

@@ -8,13 +8,12 @@ import argparse
 import pytest
 
 from mmdocsum_desktop.app import Session
+from mmdocsum_desktop.app.summary import describe_engine, summary_strategy
 from mmdocsum_desktop.bench.glue import BenchEngine, EngineSpec
 from mmdocsum_desktop.cli import summarize as cli_summarize
 from mmdocsum_desktop.cli.engine_flags import engine_choice
-from mmdocsum_desktop.engines.extractive import ExtractiveEngine
 from mmdocsum_desktop.engines.factory import JudgeNotConfiguredError
 from mmdocsum_desktop.engines.llama_process import LlamaProcessEngine
-from mmdocsum_desktop.gui import core as gui_core
 from mmdocsum_desktop.schemas.settings import EngineChoice, Settings, save_settings
 from tests.app.conftest import llama_settings
 
@@ -31,7 +30,7 @@ def test_gui_cli_and_benchmark_build_the_same_engine_from_the_same_settings(smol
     with Session(settings) as cli_session, cli_session.engine(_cli_choice()) as from_cli:
         cli_config, cli_info = from_cli.engine.config, from_cli.engine.describe()
         cli_values = from_cli.option_values()
-    gui_session = gui_core.session(settings)
+    gui_session = Session(settings)  # what the window makes (MainWindow: app.Session over the saved settings)
     with gui_session.engine() as from_gui:
         assert isinstance(from_gui.engine, LlamaProcessEngine)
         assert from_gui.engine.config == cli_config
@@ -65,16 +64,19 @@ def test_an_engine_is_loaded_once_and_replaced_when_the_settings_change(smollm):
             assert again.engine is engine  # the GGUF is not loaded a second time
         session.use_settings(Settings.model_validate({"engines": {"engine": "extractive"}}))
         with session.engine() as other:
-            assert isinstance(other.engine, ExtractiveEngine)
+            # the extractive summary needs no language model: no text engine, the extractive strategy
+            assert other.name == "extractive" and other.engine is None
+            assert summary_strategy(session, other).name == "extractive"
         assert engine.pid is None  # the llama model of the old settings was closed with its process
     finally:
         session.close()
 
 
 def test_each_session_owns_its_models_and_shares_them_only_when_handed_over(extractive_session):
-    # a session's engines borrow its own embedder
+    # a session's summaries borrow its own embedder
     with extractive_session.engine() as run:
-        assert run.engine.embedder is extractive_session.embedder()
+        assert summary_strategy(extractive_session, run).extractor.embedder is extractive_session.embedder()
+    assert describe_engine(extractive_session).engine == "extractive"
     # another session loads its own: no module keeps a model for everybody
     other = Session(Settings())
     assert other.models is not extractive_session.models

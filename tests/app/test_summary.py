@@ -23,7 +23,7 @@ def test_summarize_writes_four_paragraphs_with_figures_at_most_once(extractive_s
     assert all(p.text.strip() for p in summary.paragraphs)
     shown = [p.figure_id for p in summary.paragraphs if p.figure is not None]
     assert shown and len(shown) == len(set(shown))
-    assert summary.engine["engine"] == "extractive"
+    assert summary.engine.engine == "extractive"
 
 
 def test_regenerate_changes_only_that_paragraph_extractive(extractive_session, exported, extractive_summary):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from mmdocsum_desktop.engines.sentences import Sentence
 from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.schemas.summary import SummaryParagraph
 from mmdocsum_desktop.summarize.citations import Citer
+from mmdocsum_desktop.summarize.sentences import Sentence
 
 
 def test_citations_of_ocr_text_are_marked_and_others_are_not():

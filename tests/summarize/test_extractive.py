@@ -7,18 +7,20 @@ import re
 
 import pytest
 
-from mmdocsum_desktop.engines.extractive import ExtractiveEngine, clean_sentence, section_role, usable
-from mmdocsum_desktop.engines.sentences import Sentence, split_sentences
 from mmdocsum_desktop.errors import EmptyDocumentError, JobCancelled
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.document import Block, Document, Figure
+from mmdocsum_desktop.summarize.extractive import Extractor, clean_sentence, usable
 from mmdocsum_desktop.summarize.pipeline import SummaryOptions, summarize_document
+from mmdocsum_desktop.summarize.roles import section_role
+from mmdocsum_desktop.summarize.sentences import Sentence, split_sentences
+from mmdocsum_desktop.summarize.strategies import ExtractiveStrategy
 
 
 @pytest.fixture(scope="module")
 def demo1(exported, embedder):
     document, folder = exported("mineru_demo1.pdf")
-    summary = summarize_document(document, folder, engine=ExtractiveEngine(embedder), embedder=embedder)
+    summary = summarize_document(document, folder, strategy=ExtractiveStrategy(embedder), embedder=embedder)
     return document, folder, summary
 
 
@@ -43,7 +45,7 @@ def test_four_paragraphs_of_the_documents_own_words(demo1):
 
 def test_sentences_come_from_the_sections_of_their_role(exported, embedder):
     document, _ = exported("mineru_demo3.pdf")  # TableFormer: clean section headings
-    result = ExtractiveEngine(embedder).draft(document, include_abstract=False)
+    result = Extractor(embedder).draft(document, include_abstract=False)
     roles = {p.role: [section_role(s.section) for s in p.sentences] for p in result.paragraphs}
     assert sum(r == "results" for r in roles["results"]) >= len(roles["results"]) - 1
     assert sum(r in ("conclusion",) for r in roles["conclusion"]) >= len(roles["conclusion"]) - 1
@@ -56,7 +58,7 @@ def test_no_abstract_leaves_the_abstract_out(exported, embedder):
     document, folder = exported("mineru_demo3.pdf")
     abstract = {b.id for b in document.blocks if b.is_abstract}
     assert abstract
-    summary = summarize_document(document, folder, engine=ExtractiveEngine(embedder), embedder=embedder,
+    summary = summarize_document(document, folder, strategy=ExtractiveStrategy(embedder), embedder=embedder,
                                  options=SummaryOptions(include_abstract=False))
     cited = {b for p in summary.paragraphs for s in p.sentences for b in s.blocks}
     assert not cited & abstract
@@ -129,7 +131,7 @@ def _tiny_document(with_figure: bool) -> Document:
 
 def test_short_document_without_figures_gives_a_summary_without_images(embedder, tmp_path):
     document = _tiny_document(with_figure=False)
-    summary = summarize_document(document, tmp_path, engine=ExtractiveEngine(embedder), embedder=embedder)
+    summary = summarize_document(document, tmp_path, strategy=ExtractiveStrategy(embedder), embedder=embedder)
     assert all(p.figure is None for p in summary.paragraphs)
     assert any("no figures" in w for w in summary.warnings)
     assert any("only" in w and "words" in w for w in summary.warnings)  # too short for 60 words: said so
@@ -142,7 +144,7 @@ def test_figure_mentioned_in_the_method_goes_with_the_method(embedder, tmp_path)
     (tmp_path / "figures").mkdir()
     Image.new("RGB", (40, 30), "white").save(tmp_path / "figures" / "fig1.png")
     document = _tiny_document(with_figure=True)
-    summary = summarize_document(document, tmp_path, engine=ExtractiveEngine(embedder), embedder=embedder)
+    summary = summarize_document(document, tmp_path, strategy=ExtractiveStrategy(embedder), embedder=embedder)
     method = summary.paragraphs[1]
     assert method.figure is not None and method.figure.label == "Figure 1"
     assert any("Figure 1" in s.figures for s in method.sentences)
@@ -151,11 +153,11 @@ def test_figure_mentioned_in_the_method_goes_with_the_method(embedder, tmp_path)
 def test_document_without_text_is_refused(embedder, tmp_path):
     document = Document(source="/tmp/empty.pdf", kind="pdf", blocks=[Block(id="b0", type="heading", text="Title")])
     with pytest.raises(EmptyDocumentError, match="no text"):
-        summarize_document(document, tmp_path, engine=ExtractiveEngine(embedder), embedder=embedder)
+        summarize_document(document, tmp_path, strategy=ExtractiveStrategy(embedder), embedder=embedder)
     only_abstract = Document(source="/tmp/a.pdf", kind="pdf", blocks=[
         Block(id="b0", type="paragraph", text="An abstract that is all there is to this document.", is_abstract=True)])
     with pytest.raises(EmptyDocumentError, match="besides its abstract"):
-        summarize_document(only_abstract, tmp_path, engine=ExtractiveEngine(embedder), embedder=embedder,
+        summarize_document(only_abstract, tmp_path, strategy=ExtractiveStrategy(embedder), embedder=embedder,
                            options=SummaryOptions(include_abstract=False))
 
 
@@ -163,7 +165,7 @@ def test_cancellation_stops_the_extractive_engine(embedder, tmp_path):
     control = JobControl()
     control.cancel()
     with pytest.raises(JobCancelled):
-        summarize_document(_tiny_document(False), tmp_path, engine=ExtractiveEngine(embedder), embedder=embedder,
+        summarize_document(_tiny_document(False), tmp_path, strategy=ExtractiveStrategy(embedder), embedder=embedder,
                            control=control)
 
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from mmdocsum_desktop.engines.extractive import junk_reason
 from mmdocsum_desktop.schemas.document import Block, Document
-from mmdocsum_desktop.schemas.summary import FigureEntry, SummaryOptions
+from mmdocsum_desktop.schemas.summary import FigureEntry, Repair, SummaryOptions
 from mmdocsum_desktop.summarize import prompt as prompts
 from mmdocsum_desktop.summarize.evidence import (
     EvidenceItem,
@@ -17,6 +16,7 @@ from mmdocsum_desktop.summarize.evidence import (
     choose_evidence_figures,
     select_evidence,
 )
+from mmdocsum_desktop.summarize.extractive import junk_reason
 from mmdocsum_desktop.summarize.grounded import MAX_SENTENCES, GroundedWriter
 from mmdocsum_desktop.summarize.pipeline import summarize_document
 from mmdocsum_desktop.summarize.render import to_markdown
@@ -39,51 +39,51 @@ def grounded(exported, embedder, smollm_engine):
 def test_each_paragraph_is_written_from_its_evidence_in_a_short_streamed_prompt(grounded):
     _, summary, pieces = grounded
     assert [p.role for p in summary.paragraphs] == ["background", "method", "results", "conclusion"]
-    assert summary.grounding["writer"] == "grounded"
-    written = [g for g in summary.generations if g["stage"].startswith("paragraph")]
+    assert summary.grounding.writer == "grounded"
+    written = [g for g in summary.generations if g.stage.startswith("paragraph")]
     assert 1 <= len(written) <= 4
     # one short call per evidence sentence; what all calls share is read once, then the sentence only
-    evidence_items = sum(len(e["items"]) for e in summary.grounding["evidence"])
-    assert sum(g["calls"] for g in written) <= evidence_items
-    assert sum(g["prompt_tokens"] for g in written) < 250 + 90 * evidence_items
-    assert "".join(pieces).strip() and sum(g["completion_tokens"] for g in written) >= len(written)
-    evidence = summary.grounding["evidence"]
-    assert [e["role"] for e in evidence] == ["background", "method", "results", "conclusion"]
+    evidence_items = sum(len(e.items) for e in summary.grounding.evidence)
+    assert sum(g.calls for g in written) <= evidence_items
+    assert sum(g.prompt_tokens for g in written) < 250 + 90 * evidence_items
+    assert "".join(pieces).strip() and sum(g.completion_tokens for g in written) >= len(written)
+    evidence = summary.grounding.evidence
+    assert [e.role for e in evidence] == ["background", "method", "results", "conclusion"]
     for paragraph_evidence in evidence:
-        for item in paragraph_evidence["items"]:
-            assert junk_reason(item["text"]) is None
-            assert item["page"] is not None
+        for item in paragraph_evidence.items:
+            assert junk_reason(item.text) is None
+            assert item.page is not None
 
 
 def test_every_sentence_shown_is_supported_and_cited(grounded):
     document, summary, _ = grounded
     record = summary.grounding
-    assert record["written"] == record["supported"] + record["dropped"]
-    dropped = [r for r in summary.repairs if r["kind"].startswith("unsupported sentence")]
-    assert len(dropped) == record["dropped"] and all(r["reason"] and r["text"] for r in dropped)
-    replaced = [r for r in dropped if r["kind"] == "unsupported sentence replaced by evidence"]
-    assert len(replaced) == record["replaced"]
+    assert record.written == record.supported + record.dropped
+    dropped = [r for r in summary.repairs if r.kind.startswith("unsupported sentence")]
+    assert len(dropped) == record.dropped and all(r.reason and r.text for r in dropped)
+    replaced = [r for r in dropped if r.kind == "unsupported sentence replaced by evidence"]
+    assert len(replaced) == record.replaced
     blocks = {b.id: b for b in document.blocks}
-    evidence_texts = {item["text"] for e in record["evidence"] for item in e["items"]}
-    items_per_role = {e["role"]: len(e["items"]) for e in record["evidence"]}
+    evidence_texts = {item.text for e in record.evidence for item in e.items}
+    items_per_role = {e.role: len(e.items) for e in record.evidence}
     assert sum(p.source != "absent" for p in summary.paragraphs) >= 2
     for k, paragraph in enumerate(summary.paragraphs, start=1):
         if paragraph.source == "absent":  # a role the paper has no body sentences for: one sentence says so
             assert paragraph.text.startswith("The paper") and not paragraph.sentences
             assert not items_per_role[paragraph.role]
-            assert any(r["paragraph"] == k and r["kind"] == "no evidence" for r in summary.repairs)
+            assert any(r.paragraph == k and r.kind == "no evidence" for r in summary.repairs)
             continue
         assert " ".join(s.text for s in paragraph.sentences).split() == paragraph.text.split()
         for sentence in paragraph.sentences:
             assert sentence.pages and sentence.blocks and all(b in blocks for b in sentence.blocks)
             if paragraph.source == "model" and sentence.evidence[0].how == "support":
-                assert sentence.evidence[0].score >= record["support_threshold"]
+                assert sentence.evidence[0].score >= record.support_threshold
             elif paragraph.source == "model":  # an evidence sentence in place of an unsupported one: said so
                 assert sentence.evidence[0].how == "extracted" and sentence.text in evidence_texts
-                assert any(r["replacement"] == sentence.text and r["paragraph"] == k for r in replaced)
+                assert any(r.replacement == sentence.text and r.paragraph == k for r in replaced)
             else:  # a fallback paragraph is the evidence's own sentences, and says why in repairs
                 assert paragraph.source == "extracted-fallback"
-                assert any(r["kind"] == "paragraph from evidence" and r["paragraph"] == k for r in summary.repairs)
+                assert any(r.kind == "paragraph from evidence" and r.paragraph == k for r in summary.repairs)
         if paragraph.source == "model":
             # one sentence per evidence sentence: each call is stopped as its second sentence begins
             assert sum(s.evidence[0].how == "support" for s in paragraph.sentences) <= items_per_role[paragraph.role]
@@ -158,15 +158,15 @@ def test_an_unsupported_sentence_is_replaced_by_the_closest_unused_evidence_and_
         "Low flows fell by 60 percent within ten years after pine trees were planted.",
         evidence, "Trees and rivers")
     assert [c.problem is None for c in checked] == [True, False, False]
-    repairs: list[dict] = []
+    repairs: list[Repair] = []
     sentences, used = writer.assemble(0, checked, evidence, repairs)
     # the invented number gives way to the evidence sentence closest to it; the repeat leaves no gap
     assert [s.text for s in sentences] == [checked[0].text, evidence.items[1].text]
     assert sentences[0].evidence[0].how == "support" and sentences[1].evidence[0].how == "extracted"
     assert sentences[1].pages == [4] and sentences[1].figures == ["Figure 2"]
-    assert [r["kind"] for r in repairs] == ["unsupported sentence replaced by evidence", "unsupported sentence dropped"]
-    assert repairs[0]["replacement"] == evidence.items[1].text and "85" in repairs[0]["reason"]
-    assert repairs[0]["text"] == checked[1].text and "repeats" in repairs[1]["reason"]
+    assert [r.kind for r in repairs] == ["unsupported sentence replaced by evidence", "unsupported sentence dropped"]
+    assert repairs[0].replacement == evidence.items[1].text and "85" in repairs[0].reason
+    assert repairs[0].text == checked[1].text and "repeats" in repairs[1].reason
     assert used[0] == evidence.items[0] and evidence.items[1] in used and evidence.items[2] not in used
 
 
@@ -195,13 +195,13 @@ def test_a_model_cut_short_and_a_model_out_of_time_still_give_a_summary(exported
     # one token per call: nothing the model writes is a sentence; each paragraph falls back, recorded
     cut = GroundedWriter(smollm_engine, embedder, paragraph_tokens=1).write(document, evidence, SummaryOptions())
     assert [p.source == "extracted-fallback" and bool(p.text) for p in cut.paragraphs] == with_evidence
-    assert sum(r["kind"] == "paragraph from evidence" for r in cut.repairs) == sum(with_evidence)
-    assert sum(r["kind"] == "no evidence" for r in cut.repairs) == 4 - sum(with_evidence)
+    assert sum(r.kind == "paragraph from evidence" for r in cut.repairs) == sum(with_evidence)
+    assert sum(r.kind == "no evidence" for r in cut.repairs) == 4 - sum(with_evidence)
     # almost no time: the first call stops at its first piece, later ones do not start
     late = summarize_document(document, folder, engine=smollm_engine, embedder=embedder,
                               options=SummaryOptions(include_abstract=False, time_limit_s=0.01))
     assert [p.source != "absent" for p in late.paragraphs] == with_evidence
-    reasons = [r["reason"] for r in late.repairs if r["kind"] == "paragraph from evidence"]
+    reasons = [r.reason for r in late.repairs if r.kind == "paragraph from evidence"]
     assert len(reasons) == sum(with_evidence) and any("time" in r for r in reasons)
 
 
@@ -226,7 +226,7 @@ def test_no_figures_and_a_short_letter(exported, embedder, smollm_engine):
         assert any(p.text for p in summary.paragraphs)
         for k, paragraph in enumerate(summary.paragraphs, start=1):
             if not paragraph.text:  # an empty paragraph says why
-                assert any(r["paragraph"] == k and r["kind"] == "no evidence" for r in summary.repairs)
+                assert any(r.paragraph == k and r.kind == "no evidence" for r in summary.repairs)
         if name == "docling_multi_page.pdf":
             assert all(p.figure is None for p in summary.paragraphs)
 
@@ -249,7 +249,7 @@ def test_a_body_of_references_and_tables_never_fills_paragraphs_with_them(embedd
                                  options=SummaryOptions(include_abstract=False, max_tokens=48))
     text = " ".join(p.text for p in summary.paragraphs)
     assert "J Hydrol" not in text and "±" not in text
-    assert any(r["kind"] == "no evidence" for r in summary.repairs)
+    assert any(r.kind == "no evidence" for r in summary.repairs)
 
 
 def test_the_grounded_prompt_is_short(exported, embedder, smollm_engine):

@@ -16,10 +16,10 @@ from mmdocsum_desktop.engines.base import Generation, GenerationStream, run_stre
 from mmdocsum_desktop.errors import EngineError, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.placement import candidates_from_document
-from mmdocsum_desktop.summarize import pipeline
 from mmdocsum_desktop.summarize import prompt as prompts
 from mmdocsum_desktop.summarize.pipeline import SummaryOptions, summarize_document
 from mmdocsum_desktop.summarize.render import to_mdocsum
+from mmdocsum_desktop.summarize.strategies import full_document
 from tests.engines.conftest import THREADS, require_llama, smollm_path
 
 # runs a real language model (SmolLM2 or a tiny random GGUF): left out of `pytest -m "not slow"`
@@ -113,10 +113,10 @@ def test_rule_breaks_are_repaired_by_global_placement_and_recorded(exported, emb
     answer = "```json\n" + _answer(["7", "1", "1", "None"]) + "\n```"
     summary, _ = _run(exported, embedder, answer, figure_mode="model")
     assert summary.instruction_following is False
-    assert "code fence" in summary.parse["format_issues"]
-    reasons = {r["paragraph"]: r for r in summary.repairs if r["kind"] == "rule break"}
+    assert "code fence" in summary.parse.format_issues
+    reasons = {r.paragraph: r for r in summary.repairs if r.kind == "rule break"}
     assert set(reasons) == {1, 3}
-    assert "out of range" in reasons[1]["reason"] and "already used" in reasons[3]["reason"]
+    assert "out of range" in reasons[1].reason and "already used" in reasons[3].reason
     chosen = [p.figure.index for p in summary.paragraphs if p.figure]
     assert len(chosen) == len(set(chosen)) and summary.paragraphs[1].figure.index == 1
 
@@ -128,13 +128,13 @@ def test_hybrid_mode_lets_the_scorer_decide(exported, embedder):
     assert len(chosen) == len(set(chosen))
     assert chosen  # the scorer kept figures
     changed = 0
-    for paragraph, record in ((p, [r for r in summary.repairs if r["paragraph"] == k + 1])
+    for paragraph, record in ((p, [r for r in summary.repairs if r.paragraph == k + 1])
                               for k, p in enumerate(summary.paragraphs)):
         if paragraph.proposed_image and (paragraph.figure is None or paragraph.figure.index != paragraph.proposed_image):
             changed += 1
-            assert record and record[0]["kind"] == "figure reassigned"
+            assert record and record[0].kind == "figure reassigned"
     # every paragraph whose proposal was overruled says so, and only those
-    assert sum(r["kind"] == "figure reassigned" for r in summary.repairs) == changed
+    assert sum(r.kind == "figure reassigned" for r in summary.repairs) == changed
 
 
 def test_missing_paragraphs_are_filled_with_extracted_sentences(exported, embedder):
@@ -142,7 +142,7 @@ def test_missing_paragraphs_are_filled_with_extracted_sentences(exported, embedd
     summary, _ = _run(exported, embedder, answer)
     assert [p.source for p in summary.paragraphs] == ["model", "extracted-fallback", "extracted-fallback", "extracted-fallback"]
     assert all(p.text for p in summary.paragraphs)
-    assert sum(r["kind"] == "missing paragraph" for r in summary.repairs) == 3
+    assert sum(r.kind == "missing paragraph" for r in summary.repairs) == 3
     assert summary.paragraphs[1].sentences[0].evidence[0].how == "extracted"
 
 
@@ -152,7 +152,7 @@ def test_repeated_paragraphs_are_replaced_and_recorded(exported, embedder):
     summary, _ = _run(exported, embedder, answer)
     assert summary.paragraphs[0].text == same and summary.paragraphs[0].source == "model"
     assert [p.source for p in summary.paragraphs[1:]] == ["extracted-fallback"] * 3
-    assert [r["reason"] for r in summary.repairs if r["kind"] == "repeated paragraph"] == ["the model repeated paragraph 1"] * 3
+    assert [r.reason for r in summary.repairs if r.kind == "repeated paragraph"] == ["the model repeated paragraph 1"] * 3
 
 
 def test_long_document_is_split_never_cut(exported, embedder):
@@ -161,12 +161,12 @@ def test_long_document_is_split_never_cut(exported, embedder):
     summary = summarize_document(document, folder, engine=engine, embedder=embedder,
                                  options=SummaryOptions(llm_mode="full", max_tokens=150, note_words=30))
     record = summary.long_document
-    assert record and record["parts"] >= 2
-    stages = [g["stage"] for g in summary.generations]
-    assert stages[-1] == "summary" and sum(s.startswith("notes") for s in stages) == record["parts"]
+    assert record and record.parts >= 2
+    stages = [g.stage for g in summary.generations]
+    assert stages[-1] == "summary" and sum(s.startswith("notes") for s in stages) == record.parts
     assert all(len(p.split()) <= 700 for p in engine.prompts)
     # every paragraph of the body reached some notes prompt
-    sent = " ".join(" ".join(engine.prompts[: record["parts"]]).split())
+    sent = " ".join(" ".join(engine.prompts[: record.parts]).split())
     for block in document.blocks:
         if block.type == "paragraph" and not block.is_abstract:
             words = " ".join(block.text.split()[:6])
@@ -183,7 +183,7 @@ def test_context_too_small_is_an_error_not_a_cut(exported, embedder):
 def test_pack_keeps_every_word(exported):
     engine = ScriptedEngine("", context_length=10_000)
     text = " ".join(f"Sentence number {i} is here." for i in range(400))
-    chunks = pipeline._pack(text, engine, 120)
+    chunks = full_document._pack(text, engine, 120)
     assert all(engine.count_tokens(c) <= 120 for c in chunks)
     assert " ".join(chunks).split() == text.split()
 
@@ -211,7 +211,7 @@ def test_smollm_full_llama_path(exported, embedder, smollm_engine):
                                  options=SummaryOptions(llm_mode="full", max_tokens=320), on_text=pieces.append)
     assert summary.long_document is None
     generation = summary.generations[-1]
-    assert generation["prompt_tokens"] > 500 and generation["completion_tokens"] > 50
+    assert generation.prompt_tokens > 500 and generation.completion_tokens > 50
     assert summary.raw_answer == "".join(pieces) and summary.raw_answer.lstrip().startswith("[")  # grammar
     assert len(summary.paragraphs) == 4 and all(p.text.strip() for p in summary.paragraphs)
     chosen = [p.figure.index for p in summary.paragraphs if p.figure]
@@ -233,8 +233,8 @@ def test_smollm_long_document_notes(exported, embedder, smollm):
                                      options=SummaryOptions(llm_mode="full", max_tokens=160, note_words=25))
     finally:
         engine.close()
-    assert summary.long_document and summary.long_document["parts"] >= 2
-    assert all(g["prompt_tokens"] + g["completion_tokens"] <= 1024 for g in summary.generations)
+    assert summary.long_document and summary.long_document.parts >= 2
+    assert all(g.prompt_tokens + g.completion_tokens <= 1024 for g in summary.generations)
     assert len(summary.paragraphs) == 4
 
 
@@ -265,14 +265,14 @@ def test_vision_pipeline_passes_figures_as_images(exported, embedder, tiny_vlm_f
     document, folder = exported(HANDBOOK)
     try:
         slots = prompts.make_slots(candidates_from_document(document, folder))
-        messages = pipeline.build_engine_messages_preview(document, slots, vision=True, with_ocr=False)
+        messages = full_document.build_engine_messages_preview(document, slots, vision=True, with_ocr=False)
         text_tokens = sum(engine.count_tokens(m.text) for m in messages)
         assert sum(len(m.images) for m in messages) == 2
         summary = summarize_document(document, folder, engine=engine, embedder=embedder,
                                      options=SummaryOptions(llm_mode="full", max_tokens=40))
     finally:
         engine.close()
-    assert summary.engine["vision"] is True and summary.long_document is None
+    assert summary.engine.vision is True and summary.long_document is None
     # both figures went through the projector: the prompt holds more tokens than its text
-    assert summary.generations[-1]["prompt_tokens"] > text_tokens + 8
+    assert summary.generations[-1].prompt_tokens > text_tokens + 8
     assert len(summary.paragraphs) == 4 and all(p.text for p in summary.paragraphs)  # fallbacks fill the gaps

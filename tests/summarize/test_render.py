@@ -135,8 +135,8 @@ def test_the_app_exports_exactly_what_mmdocsum_summarize_writes(tmp_path, monkey
     from mmdocsum_desktop.app import project as proj
     from mmdocsum_desktop.cli import main as mmdocsum
     from mmdocsum_desktop.document.reader import read_document
-    from mmdocsum_desktop.engines.extractive import ExtractiveEngine
     from mmdocsum_desktop.summarize.pipeline import summarize_document
+    from mmdocsum_desktop.summarize.strategies import ExtractiveStrategy
     from tests.conftest import PAPERS
 
     paper = PAPERS / "mineru_demo1.pdf"
@@ -144,7 +144,7 @@ def test_the_app_exports_exactly_what_mmdocsum_summarize_writes(tmp_path, monkey
     workspace = proj.Workspace.create()
     workspace.import_document(read_document(paper))
     workspace.project.summary = summarize_document(workspace.document, workspace.root,
-                                                   engine=ExtractiveEngine(embedder), embedder=embedder)
+                                                   strategy=ExtractiveStrategy(embedder), embedder=embedder)
     assert any(p.figure for p in workspace.project.summary.paragraphs)
     app, cli = tmp_path / "app", tmp_path / "cli"
     for fmt, suffix, name in (("markdown", "md", "s.md"), ("html", "html", "s.html"),

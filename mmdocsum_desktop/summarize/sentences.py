@@ -1,15 +1,29 @@
 """Sentences of a Document with where they came from (block id, page, section), shared by the
-extractive engine and by citations. Splitting itself is :func:`mmdocsum_desktop.text.sentences.split_sentences`.
+extractive summary, the evidence of the grounded writer, citations and the judge's excerpts; and the
+embedder they are compared with. Splitting itself is :func:`mmdocsum_desktop.text.sentences.split_sentences`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
+import numpy as np
+
+from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.text.sentences import split_sentences
 
+__all__ = ["TEXT_TYPES", "Embedder", "Sentence", "document_sentences", "split_sentences"]
+
 TEXT_TYPES = ("paragraph", "list")
+
+
+class Embedder(Protocol):
+    """A sentence embedder (the session's MiniLM): one unit-length row per text."""
+
+    def embed(self, texts: Sequence[str], batch_size: int = 32, control: JobControl | None = None) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
-"""The extractive engine: four paragraphs made only of the document's own sentences, so every claim is
-the paper's own. Always available: it needs the MiniLM text embedder and no language model.
+"""The extractor: four paragraphs made only of the document's own sentences, so every claim is the
+paper's own. Always available: it needs the MiniLM text embedder and no language model. It is the
+extractive summary strategy's text (``strategies/extractive.py``) and the grounded writer's evidence
+(``evidence.py``).
 
 1. Candidates come only from body prose: never the abstract (when left out), back matter, references,
    captions, table text, footnotes, journal furniture, author and affiliation lines, equations, or
@@ -33,21 +35,26 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import numpy as np
 
-from mmdocsum_desktop.document import sections
 from mmdocsum_desktop.document.normalize import (
     has_unmapped_glyphs,
     join_split_words,
     normalize_text,
     vocabulary,
 )
-from mmdocsum_desktop.engines.sentences import Sentence, document_sentences
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.schemas.summary import ROLE_TITLES, ROLES
+from mmdocsum_desktop.summarize.roles import (
+    ANY_ROLE,
+    absence_sentence,
+    block_roles,
+    block_serves,
+    section_role,
+)
+from mmdocsum_desktop.summarize.sentences import Embedder, Sentence, document_sentences
 from mmdocsum_desktop.text.sentences import split_sentences
 
 MIN_WORDS, TARGET_WORDS, MAX_WORDS = 60, 90, 120
@@ -69,34 +76,6 @@ FIGURE_SWAP_MARGIN = 1.0
 RELEVANCE_WEIGHTS = {"fit": 0.2, "centrality": 0.45, "title": 0.3, "quality": 0.15, "contribution": 0.3,
                      "numbers": 0.1, "salience": 0.6, "figures": 0.1}
 
-_SECTION_ROLES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("skip", re.compile(
-        r"\b(references?|bibliography|literature cited|acknowledge?ments?|appendix|appendices|"
-        r"(authors'? )?contributions?|funding|financial (support|disclosure)|competing interests?|"
-        r"conflicts? of interests?|ethic(s|al)|consent|data availability|availability of data|"
-        r"supplementary|supporting information|declarations?|additional information|keywords|abbreviations|"
-        r"disclosures?|trial registration|publisher'?s note|footnotes|notes|orcid|associated data|"
-        r"author information|copyright|licen[cs]e)\b")),
-    # "Statistical analysis", "Data analysis", "Study design" are methods, though "analysis" reads as results
-    ("method", re.compile(r"\b(statistic(s|al)|data (analys[ie]s|collection)|sample (collection|preparation|size)|"
-                          r"study (design|population)|experimental(?! results?\b)( (design|procedures?|section|details))?|materials and)\b")),
-    ("results", re.compile(r"\bresults? and discussions?\b")),
-    ("conclusion", re.compile(
-        r"\b(conclusions?|concluding|discussion|summary|future (work|directions)|limitations?|outlook|"
-        r"closing remarks|implications)\b")),
-    ("results", re.compile(
-        r"\b(results?|experiments?|experimental results|evaluation|evaluations|analysis|analyses|"
-        r"performance|findings|ablations?|comparisons?|case stud(y|ies)|validation|benchmarks?)\b")),
-    ("method", re.compile(
-        r"\b(methods?|methodology|approach|model|models|framework|architecture|materials|algorithms?|"
-        r"formulation|theory|theoretical|proposed|design|implementation|setup|set-up|data|datasets?|"
-        r"study (area|site|population)|procedure|system|technique|modell?ing|training|patients|participants|"
-        r"statistic(s|al)|samples?|measurements?|protocol)\b")),
-    ("background", re.compile(
-        r"\b(abstract|introduction|background|motivation|overview|problem statement)\b")),
-    ("related", re.compile(
-        r"\b(related work|literature|prior work|previous work|state of the art|preliminar(y|ies))\b")),
-)
 _END_OF_BODY = re.compile(r"^\s*(?:\d+\.?\s*)?(references?|bibliography|literature cited)\s*$", re.I)
 
 _CUES: dict[str, re.Pattern[str]] = {
@@ -236,10 +215,6 @@ _SELF_CONTAINED = re.compile(
     r"(\w+ ){0,3}(to|that|whether|how|why)\b", re.I)
 
 
-class Embedder(Protocol):
-    def embed(self, texts: Sequence[str], batch_size: int = 32, control: JobControl | None = None) -> np.ndarray: ...
-
-
 @dataclass
 class DraftParagraph:
     role: str
@@ -262,37 +237,6 @@ class ExtractiveResult:
     paragraphs: list[DraftParagraph]
     sentence_count: int
     warnings: list[str] = field(default_factory=list)
-
-
-_PART_NAMES = {"background": "introduction or background", "method": "methods", "results": "results",
-               "conclusion": "discussion or conclusion"}
-
-
-def absence_sentence(document: Document, role: str) -> str:
-    """What a paragraph says when no sentence of the paper can fill it: the paper has no such section, or
-    its section has no sentence that stands on its own (lists, tables, formulas, sentences cut short)."""
-    present = {role_ for role_ in block_roles(document).values() if role_ is not None}
-    if "related" in present:
-        present.add("background")
-    name = _PART_NAMES[role]
-    if role in present:
-        return f"The paper's {name} section has no sentence that reads on its own, so this part is not summarised."
-    return f"The paper has no {name} section (no heading names one), so this part is not summarised."
-
-
-def section_role(heading: str | None) -> str | None:
-    """'background', 'method', 'results', 'conclusion', 'skip' (references, acknowledgements...) or None."""
-    if not heading:
-        return None
-    heading = " ".join(heading.split())  # "Results and\xa0discussion": one kind of space
-    text = re.sub(r"^\s*(?:(?:\d+(?:\.\d+)*|[IVXivx]+|[A-Z])[.)]?\s+)?", "", heading).strip().lower()
-    if not text or len(text) > 80:
-        return None
-    for role, pattern in _SECTION_ROLES:
-        if pattern.search(text):
-            return role
-    # headings of the other tabled languages ("Métodos", "Resultados", "Discussão", "서론"): data, not code
-    return sections.summary_part(heading)
 
 
 # A run-in heading the PDF reader glued to its paragraph: "Conclusion The results show…",
@@ -459,7 +403,7 @@ def body_blocks(document: Document, *, include_abstract: bool) -> set[str]:
         if not include_abstract and (not started or index < body_start or _structured_abstract_block(block, index, document)
                                      or _opens_with_title(block.text, title)):
             continue  # the abstract the reader did not mark: before the body, labelled, or glued to the title
-        if not _is_body(block) or _unmapped(block) or (block.ocr and len(block.text) < 40):
+        if not block.is_body or _unmapped(block) or (block.ocr and len(block.text) < 40):
             continue
         if _back_matter_block(block.text):
             continue
@@ -516,119 +460,8 @@ def _back_matter_block(text: str) -> bool:
                 or _STRONG_REFERENCE.search(head))
 
 
-def _is_body(block: Block) -> bool:
-    # a translated abstract or article (issue 26) is never summary text, whatever section holds it
-    return getattr(block, "section_kind", None) in (None, "body") and not getattr(block, "is_translation", False)
-
-
 def _unmapped(block: Block) -> bool:
     return bool(getattr(block, "unmapped_glyphs", False)) or has_unmapped_glyphs(block.text)
-
-
-def block_roles(document: Document) -> dict[str, str | None]:
-    """Block id → the role of the section it sits in. A paper's parts are opened by headings that name
-    them ("Materials and methods", "3. Results", "DISCUSSION"); a subsection inside such a part takes the
-    part's role whatever its own words ("Dorsal neurons as a model" in the Results is results, "Zero flow
-    day analysis" in the Methods is method). Where no heading names a part, a heading whose words suggest
-    a role ("Plant material", "Data analysis") gives it, and its subsections inherit it."""
-    roles: dict[str, str | None] = {}
-    part: str | None = None  # the role of the part the reading is in
-    named = False  # the part was opened by a heading that names it
-    capitals = False  # the last heading that opened a part was set in capitals ("INTRODUCTION")
-    seen_heading = False
-    local: str | None = None
-    for block in document.blocks:
-        if block.type == "heading" and _TABLE_HEADER.match(block.text or ""):
-            pass  # "90 Sample*": a table's header row the reader took for a heading changes no section
-        elif block.type == "heading":
-            seen_heading = True
-            own = section_role(block.text)
-            top_level = bool(_TOP_LEVEL_NUMBER.match(block.text or "")) or (capitals and _in_capitals(block.text))
-            local = None  # the role of this heading's own blocks when it is not the part's
-            if own == "skip" and named and part != "skip" and not _BACK_MATTER_PART.search(block.text or ""):
-                local = "skip"  # "Ethical approval" inside the Methods: its blocks only
-            elif own == "skip" or (own is not None and (_names_a_part(block.text) or top_level)):
-                part, named, capitals = own, True, _in_capitals(block.text)
-            elif top_level:
-                # "3. Flow duration curves", "PLANT ANAEROBIOSIS" after "INTRODUCTION": a section of its
-                # own at the level of the introduction, not one of its subsections
-                part, named = None, False
-            elif own is not None and not named:
-                part = own
-        if block.type == "heading" or seen_heading:
-            # back matter stays back matter wherever the reader put it
-            roles[block.id] = "skip" if local == "skip" or section_role(block.section) == "skip" else part
-        else:
-            own = None if _TABLE_HEADER.match(block.section or "") else section_role(block.section)
-            roles[block.id] = own
-    return roles
-
-
-# the names of a paper's parts, as headings write them
-_PART_NAME = re.compile(
-    r"(abstract|introduction|background|motivation|related work|literature review|"
-    r"(materials?|patients|subjects|participants)( and |\s*&\s*)methods?|"
-    r"methods?((\s*/\s*| and )(materials?|design|analysis|study design))?|(study )?design and methods?|methodology|"
-    r"experimental( section| procedures?| methods?| design)?|results?( and discussions?)?|findings|"
-    r"discussions?( and conclusions?)?|conclusions?( and (future work|outlook|perspectives?))?|concluding remarks|"
-    r"summary|case (reports?|presentation|description)|evaluation|experiments?|limitations|future (work|directions))",
-    re.I)
-
-
-# back matter that ends the body ("References", "Acknowledgements"), unlike "Ethics approval" or
-# "Consent" inside a Methods section
-_BACK_MATTER_PART = re.compile(r"\b(references?|bibliography|literature cited|acknowledg\w*|funding|conflicts?|"
-                               r"competing|contributions?|declarations?|supplementary|supporting|abbreviations|"
-                               r"availability|disclosures?|appendix|appendices|footnotes|notes)\b", re.I)
-
-
-def _names_a_part(heading: str | None) -> bool:
-    text = re.sub(r"^\s*(?:(?:\d+(?:\.\d+)*|[IVXivx]+|[A-Z])[.)]?\s+)?", "", " ".join((heading or "").split())).strip(" .:")
-    # the name alone, or glued to its first subsection's heading ("Results Taxonomy", "Materials and
-    # methods Drugs and chemicals", "Methods: participants and outcomes")
-    match = _PART_NAME.match(text)
-    return bool(match) and (match.end() == len(text) or bool(re.match(r"\s*:|\s+[A-Z]", text[match.end():])))
-
-
-# a number no section has ("90 Sample*") or a table note's asterisk: a table header, not a heading
-_TABLE_HEADER = re.compile(r"^\s*(?:[3-9]\d|\d{3,})\b(?!\.\d)|.*\*\s*$")
-
-
-def _in_capitals(text: str | None) -> bool:
-    letters = [c for c in text or "" if c.isalpha()]
-    return len(letters) >= 4 and all(c.isupper() for c in letters)
-
-
-# "3. Results", "IV. DISCUSSION": a top-level section's number (a subsection's is "3.2")
-_TOP_LEVEL_NUMBER = re.compile(r"^\s*(?:\d{1,2}|[IVX]{1,5})\.?\s+[A-Z]")
-# a section serving both the results and the conclusion paragraphs: "Results and discussion"
-_RESULTS_AND_DISCUSSION = re.compile(r"\b(results?|findings)\b.*\b(discussions?|conclusions?)\b|"
-                                     r"\b(discussions?|conclusions?)\b.*\b(results?|findings)\b", re.I)
-# the paragraphs each section role may fill: related work is background too
-_SERVES = {"background": frozenset({"background"}), "related": frozenset({"background"}),
-           "method": frozenset({"method"}), "results": frozenset({"results"}),
-           "conclusion": frozenset({"conclusion"})}
-ANY_ROLE = frozenset(ROLES)
-
-
-def block_serves(document: Document) -> dict[str, frozenset[str]]:
-    """Block id → the summary paragraphs its sentences may fill: those of its section's role
-    (:func:`block_roles`), both results and conclusion for a "Results and discussion" section, and any
-    paragraph for text under no heading of known role (the scores decide there)."""
-    roles = block_roles(document)
-    combined = False
-    serves: dict[str, frozenset[str]] = {}
-    for block in document.blocks:
-        if block.type == "heading" and section_role(block.text) is not None:
-            combined = bool(_RESULTS_AND_DISCUSSION.search(block.text or ""))
-        role = roles.get(block.id)
-        if role is None:
-            serves[block.id] = ANY_ROLE
-        elif role == "results" and (combined or _RESULTS_AND_DISCUSSION.search(block.section or "")):
-            serves[block.id] = frozenset({"results", "conclusion"})
-        else:
-            serves[block.id] = _SERVES.get(role, frozenset())
-    return serves
 
 
 @dataclass(frozen=True)
@@ -856,12 +689,10 @@ def salience_features(pool: Sequence[Candidate], vectors: np.ndarray, title_simi
     return features
 
 
-class ExtractiveEngine:
-    """``ExtractiveEngine(embedder).draft(document)`` → four DraftParagraphs (no model file needed)."""
+class Extractor:
+    """``Extractor(embedder).draft(document)`` → four DraftParagraphs (no model file needed)."""
 
-    name = "extractive"
     model_name = "extractive (MMR over MiniLM sentence embeddings)"
-    supports_images = False
 
     def __init__(self, embedder: Embedder, *, mmr_lambda: float = 0.85, min_words: int = MIN_WORDS,
                  target_words: int = TARGET_WORDS, max_words: int = MAX_WORDS,
@@ -870,18 +701,6 @@ class ExtractiveEngine:
         self.mmr_lambda = mmr_lambda
         self.min_words, self.target_words, self.max_words = min_words, target_words, max_words
         self.role_targets = dict(role_targets or ROLE_TARGETS)
-        self.warnings: list[str] = []
-
-    def describe(self) -> dict:
-        return {
-            "engine": self.name,
-            "model": self.model_name,
-            "mmr_lambda": self.mmr_lambda,
-            "words_per_paragraph": [self.min_words, self.max_words],
-        }
-
-    def close(self) -> None:
-        pass
 
     def draft(self, document: Document, *, include_abstract: bool = True, control: JobControl | None = None,
               scale: float | None = None) -> ExtractiveResult:

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from mmdocsum_desktop.engines.extractive import (
+from mmdocsum_desktop.schemas.document import Block, Document
+from mmdocsum_desktop.schemas.summary import ROLES
+from mmdocsum_desktop.summarize.extractive import (
     _PROTOTYPES,
     SALIENCE_FEATURES,
     SALIENCE_WEIGHTS,
-    ExtractiveEngine,
-    block_roles,
+    Extractor,
     body_blocks,
     candidates,
     clean_sentence,
@@ -19,10 +20,8 @@ from mmdocsum_desktop.engines.extractive import (
     junk_reason,
     opener,
     salience_features,
-    section_role,
 )
-from mmdocsum_desktop.schemas.document import Block, Document
-from mmdocsum_desktop.schemas.summary import ROLES
+from mmdocsum_desktop.summarize.roles import block_roles, block_serves, section_role
 from tests.conftest import CORPUS, model_dirs_in
 
 PMC = CORPUS / "pmc"
@@ -157,7 +156,7 @@ def test_a_real_paper_gives_a_summary_without_junk(embedder):
     name = "PMC7969308"  # a trial protocol whose PDF ends in funding, consent and contribution statements
     assert split_of(name) == "dev"
     document = read_document(PMC / f"{name}.pdf")
-    result = ExtractiveEngine(embedder).draft(document, include_abstract=False)
+    result = Extractor(embedder).draft(document, include_abstract=False)
     assert [p.role for p in result.paragraphs] == ["background", "method", "results", "conclusion"]
     # a protocol has no results: that paragraph says so instead of borrowing the method's sentences,
     # and the words it would have had go to the parts the paper has
@@ -249,7 +248,7 @@ def test_salience_prefers_the_papers_own_claim_to_a_cited_aside(embedder):
         _heading("h2", "Results"),
         _paragraph("b3", "Results", " ".join(filler[1:])),
     ])
-    engine = ExtractiveEngine(embedder)
+    engine = Extractor(embedder)
     result = engine.draft(document, include_abstract=False)
     chosen = [s.text for p in result.paragraphs for s in p.sentences]
     assert any(text.startswith("Here we show") for text in chosen)
@@ -281,7 +280,7 @@ def _protocol(with_background_words: bool = True) -> Document:
 
 def test_a_part_the_paper_lacks_is_said_not_borrowed(embedder):
     document = _protocol()
-    result = ExtractiveEngine(embedder).draft(document, include_abstract=False)
+    result = Extractor(embedder).draft(document, include_abstract=False)
     by_role = {p.role: p for p in result.paragraphs}
     # a paragraph takes sentences only from its own sections: the introduction's sentence about "the
     # method of testing masks" never becomes the Method paragraph, and there are no results to borrow
@@ -294,7 +293,6 @@ def test_a_part_the_paper_lacks_is_said_not_borrowed(embedder):
 
 
 def test_a_results_and_discussion_section_serves_both_paragraphs():
-    from mmdocsum_desktop.engines.extractive import block_serves
 
     document = Document(source="/tmp/x.pdf", kind="pdf", blocks=[
         _heading("h1", "1. Introduction"), _paragraph("b1", "1. Introduction", "Text."),
