@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import gguf
 import numpy as np
 
 BUILD_VERSION = 3
@@ -57,13 +58,8 @@ def _rand(rng: np.random.Generator, *shape: int, scale: float = 0.02) -> np.ndar
 
 
 def build_text_model(path: Path, tokenizer_source: Path, seed: int = 0) -> Path:
-    import gguf
-
-    from mmdocsum_desktop.engines.gguf_check import read_gguf_info
-
-    source = read_gguf_info(
-        tokenizer_source, arrays={"tokenizer.ggml.tokens", "tokenizer.ggml.merges", "tokenizer.ggml.token_type"}
-    ).metadata
+    # the whole vocabulary, merges included: llama.cpp's own reader (the app's header check skips them)
+    source = {key: field.contents() for key, field in gguf.GGUFReader(tokenizer_source).fields.items()}
     tokens = source["tokenizer.ggml.tokens"]
     vocab = len(tokens)
     rng = np.random.default_rng(seed)
@@ -115,8 +111,6 @@ def build_text_model(path: Path, tokenizer_source: Path, seed: int = 0) -> Path:
 
 
 def build_projector(path: Path, seed: int = 1, projection_dim: int = N_EMBD) -> Path:
-    import gguf
-
     rng = np.random.default_rng(seed)
     tmp = path.with_suffix(".tmp")
     writer = gguf.GGUFWriter(str(tmp), "clip")
