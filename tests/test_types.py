@@ -13,8 +13,7 @@ from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.slow
 
-STRICT = ["mmdocsum_desktop/app", "mmdocsum_desktop/schemas/summary.py", "mmdocsum_desktop/schemas/answer.py",
-          "mmdocsum_desktop/schemas/bench.py", "mmdocsum_desktop/schemas/settings.py"]
+STRICT = ["mmdocsum_desktop/app", "mmdocsum_desktop/schemas"]
 
 
 def test_the_application_layer_and_the_schemas_type_check_strictly(tmp_path):
