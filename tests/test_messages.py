@@ -6,6 +6,8 @@ import threading
 
 import pytest
 
+from mmdocsum_desktop import cli
+from mmdocsum_desktop.cli import doctor
 from mmdocsum_desktop.errors import MmdocsumWarning
 from mmdocsum_desktop.messages import Notice, listening, notify
 from mmdocsum_desktop.models.cache import CacheWarning, ContentCache
@@ -41,9 +43,6 @@ def test_a_damaged_cache_reaches_the_listener(tmp_path):
 
 
 def test_the_cli_prints_notices_on_stderr(capsys, monkeypatch):
-    from mmdocsum_desktop import cli
-    from mmdocsum_desktop.cli import doctor
-
     def run(args):
         notify("a model runs on the CPU instead of the GPU")
         return 0

@@ -8,6 +8,7 @@ import pytest
 
 from mmdocsum_desktop.answer import NOT_IN_DOCUMENT, Answer, AskOptions, answer_question, prepare_question
 from mmdocsum_desktop.answer.ask import MAX_QUESTION_CHARS, check_model_answer
+from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
 from mmdocsum_desktop.errors import EmptyQuestionError
 from mmdocsum_desktop.jobs import JobControl
 from tests.conftest import read_paper
@@ -23,8 +24,6 @@ def paper():
 
 @pytest.fixture(scope="module")
 def smollm_engine(smollm):
-    from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
-
     engine = LlamaEngine(LlamaConfig(model=smollm, n_ctx=2048, n_threads=1, seed=0))
     yield engine
     engine.close()

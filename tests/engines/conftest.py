@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
+from tests.engines.tiny_vlm import tiny_vlm
+
 THREADS = 1
 
 
@@ -35,16 +38,12 @@ def smollm() -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_vlm_files(smollm) -> tuple[Path, Path]:
-    from tests.engines.tiny_vlm import tiny_vlm
-
     return tiny_vlm(smollm)
 
 
 @pytest.fixture(scope="module")
 def smollm_engine(smollm):
     require_llama()
-    from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
-
     engine = LlamaEngine(LlamaConfig(model=smollm, n_ctx=2048, n_threads=THREADS))
     yield engine
     engine.close()

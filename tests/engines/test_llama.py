@@ -10,8 +10,10 @@ import pytest
 
 from mmdocsum_desktop.engines.base import GenerationOptions, ImagePart, Message
 from mmdocsum_desktop.engines.gguf_check import check_chat_model, read_gguf_info
+from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine, gpu_offload_supported
 from mmdocsum_desktop.errors import ModelFormatError, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.models.devices import plan_gpu_layers
 from mmdocsum_desktop.summarize.prompt import answer_schema
 from tests.engines.conftest import THREADS, require_llama
 
@@ -91,8 +93,6 @@ def test_describes_device_and_gpu_offload(smollm_engine):
 
 
 def test_engine_info_records_the_automatic_gpu_layer_choice(smollm_engine, smollm, monkeypatch):
-    from mmdocsum_desktop.models.devices import plan_gpu_layers
-
     monkeypatch.delenv("MMDOCSUM_DEVICE", raising=False)
     info = smollm_engine.describe()
     assert info.gpu_layers_requested == "auto"
@@ -107,8 +107,6 @@ def test_engine_info_records_the_automatic_gpu_layer_choice(smollm_engine, smoll
 
 def test_gpu_layers_on_a_cpu_build_warn_and_run(smollm):
     require_llama()
-    from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine, gpu_offload_supported
-
     engine = LlamaEngine(LlamaConfig(model=smollm, n_ctx=512, n_threads=THREADS, n_gpu_layers=99))
     try:
         if gpu_offload_supported():
@@ -125,8 +123,6 @@ def test_gpu_layers_on_a_cpu_build_warn_and_run(smollm):
 @pytest.fixture(scope="module")
 def vision_engine(tiny_vlm_files):
     require_llama()
-    from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
-
     model, mmproj = tiny_vlm_files
     engine = LlamaEngine(LlamaConfig(model=model, mmproj=mmproj, n_ctx=1024, n_threads=THREADS))
     yield engine
@@ -157,8 +153,6 @@ def test_vision_messages_carry_base64_images(vision_engine, png):
 
 def _engine(model, mmproj=None):
     require_llama()
-    from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
-
     return LlamaEngine(LlamaConfig(model=model, mmproj=mmproj, n_ctx=512, n_threads=THREADS))
 
 

@@ -9,8 +9,10 @@ import time
 import pytest
 
 from mmdocsum_desktop.engines.base import GenerationOptions, Message
+from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
 from mmdocsum_desktop.errors import JobCancelled
 from mmdocsum_desktop.jobs import JobControl
+from tests.engines.conftest import require_llama
 
 # runs a real language model (SmolLM2 or a tiny random GGUF): left out of `pytest -m "not slow"`
 pytestmark = pytest.mark.slow
@@ -20,11 +22,7 @@ LONG = [Message("user", " ".join(f"Sentence {i} describes the river town number 
 
 @pytest.fixture(scope="module")
 def engine(smollm):
-    from tests.engines.conftest import require_llama
-
     require_llama()
-    from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
-
     engine = LlamaEngine(LlamaConfig(model=smollm, n_ctx=4096, n_threads=1, n_batch=32))
     yield engine
     engine.close()

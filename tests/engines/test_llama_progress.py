@@ -8,8 +8,10 @@ from __future__ import annotations
 import pytest
 
 from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions, Message
+from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
 from mmdocsum_desktop.errors import SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl, nested_control
+from tests.engines.conftest import THREADS, require_llama
 
 # runs a real language model (SmolLM2 or a tiny random GGUF): left out of `pytest -m "not slow"`
 pytestmark = pytest.mark.slow
@@ -21,11 +23,7 @@ PROMPT = [Message("user", "Write a long story about a river town. " + " ".join(
 
 @pytest.fixture(scope="module")
 def engine(smollm):
-    from tests.engines.conftest import THREADS, require_llama
-
     require_llama()
-    from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
-
     engine = LlamaEngine(LlamaConfig(model=smollm, n_ctx=2048, n_threads=THREADS, n_batch=N_BATCH))
     yield engine
     engine.close()

@@ -12,9 +12,11 @@ import time
 import pytest
 
 from mmdocsum_desktop.engines.base import GenerationOptions, ImagePart, Message
+from mmdocsum_desktop.engines.factory import build_engine
 from mmdocsum_desktop.engines.openai import OpenAIConfig, OpenAIEngine
 from mmdocsum_desktop.errors import EndpointError, SecretError, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.schemas.settings import EngineChoice, EngineSettings, set_api_key
 from mmdocsum_desktop.summarize.prompt import answer_schema
 from tests.conftest import free_port, llama_server
 from tests.engines.conftest import THREADS, require_llama
@@ -62,17 +64,11 @@ def memory_keyring():
 
 
 def _engine_from_settings(url: str, key_name: str | None):
-    from mmdocsum_desktop.engines.factory import build_engine
-    from mmdocsum_desktop.schemas.settings import EngineChoice as EngineRequest
-    from mmdocsum_desktop.schemas.settings import EngineSettings
-
     settings = EngineSettings.model_validate({"openai": {"base_url": url, "key_name": key_name, "retries": 0}})
-    return build_engine(EngineRequest(engine="auto"), settings, embedder=None)
+    return build_engine(EngineChoice(engine="auto"), settings, embedder=None)
 
 
 def test_streams_from_llama_cpp_server_with_key_from_keyring(server, memory_keyring):
-    from mmdocsum_desktop.schemas.settings import set_api_key
-
     set_api_key("local-llama", API_KEY)
     engine = _engine_from_settings(server, "local-llama")
     assert engine.name == "openai" and engine.model_name == "smollm2"  # from GET /models
