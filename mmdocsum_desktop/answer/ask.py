@@ -283,7 +283,7 @@ SYSTEM_PROMPT = (
 )
 
 
-def build_messages(question: str, evidence: list[Evidence], options: AskOptions):
+def build_messages(question: str, evidence: list[Evidence], options: AskOptions) -> list[Message]:
     lines = []
     for number, item in enumerate(evidence[: options.prompt_evidence], start=1):
         where = [f"page {item.page}"] if item.page is not None else []
