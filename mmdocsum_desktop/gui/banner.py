@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QToolButton, QWidget
+
+from mmdocsum_desktop.app import project as proj
+from mmdocsum_desktop.gui.workers import Job
 
 # The core's messages name command-line flags; in the window they name the setting to change instead.
 _FLAG_WORDS = (
@@ -82,3 +86,40 @@ class ErrorBanner(QWidget):
     @property
     def text(self) -> str:
         return self.label.text() if self.isVisible() else ""
+
+
+def model_stopped_dialog(parent: QWidget, job: Job) -> QMessageBox:
+    """A language model's process crashed or hung: said in a dialog as well as in the banner. The window,
+    the document, the summary and the user's text stay as they were, and the next run starts a new model
+    process. The dialog is window-modal and non-blocking: the event loop (and autosave) go on."""
+    dialog = QMessageBox(QMessageBox.Icon.Warning, "The language model stopped",
+                         f"{job.title}: {job.exception}", QMessageBox.StandardButton.Ok, parent)
+    dialog.setInformativeText("Your document, summary and text are unchanged. The next run starts the model "
+                              "again; Settings ▸ Doctor tries it and says what to do.")
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.open()
+    return dialog
+
+
+def ask_save_changes(parent: QWidget) -> str:
+    """'save', 'discard' or 'cancel'."""
+    answer = QMessageBox.question(
+        parent, "Unsaved work",
+        "Save your work on this document to a project file before closing it?\n"
+        "(If you discard it, the summary, your edits and your text are deleted.)",
+        QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+    )
+    return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(
+        answer, "cancel")
+
+
+def ask_recover(parent: QWidget, items: list[proj.Recoverable]) -> proj.Recoverable | None:
+    """The newest of the projects left unsaved by a crash, if the user wants it back."""
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(items[0].modified))
+    answer = QMessageBox.question(
+        parent, "Recover your work?",
+        f"mmdocsum did not close normally. Recover “{items[0].title}” (last autosaved {when})?"
+        + (f"\n{len(items) - 1} more unsaved project(s) can be recovered next time." if len(items) > 1 else ""),
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+    )
+    return items[0] if answer == QMessageBox.StandardButton.Yes else None

@@ -5,18 +5,18 @@ The window is the controller: it owns the Session the jobs run in, the project m
 (:class:`~mmdocsum_desktop.gui.project_model.ProjectModel`, with the undo stack), and the open, save,
 export, autosave and recovery of a project. The Summary tab's jobs and intents are in
 :mod:`~mmdocsum_desktop.gui.summary_controller`, the menus and actions in
-:mod:`~mmdocsum_desktop.gui.window_actions`.
+:mod:`~mmdocsum_desktop.gui.window_actions`, the files of the project in
+:mod:`~mmdocsum_desktop.gui.project_files`.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from pathlib import Path
 from typing import Literal
 
 import shiboken6
-from PySide6.QtCore import QByteArray, QStandardPaths, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QUndoStack
 from PySide6.QtWidgets import (
     QDialog,
@@ -27,11 +27,8 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
-    QSizePolicy,
     QSplitter,
     QTabWidget,
-    QVBoxLayout,
-    QWidget,
 )
 
 from mmdocsum_desktop import __version__, app
@@ -40,18 +37,27 @@ from mmdocsum_desktop.errors import EncryptedDocumentError, MmdocsumError, Model
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.ask_view import AskView
 from mmdocsum_desktop.gui.authoring_view import AuthoringView
-from mmdocsum_desktop.gui.banner import ErrorBanner, counted, open_failure_text, window_words
+from mmdocsum_desktop.gui.banner import (
+    ErrorBanner,
+    ask_recover,
+    ask_save_changes,
+    counted,
+    model_stopped_dialog,
+    open_failure_text,
+    window_words,
+)
 from mmdocsum_desktop.gui.bench_view import BenchView
 from mmdocsum_desktop.gui.document_view import DocumentView
 from mmdocsum_desktop.gui.message_bridge import MessageBridge
-from mmdocsum_desktop.gui.prefs import GuiPrefs, load_prefs, save_prefs, write_prefs_text
+from mmdocsum_desktop.gui.prefs import GuiPrefs, load_prefs, save_prefs
+from mmdocsum_desktop.gui.project_files import PROJECT_FILTER, ProjectFiles
 from mmdocsum_desktop.gui.project_model import ProjectModel, UndoKeys
 from mmdocsum_desktop.gui.settings_dialog import SettingsDialog
 from mmdocsum_desktop.gui.summary_controller import SummaryController
 from mmdocsum_desktop.gui.summary_view import SummaryView
 from mmdocsum_desktop.gui.widgets.gallery import FigureGallery
 from mmdocsum_desktop.gui.widgets.jobbar import JobBar
-from mmdocsum_desktop.gui.window_actions import EXPORT_FILTERS, build_actions, show_help
+from mmdocsum_desktop.gui.window_actions import build_actions, build_layout, enable_actions, show_help
 from mmdocsum_desktop.gui.workers import Job, JobRunner
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.settings import Settings, load_settings
@@ -60,7 +66,6 @@ log = logging.getLogger(__name__)
 
 AUTOSAVE_DELAY_MS = 1500
 DOCUMENT_FILTER = "Documents (*.pdf *.html *.htm *.xhtml *.md *.markdown *.nxml *.xml);;All files (*)"
-PROJECT_FILTER = "mmdocsum projects (*.mdsproj)"
 
 
 def _release(workspace: proj.Workspace | None) -> None:
@@ -93,6 +98,8 @@ class MainWindow(QMainWindow):
     recent_menu: QMenu
     authoring_export_menu: QMenu
     view_menu: QMenu
+    tabs: QTabWidget  # window_actions.build_layout makes these
+    splitter: QSplitter
 
     def __init__(self, *, prefs: GuiPrefs | None = None, session: app.Session | None = None) -> None:
         super().__init__()
@@ -133,40 +140,11 @@ class MainWindow(QMainWindow):
         for view in (self.document_view, self.summary_view, self.authoring_view, self.ask_view):
             view.observe(self.state)
         self.summaries = SummaryController(self, self.state)
-
-        left = QSplitter(Qt.Orientation.Vertical)
-        left.addWidget(self.document_view)
-        left.addWidget(self.gallery)
-        left.setStretchFactor(0, 4)
-        left.setStretchFactor(1, 1)
-        left.setSizes([600, 200])
-        self.tabs = QTabWidget()
-        self.tabs.addTab(self.summary_view, icons.icon("summarize"), "Summary")
-        self.tabs.addTab(self.authoring_view, icons.icon("edit"), "Authoring")
-        self.tabs.addTab(self.ask_view, icons.icon("summarize"), "Ask")
-        self.tabs.addTab(self.bench_view, icons.icon("benchmark"), "Benchmark")
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(left)
-        self.splitter.addWidget(self.tabs)
-        self.splitter.setSizes([620, 660])
-        # the user decides how wide each side is: an explicit minimum lets the splitter go below the
-        # widest page's wish (the Benchmark tab's), and no content can push the divider or the window
-        for pane in (left, self.tabs):
-            pane.setMinimumWidth(300)
-        self.splitter.setChildrenCollapsible(False)
-        central = QWidget()
-        layout = QVBoxLayout(central)
-        layout.setContentsMargins(2, 2, 2, 2)
-        layout.addWidget(self.banner)
-        layout.addWidget(self.splitter, 1)
-        self.setCentralWidget(central)
-
+        self.files = ProjectFiles(self)
         self.job_bar = JobBar()
         self.status_label = QLabel("")
-        # a long status line is cut at the window's edge; it never widens the window (the banner wraps)
-        self.status_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.statusBar().addWidget(self.status_label, 1)
-        self.statusBar().addPermanentWidget(self.job_bar)
+        build_layout(self)
+
         # What the core says while jobs run (a model fell back to the CPU, a cache was recreated).
         self.messages = MessageBridge(self)
         self.messages.notice.connect(lambda level, text: self.show_error(text, "warning" if level == "warning" else "info"))
@@ -182,7 +160,7 @@ class MainWindow(QMainWindow):
         self.resize(1280, 820)
         if self.prefs.geometry:
             self.restoreGeometry(QByteArray.fromBase64(self.prefs.geometry.encode("ascii")))
-        self._update_title()
+        self.update_title()
         self.update_actions()
         self.runner.start(Job("warming up", core.warm_up(self.session), kind="warm-up"))
 
@@ -193,7 +171,7 @@ class MainWindow(QMainWindow):
     @workspace.setter
     def workspace(self, value: proj.Workspace | None) -> None:
         self._holder["workspace"] = value
-        self.state.hold(value)  # announced to the views by _load_views
+        self.state.hold(value)  # announced to the views by load_views
 
     @property
     def undo_stack(self) -> QUndoStack:
@@ -219,21 +197,9 @@ class MainWindow(QMainWindow):
         self.update_actions()
 
     def update_actions(self) -> None:
-        has_document = self.workspace is not None and self.workspace.document is not None
-        has_summary = self.workspace is not None and self.workspace.project.summary is not None
-        running = self.state.busy
-        self.summarize_action.setEnabled(has_document and not running)
-        self.summary_view.summarize_button.setEnabled(has_document and not running)
-        for action in self.export_actions.values():
-            action.setEnabled(has_summary)
-        has_text = self.workspace is not None and bool(self.workspace.project.authoring.strip())
-        for action in self.authoring_export_actions.values():
-            action.setEnabled(has_text)
-        self.place_action.setEnabled(has_document)
-        self.save_action.setEnabled(self.workspace is not None)
-        self.save_as_action.setEnabled(self.workspace is not None)
+        enable_actions(self)
 
-    def _update_title(self) -> None:
+    def update_title(self) -> None:
         name = "mmdocsum"
         if self.workspace is not None:
             name = self.workspace.project.title or "Untitled"
@@ -259,14 +225,7 @@ class MainWindow(QMainWindow):
         return path or None
 
     def save_folder(self) -> Path:
-        """Where Save and Export dialogs open: the project's own folder, else where the user saved last,
-        else their Documents folder; never the paper's folder (often read-only, or someone else's)."""
-        saved = self.workspace.project.saved_to if self.workspace is not None else None
-        for folder in (Path(saved).parent if saved else None, Path(self.prefs.save_dir) if self.prefs.save_dir else None):
-            if folder is not None and folder.is_dir():
-                return folder
-        documents = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
-        return Path(documents) if documents and Path(documents).is_dir() else Path.home()
+        return self.files.save_folder()
 
     def ask_save_path(self, title: str, filters: str, suggested: str) -> str | None:
         start = str(self.save_folder() / suggested)
@@ -282,24 +241,10 @@ class MainWindow(QMainWindow):
 
     def ask_save_changes(self) -> str:
         """'save', 'discard' or 'cancel'."""
-        answer = QMessageBox.question(
-            self, "Unsaved work",
-            "Save your work on this document to a project file before closing it?\n"
-            "(If you discard it, the summary, your edits and your text are deleted.)",
-            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-        )
-        return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(
-            answer, "cancel")
+        return ask_save_changes(self)
 
     def ask_recover(self, items: list[proj.Recoverable]) -> proj.Recoverable | None:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(items[0].modified))
-        answer = QMessageBox.question(
-            self, "Recover your work?",
-            f"mmdocsum did not close normally. Recover “{items[0].title}” (last autosaved {when})?"
-            + (f"\n{len(items) - 1} more unsaved project(s) can be recovered next time." if len(items) > 1 else ""),
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-        )
-        return items[0] if answer == QMessageBox.StandardButton.Yes else None
+        return ask_recover(self, items)
 
     # ============================================================================ documents
     def open_dialog(self) -> None:
@@ -318,7 +263,7 @@ class MainWindow(QMainWindow):
             return self.open_project(path)
         return self.open_document(path)
 
-    def _ready_to_replace(self) -> bool:
+    def ready_to_replace(self) -> bool:
         if self.workspace is None:
             return True
         if not self.dirty or not self._has_work():
@@ -391,7 +336,7 @@ class MainWindow(QMainWindow):
                 workspace.discard()
             return
         if workspace is not self.workspace:
-            if not self._ready_to_replace():
+            if not self.ready_to_replace():
                 workspace.discard()
                 self.show_status(f"{path.name} was not opened; your work is unchanged.")
                 return
@@ -399,8 +344,8 @@ class MainWindow(QMainWindow):
         workspace.set_document(document)
         self.workspace = workspace
         self.prefs.add_recent(path)
-        self._save_prefs()
-        self._load_views()
+        self.files.save_prefs()
+        self.load_views()
         if self._has_work():
             self.mark_changed()
         else:
@@ -412,7 +357,7 @@ class MainWindow(QMainWindow):
                          + (f" Note: {warnings}" if warnings else ""))
         self.documentOpened.emit(document)
 
-    def _load_views(self) -> None:
+    def load_views(self) -> None:
         workspace = self.workspace
         document = workspace.document if workspace else None
         if document is not None and document.kind == "pdf" and not Path(document.source).exists():
@@ -422,11 +367,11 @@ class MainWindow(QMainWindow):
         self.state.set_workspace(workspace)
         self.document_view.restore_position((workspace.project.extra.get("reader") if workspace else None) or {})
         self.gallery.set_figures(document, workspace.root if workspace else None)
-        self._update_title()
+        self.update_title()
         self.update_actions()
 
     def open_project(self, path: Path) -> Job | None:
-        if not self._ready_to_replace():
+        if not self.ready_to_replace():
             return None
         try:
             workspace = proj.open_project(path)
@@ -437,7 +382,7 @@ class MainWindow(QMainWindow):
         self.dirty = False
         self.prefs.add_recent(path)
         save_prefs(self.prefs)
-        self._load_views()
+        self.load_views()
         self.show_status(f"Opened project {path.name}.")
         if workspace.document is not None:
             self.documentOpened.emit(workspace.document)
@@ -522,100 +467,25 @@ class MainWindow(QMainWindow):
         """Every change is on disk within AUTOSAVE_DELAY_MS: the first change starts the timer and later
         ones do not postpone it (restarting it on every key would save nothing while the user types)."""
         self.dirty = True
-        self._update_title()
+        self.update_title()
         if not self.autosave_timer.isActive():
             self.autosave_timer.start()
 
     def autosave(self, *, background: bool = True) -> None:
-        """Save the user's work into the workspace: the snapshot is taken here, the file (with its
-        fsync) is written by a worker so that typing never waits for the disk."""
-        self.autosave_timer.stop()
-        workspace = self.workspace
-        if workspace is None:
-            return
-        text = workspace.snapshot()
-        if not background:
-            self._write_autosave(workspace, text)
-            return
-        job = Job("autosave", lambda control, stream: workspace.write_snapshot(text), kind="autosave")
-        job.signals.succeeded.connect(lambda _path: self._autosaved())
-        job.signals.failed.connect(lambda message: self.show_error(
-            f"Autosave failed ({message}); your work is still in the window — save it elsewhere."))
-        self.runner.start(job)
-
-    def _write_autosave(self, workspace: proj.Workspace, text: str) -> None:
-        try:
-            workspace.write_snapshot(text)
-        except OSError as error:
-            self.show_error(f"Autosave failed ({error}); your work is still in the window — save it elsewhere.")
-            return
-        self._autosaved()
-
-    def _autosaved(self) -> None:
-        if not shiboken6.isValid(self):  # destroyed while the job ran
-            return
-        self.last_autosave = time.time()
-        self.autosaved.emit()
-
-    def _save_prefs(self) -> None:
-        text = self.prefs.model_dump_json(indent=2) + "\n"
-        self.runner.start(Job("preferences", lambda control, stream: write_prefs_text(text), kind="prefs"))
+        """Save the user's work into the workspace now (the file is written by a worker)."""
+        self.files.autosave(background=background)
 
     def save_project(self, *, ask: bool = False) -> bool:
-        if self.workspace is None:
-            return False
-        target = self.workspace.project.saved_to
-        if ask or not target:
-            suggested = (self.workspace.project.title or "project")[:60].replace("/", "-") + proj.PROJECT_SUFFIX
-            target = self.ask_save_path("Save project", PROJECT_FILTER, suggested)
-            if not target:
-                return False
-        try:
-            written = self.workspace.save_as(target)
-        except (OSError, MmdocsumError) as error:
-            self.show_error(f"Could not save the project: {error}")
-            return False
-        self.dirty = False
-        self.prefs.add_recent(written)
-        self.prefs.save_dir = str(Path(written).parent)
-        save_prefs(self.prefs)
-        self._update_title()
-        self.show_status(f"Saved {written}.")
-        return True
+        return self.files.save_project(ask=ask)
 
     def export_dialog(self, fmt: proj.ExportFormat, *, which: Literal["summary", "authoring"] = "summary"
                       ) -> Job | None:
         """Ask where, then export the summary (``which="summary"``) or the user's text ("authoring")."""
-        if which == "authoring":
-            if self.workspace is None or not self.workspace.project.authoring.strip():
-                self.show_error("There is no text to export yet: write in the Authoring tab first.", "info")
-                return None
-        elif self.workspace is None or self.workspace.project.summary is None:
-            self.show_error("There is no summary to export yet: run Summarize first.", "info")
-            return None
-        stem = (self.workspace.project.title or "summary")[:60].replace("/", "-")
-        if which == "authoring":
-            stem = f"{stem} - my text"
-        path = self.ask_save_path(f"Export as {EXPORT_FILTERS[fmt]}", EXPORT_FILTERS[fmt],
-                                  stem + proj.EXPORT_SUFFIXES[fmt])
-        if not path:
-            return None
-        return self.export(fmt, Path(path), which=which)
+        return self.files.export_dialog(fmt, which=which)
 
     def export(self, fmt: proj.ExportFormat, path: Path, *, which: Literal["summary", "authoring"] = "summary"
                ) -> Job | None:
-        if self.workspace is None:
-            return None
-        workspace = self.workspace
-        self.autosave()
-        self.prefs.save_dir = str(path.parent)  # the next export's dialog opens here
-        job = Job(f"Exporting {path.name}",
-                  lambda control, stream: proj.export(workspace, fmt, path, which=which, control=control),
-                  kind="export")
-        job.signals.succeeded.connect(lambda files: self.show_status(f"Exported {', '.join(Path(f).name for f in files[:3])}."))
-        job.signals.failed.connect(lambda message: self.show_error(f"Export failed: {message}"))
-        self.start_job(job)
-        return job
+        return self.files.export(fmt, path, which=which)
 
     # ============================================================================ settings etc.
     def open_settings(self) -> None:
@@ -647,23 +517,14 @@ class MainWindow(QMainWindow):
         return job
 
     def job_failed(self, job: Job) -> None:
-        """A language model's process that crashed or hung is said in a dialog as well as in the banner: the
-        window, the document, the summary and the user's text stay as they were, and the next run starts a
-        new model process."""
-        if not shiboken6.isValid(self) or not isinstance(job.exception, ModelProcessError):
-            return
-        dialog = QMessageBox(QMessageBox.Icon.Warning, "The language model stopped",
-                             f"{job.title}: {job.exception}", QMessageBox.StandardButton.Ok, self)
-        dialog.setInformativeText("Your document, summary and text are unchanged. The next run starts the model "
-                                  "again; Settings ▸ Doctor tries it and says what to do.")
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.model_error_dialog = dialog
-        dialog.open()  # window-modal and non-blocking: the event loop (and autosave) go on
+        """A language model's process that crashed or hung is said in a dialog as well as in the banner."""
+        if shiboken6.isValid(self) and isinstance(job.exception, ModelProcessError):
+            self.model_error_dialog = model_stopped_dialog(self, job)
 
     def remember_bench_run(self, run: Path) -> None:
         """Put a benchmark run first in the list the Benchmark view offers next time."""
         self.prefs.remember_bench_run(run)
-        self._save_prefs()
+        self.files.save_prefs()
 
     def cancel_jobs(self, kind: str | None = None) -> None:
         for job in self.runner.running(kind):
@@ -671,30 +532,11 @@ class MainWindow(QMainWindow):
 
     # ============================================================================ recovery
     def offer_recovery(self) -> bool:
-        try:
-            items = proj.recoverable_workspaces()
-        except OSError:
-            return False
-        if not items:
-            return False
-        chosen = self.ask_recover(items)
-        if chosen is None:
-            return False
-        return self.recover(chosen)
+        """After a crash: offer the newest unsaved project back."""
+        return self.files.offer_recovery()
 
     def recover(self, item: proj.Recoverable) -> bool:
-        if not self._ready_to_replace():
-            return False
-        try:
-            workspace = proj.recover(item)
-        except MmdocsumError as error:
-            self.show_error(f"Could not recover the project: {error}")
-            return False
-        self.workspace = workspace
-        self.dirty = True
-        self._load_views()
-        self.show_status(f"Recovered “{item.title}”. Save it with File ▸ Save Project.")
-        return True
+        return self.files.recover(item)
 
     # ============================================================================ closing
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 — Qt's name

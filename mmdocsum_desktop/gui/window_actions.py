@@ -1,4 +1,4 @@
-"""The window's actions, menus, tool bar and help windows, built once for a MainWindow.
+"""The window's layout, actions, menus, tool bar and help windows, built once for a MainWindow.
 
 The actions only call the window's (or its views') methods; what they do lives there. The keyboard
 shortcuts window is made from the actions themselves, so it is never out of date.
@@ -12,7 +12,18 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QToolBar, QToolButton, QVBoxLayout
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QSizePolicy,
+    QSplitter,
+    QTabWidget,
+    QTextBrowser,
+    QToolBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from mmdocsum_desktop.app.project import ExportFormat
 from mmdocsum_desktop.gui import icons
@@ -165,6 +176,60 @@ def build_actions(window: MainWindow) -> None:
     toolbar.addSeparator()
     toolbar.addAction(window.settings_action)
     window.addToolBar(toolbar)
+
+
+def enable_actions(window: MainWindow) -> None:
+    """What can be done now: Summarize with a document and no summary running, Export with something to
+    export, Save with a project."""
+    has_document = window.workspace is not None and window.workspace.document is not None
+    has_summary = window.workspace is not None and window.workspace.project.summary is not None
+    running = window.state.busy
+    window.summarize_action.setEnabled(has_document and not running)
+    window.summary_view.summarize_button.setEnabled(has_document and not running)
+    for action in window.export_actions.values():
+        action.setEnabled(has_summary)
+    has_text = window.workspace is not None and bool(window.workspace.project.authoring.strip())
+    for action in window.authoring_export_actions.values():
+        action.setEnabled(has_text)
+    window.place_action.setEnabled(has_document)
+    window.save_action.setEnabled(window.workspace is not None)
+    window.save_as_action.setEnabled(window.workspace is not None)
+
+
+def build_layout(window: MainWindow) -> None:
+    """The document pane and the gallery on the left, the tabs on the right, the banner above them, the
+    status line and the job bar below."""
+    left = QSplitter(Qt.Orientation.Vertical)
+    left.addWidget(window.document_view)
+    left.addWidget(window.gallery)
+    left.setStretchFactor(0, 4)
+    left.setStretchFactor(1, 1)
+    left.setSizes([600, 200])
+    window.tabs = QTabWidget()
+    window.tabs.addTab(window.summary_view, icons.icon("summarize"), "Summary")
+    window.tabs.addTab(window.authoring_view, icons.icon("edit"), "Authoring")
+    window.tabs.addTab(window.ask_view, icons.icon("summarize"), "Ask")
+    window.tabs.addTab(window.bench_view, icons.icon("benchmark"), "Benchmark")
+    window.splitter = QSplitter(Qt.Orientation.Horizontal)
+    window.splitter.addWidget(left)
+    window.splitter.addWidget(window.tabs)
+    window.splitter.setSizes([620, 660])
+    # the user decides how wide each side is: an explicit minimum lets the splitter go below the
+    # widest page's wish (the Benchmark tab's), and no content can push the divider or the window
+    for pane in (left, window.tabs):
+        pane.setMinimumWidth(300)
+    window.splitter.setChildrenCollapsible(False)
+    central = QWidget()
+    layout = QVBoxLayout(central)
+    layout.setContentsMargins(2, 2, 2, 2)
+    layout.addWidget(window.banner)
+    layout.addWidget(window.splitter, 1)
+    window.setCentralWidget(central)
+
+    # a long status line is cut at the window's edge; it never widens the window (the banner wraps)
+    window.status_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    window.statusBar().addWidget(window.status_label, 1)
+    window.statusBar().addPermanentWidget(window.job_bar)
 
 
 def show_help(window: MainWindow, which: str) -> QDialog:

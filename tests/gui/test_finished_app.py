@@ -108,7 +108,7 @@ def test_a_model_unfit_to_write_is_named_before_the_run_and_on_its_summary(qtbot
     summary = Summary(source=str(PAPER), engine={"engine": "llama", "model_file": str(registry.get_model(
         "smollm2-135m").path())}, paragraphs=[{"role": "background", "text": "Ducks are a test.", "source": "model"}])
     window.workspace.project.summary = summary
-    window._show_summary(summary, window.workspace)
+    window.state.set_summary(summary)
     assert window.summary_view.fitness_label.isVisible()
     assert "too small to write summaries" in window.summary_view.fitness_label.text()
 
