@@ -293,7 +293,7 @@ def _text_zone(
 ) -> list:
     """The non-body text (and table rules) next to a caption, on the side that looks most tabular."""
     kind = caption.caption.kind if caption.caption else "figure"
-    listing = caption.caption.label.startswith("Example")
+    listing = caption.caption is not None and caption.caption.label.startswith("Example")
     directions = ["below", "above"] if kind == "table" or listing else ["above", "below"]
     span = geometry.column_span(caption.bbox)
     proposals = []
@@ -327,7 +327,7 @@ def _settle_shared_zones(
     caption, above a figure caption), the nearest if both; a caption left with nothing looks on its other
     side, stopping at what the others hold."""
     claims: dict[int, list[int]] = {}
-    items: dict[int, object] = {}
+    items: dict[int, TextBlock | Rect] = {}  # a zone holds text blocks and table rules
     for i, members in zones.items():
         for member in members:
             claims.setdefault(id(member), []).append(i)
@@ -378,7 +378,8 @@ def _text_region(
     members = _widen_zone(members, blocks, taken, others)
     left, right = geometry.column_span(caption.bbox)
     region = union([m.bbox if isinstance(m, TextBlock) else m for m in members])
-    if caption.caption.label.startswith("Example") and region[2] - region[0] > 0.4 * (right - left):
+    listing = caption.caption is not None and caption.caption.label.startswith("Example")
+    if listing and region[2] - region[0] > 0.4 * (right - left):
         region = (min(region[0], left), region[1], max(region[2], right), region[3])
     for member in members:
         if isinstance(member, TextBlock):

@@ -560,7 +560,9 @@ class _DepthFlattener(_Tokenizer):
         self.max_depth = max_depth
         self.xml = xml
         if xml:
-            self.CDATA_CONTENT_ELEMENTS = ()  # <script> and <style> are ordinary elements in XML
+            # <script> and <style> are ordinary elements in XML. typeshed marks the attribute Final, but
+            # HTMLParser reads it from the instance, and setting it there is how it is turned off.
+            self.CDATA_CONTENT_ELEMENTS = ()  # type: ignore[misc]
         self.out: list[str] = []
         # (the tokenizer's lower-cased name, the name as written: XML end tags must repeat its case)
         self._open: list[tuple[str, str]] = []

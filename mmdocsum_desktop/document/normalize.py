@@ -220,16 +220,16 @@ def private_glyph_readings(texts: Sequence[str]) -> dict[str, str]:
         if not _UNMAPPED.search(text):
             continue
         for word in _PRIVATE_IN_WORD.findall(text):
-            private = [ch for ch in word if "\ue000" <= ch <= "\uf8ff"]
-            if len(private) == 1 and len(word) >= 3:
-                uses.setdefault(private[0], []).append(word)
+            private_chars = [ch for ch in word if "\ue000" <= ch <= "\uf8ff"]
+            if len(private_chars) == 1 and len(word) >= 3:
+                uses.setdefault(private_chars[0], []).append(word)
     if not uses:
         return {}
     known = vocabulary(text for text in texts)
     listed = english_word_ranks()
     readings: dict[str, str] = {}
     for private, words in uses.items():
-        scores = Counter()
+        scores: Counter[str] = Counter()
         for reading in _LIGATURE_READINGS:
             for word in words:
                 candidate = word.replace(private, reading).lower()
@@ -273,7 +273,7 @@ def repair_word_breaks(texts: Sequence[str]) -> list[str]:
             return match.group(0)
         return head + tail
 
-    bigrams = Counter()
+    bigrams: Counter[tuple[str, str]] = Counter()
     for text in texts:
         words = [word.lower() for word in _WORD_ONLY.findall(text)]
         bigrams.update(zip(words, words[1:]))

@@ -12,6 +12,7 @@ import pymupdf
 from PIL import Image
 
 from mmdocsum_desktop.document.figures import PageGeometry, PageRegions, find_regions
+from mmdocsum_desktop.document.labels import VisualKind
 from mmdocsum_desktop.document.language import guess_language
 from mmdocsum_desktop.document.limits import ReadLimits
 from mmdocsum_desktop.document.mupdf import MUPDF_LOCK
@@ -56,7 +57,7 @@ from mmdocsum_desktop.errors import (
 )
 from mmdocsum_desktop.fileio import write_bytes_atomic
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.schemas.document import Block, Document, Figure
+from mmdocsum_desktop.schemas.document import Block, BlockType, Document, Figure
 
 # Scanned pages are read by document/scanned.py with a text recogniser the caller injects (PageOcr), so
 # that documents know nothing of models.
@@ -124,11 +125,12 @@ def _read(
         raise DocumentTooLargeError(
             f"{path.name}: {page_count} pages is over the limit of {limits.max_pages} (--max-pages)"
         )
-    document = Document(source=str(path.resolve()), kind="pdf", page_count=page_count, page_sizes=[])
+    document = Document(source=str(path.resolve()), kind="pdf", page_count=page_count)
+    page_sizes: list[tuple[float, float]] = []
     style, cached_lines = _document_style(pdf, control)
     document.cover_pages = _cover_pages(pdf)
     collected: list[tuple[int, TextBlock]] = []
-    visuals: list[tuple[int, str, TextBlock | None, Rect | None]] = []
+    visuals: list[tuple[int, VisualKind, TextBlock | None, Rect | None]] = []
     text_chars = 0
     scanned_pages: dict[int, ScannedPage] = {}
     ocr_failure: str | None = None
@@ -137,7 +139,7 @@ def _read(
         control.report(number, page_count, f"page {number + 1}")
         try:
             page = pdf.load_page(number)
-            document.page_sizes.append((round(page.rect.width, 2), round(page.rect.height, 2)))
+            page_sizes.append((round(page.rect.width, 2), round(page.rect.height, 2)))
             page_text_blocks: list[TextBlock] = []
             page_blocks, regions, page_chars = _read_page(
                 page, style, cached_lines.pop(number, None), every_block=page_text_blocks
@@ -167,10 +169,11 @@ def _read(
             title_page_blocks = [b for b in page_text_blocks if b.role != "furniture"] or page_blocks
         collected.extend((number + 1, block) for block in page_blocks)
         for caption, region in regions.captioned:
-            visuals.append((number + 1, caption.caption.kind, caption, region))
+            visuals.append((number + 1, caption.caption.kind if caption.caption else "figure", caption, region))
         for picture in regions.uncaptioned:
             visuals.append((number + 1, "figure", None, picture))
     control.report(page_count, page_count, "done")
+    document.page_sizes = page_sizes
     if text_chars < 20 * page_count and text_chars < 2000:
         raise ScannedDocumentError(scanned_refusal(path.name, page_count, text_chars, ocr is not None,
                                                   len(scanned_pages), ocr_failure))
@@ -287,7 +290,7 @@ def _complete_bare_captions(blocks: list[TextBlock]) -> list[TextBlock]:
         if block.role != "caption" or start is None or re.sub(r"[\W_]", "", start.rest):
             continue
         below = [
-            other
+            (step, other)
             for other in blocks
             if other is not block
             and id(other) not in absorbed
@@ -301,7 +304,7 @@ def _complete_bare_captions(blocks: list[TextBlock]) -> list[TextBlock]:
         ]
         if not below:
             continue
-        title = min(below, key=lambda other: _next_line_step(block, other)[0])
+        title = min(below, key=lambda stepped: stepped[0][0])[1]
         block.lines = block.lines + title.lines
         block.refresh()
         absorbed.add(id(title))
@@ -452,7 +455,7 @@ _BULLET = re.compile(r"^\s*(?:[•●▪◦‣∙·–—-]|\(?\d{1,2}[.)]|\(?[a
 _EQUATION_CHARS = set("=+−×∑∫∂√≤≥≈∈∀∃αβγδεθλμπσφψω^_{}()[]|/")
 
 
-def _block_type(block: TextBlock, style: DocumentStyle) -> str:
+def _block_type(block: TextBlock, style: DocumentStyle) -> BlockType:
     text = block.text.strip()
     if block.role == "caption":
         return "caption"
@@ -504,7 +507,7 @@ def _build_document(
     document: Document,
     pdf: pymupdf.Document,
     collected: list[tuple[int, TextBlock]],
-    visuals: list[tuple[int, str, TextBlock | None, Rect | None]],
+    visuals: list[tuple[int, VisualKind, TextBlock | None, Rect | None]],
     style: DocumentStyle,
     title_page_blocks: list[TextBlock],
 ) -> None:
@@ -538,7 +541,7 @@ def _build_document(
                 type=block_type,
                 text=text,
                 page=page_number,
-                bbox=tuple(round(v, 2) for v in text_block.bbox),
+                bbox=_rounded(text_block.bbox),
                 section=section if block_type != "heading" else text,
                 ocr=all(line.font == OCR_FONT for line in text_block.lines),
             )
@@ -891,9 +894,13 @@ def _metadata_language(pdf: pymupdf.Document) -> str | None:
     return None
 
 
+def _rounded(rect: Rect) -> Rect:
+    return (round(rect[0], 2), round(rect[1], 2), round(rect[2], 2), round(rect[3], 2))
+
+
 def _add_visuals(
     document: Document,
-    visuals: list[tuple[int, str, TextBlock | None, Rect | None]],
+    visuals: list[tuple[int, VisualKind, TextBlock | None, Rect | None]],
     caption_ids: dict[int, str],
 ) -> None:
     first_by_label: dict[tuple[str, str], Figure] = {}
@@ -902,7 +909,8 @@ def _add_visuals(
             continue
         target = document.tables if kind == "table" else document.figures
         prefix = "tab" if kind == "table" else "fig"
-        label = caption.caption.label if caption is not None else None
+        start = caption.caption if caption is not None else None
+        label = start.label if start is not None else None
         visual = Figure(
             id=f"{prefix}{len(target) + 1}",
             kind=kind,
@@ -911,11 +919,11 @@ def _add_visuals(
             caption=normalize_text(caption.text.strip()) if caption is not None else "",
             caption_block=caption_ids.get(id(caption)) if caption is not None else None,
             page=page,
-            bbox=tuple(round(v, 2) for v in region) if region is not None else None,
+            bbox=_rounded(region) if region is not None else None,
         )
-        if label is not None:
-            key = (kind, label.lower())
-            if key in first_by_label and caption.caption.continued:
+        if start is not None:
+            key = (kind, start.label.lower())
+            if key in first_by_label and start.continued:
                 visual.continues = first_by_label[key].id
             first_by_label.setdefault(key, visual)
         if region is None:

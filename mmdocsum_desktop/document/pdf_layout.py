@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -62,7 +63,7 @@ class TextBlock:
 
     @property
     def size(self) -> float:
-        weights = Counter()
+        weights: Counter[float] = Counter()
         for line in self.lines:
             weights[round(line.size, 1)] += max(1, len(line.text))
         return weights.most_common(1)[0][0]
@@ -166,7 +167,7 @@ def extract_lines(page: pymupdf.Page) -> list[Line]:
             if not spans:
                 continue
             text = normalize_line(_spans_text(raw["spans"]))
-            sizes = Counter()
+            sizes: Counter[float] = Counter()
             for span in spans:
                 sizes[round(span["size"], 1)] += len(span["text"])
             bold = all(_is_bold(s) for s in spans)
@@ -563,9 +564,9 @@ def drawing_rects(page: pymupdf.Page, page_rect: Rect) -> tuple[list[Rect], list
     return clusters, rules, scissors
 
 
-def image_rects(page: pymupdf.Page, page_rect: Rect, scissors: list[Rect] = ()) -> list[Rect]:
+def image_rects(page: pymupdf.Page, page_rect: Rect, scissors: Sequence[Rect] = ()) -> list[Rect]:
     """Placed images, cut to the clip rectangle they mostly fall in (tiles often overhang it)."""
-    rects = []
+    rects: list[Rect] = []
     try:
         infos = page.get_image_info()
     except Exception:  # noqa: BLE001

@@ -6,11 +6,13 @@ bands; inside a band the left column is read before the right one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mmdocsum_desktop.document.figures import PageGeometry
 from mmdocsum_desktop.document.pdf_layout import Rect, TextBlock
 
 
-def order_blocks(blocks: list[TextBlock], geometry: PageGeometry, cuts: list[Rect] = ()) -> list[TextBlock]:
+def order_blocks(blocks: list[TextBlock], geometry: PageGeometry, cuts: Sequence[Rect] = ()) -> list[TextBlock]:
     """``cuts`` are regions (figures, tables) that may span both columns and so end a band."""
     if not geometry.two_columns:
         return sorted(blocks, key=lambda b: (round(b.bbox[1], 1), b.bbox[0]))

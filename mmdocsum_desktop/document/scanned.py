@@ -74,7 +74,8 @@ def as_recognised_page(result: RecognisedPage | Sequence[tuple]) -> RecognisedPa
     for row in result:
         text, box = row[0], row[1]
         confidence = float(row[2]) if len(row) > 2 else 1.0
-        lines.append(RecognisedLine(str(text), tuple(float(v) for v in box), confidence))
+        x0, y0, x1, y1 = (float(v) for v in box)
+        lines.append(RecognisedLine(str(text), (x0, y0, x1, y1), confidence))
     return RecognisedPage(tuple(lines))
 
 
@@ -221,11 +222,15 @@ def _dpi_within(rect: pymupdf.Rect, dpi: int, max_pixels: int) -> int:
 # ----------------------------------------------------------------------------------------- the text
 
 
+def _scaled(rect: Rect, scale: float) -> Rect:
+    return (rect[0] * scale, rect[1] * scale, rect[2] * scale, rect[3] * scale)
+
+
 def _lines(recognised: Sequence[RecognisedLine], scale: float, body_size: float) -> tuple[list[Line], float | None]:
     """Recognised boxes in points, boxes on one row joined into a line, type sizes relative to the
     page's usual line height (so a heading set larger reads as larger)."""
-    boxes = [
-        (tuple(v * scale for v in line.bbox), line.text.strip(), line.confidence)
+    boxes: list[tuple[Rect, str, float]] = [
+        (_scaled(line.bbox, scale), line.text.strip(), line.confidence)
         for line in recognised
         if line.text.strip()
     ]
@@ -501,8 +506,8 @@ def scan_copy(
             if quarter_turns % 2:
                 rect = pymupdf.Rect(0, 0, rect.height, rect.width)
             if quarter_turns % 4:
-                pixels = np.frombuffer(pixmap.samples, dtype=np.uint8).reshape(pixmap.height, pixmap.stride)
-                pixels = pixels[:, : pixmap.width * pixmap.n].reshape(pixmap.height, pixmap.width, pixmap.n)
+                rows = np.frombuffer(pixmap.samples, dtype=np.uint8).reshape(pixmap.height, pixmap.stride)
+                pixels = rows[:, : pixmap.width * pixmap.n].reshape(pixmap.height, pixmap.width, pixmap.n)
                 turned = np.ascontiguousarray(np.rot90(pixels, quarter_turns % 4))
                 pixmap = pymupdf.Pixmap(pixmap.colorspace, turned.shape[1], turned.shape[0], turned.tobytes(), False)
             sheet = out.new_page(width=rect.width, height=rect.height)

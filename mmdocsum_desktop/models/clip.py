@@ -126,7 +126,7 @@ class ClipPreprocess:
             image = _center_crop_or_pad(image, target_h, target_w, fill)
         if image.mode != "RGB":
             image = image.convert("RGB")
-        pixels = np.asarray(image, dtype=np.float32) / 255.0
+        pixels: np.ndarray = np.asarray(image, dtype=np.float32) / 255.0
         pixels = (pixels - np.asarray(self.mean, dtype=np.float32)) / np.asarray(self.std, dtype=np.float32)
         return np.ascontiguousarray(pixels.transpose(2, 0, 1), dtype=np.float32)
 
@@ -178,10 +178,12 @@ class ClipTokenizer:
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
         self.context_length = context_length
-        self.sot = self._tokenizer.token_to_id("<start_of_text>")
-        self.eot = self._tokenizer.token_to_id("<end_of_text>")
-        if self.sot is None or self.eot is None:
+        sot = self._tokenizer.token_to_id("<start_of_text>")
+        eot = self._tokenizer.token_to_id("<end_of_text>")
+        if sot is None or eot is None:
             raise ModelError(f"{tokenizer_json} has no <start_of_text>/<end_of_text> tokens")
+        self.sot: int = sot
+        self.eot: int = eot
 
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
         cleaned = [clean_text(t) for t in texts]
@@ -469,7 +471,9 @@ def export_open_clip(
         )
     context_length = int(getattr(tokenizer, "context_length", None) or model.context_length)
 
-    class ImageTower(torch.nn.Module):
+    module: Any = torch.nn.Module  # torch is imported here, so the towers' base class is known only now
+
+    class ImageTower(module):
         def __init__(self, clip) -> None:
             super().__init__()
             self.clip = clip
@@ -477,7 +481,7 @@ def export_open_clip(
         def forward(self, pixel_values):
             return self.clip.encode_image(pixel_values)
 
-    class TextTower(torch.nn.Module):
+    class TextTower(module):
         def __init__(self, clip) -> None:
             super().__init__()
             self.clip = clip
