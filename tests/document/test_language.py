@@ -9,9 +9,9 @@ import pytest
 
 from mmdocsum_desktop.document.language import guess_language, mark_languages
 from mmdocsum_desktop.document.reader import read_document
-from mmdocsum_desktop.engines.extractive import ExtractiveEngine
 from mmdocsum_desktop.models.embed import TextEmbedder
 from mmdocsum_desktop.schemas.document import Block, Document
+from mmdocsum_desktop.summarize.extractive import Extractor
 from tests.conftest import CORPUS
 
 MULTILINGUAL = CORPUS / "multilingual"
@@ -36,7 +36,7 @@ def test_a_portuguese_pdf_with_an_english_abstract(a3_pdf):
 
 @pytest.mark.slow  # runs the MiniLM embedder
 def test_translations_never_reach_the_extractive_evidence(a3_pdf):
-    drafted = ExtractiveEngine(TextEmbedder()).draft(a3_pdf, include_abstract=True)
+    drafted = Extractor(TextEmbedder()).draft(a3_pdf, include_abstract=True)
     used = {s.block for p in drafted.paragraphs for s in p.sentences}
     assert used, "the summary has evidence"
     translated = {b.id for b in a3_pdf.blocks if b.is_translation}

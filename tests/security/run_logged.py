@@ -37,7 +37,7 @@ def enable_logging() -> None:
 
 def crash_after_key(seconds: float) -> None:
     """Crash (SIGSEGV) ``seconds`` after the first API key is read: with the key in memory, in use."""
-    from mmdocsum_desktop import settings
+    from mmdocsum_desktop.schemas import settings
 
     real = settings.get_api_key
 

@@ -20,10 +20,10 @@ from keyring.backends import fail
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-from mmdocsum_desktop import settings as app_settings
 from mmdocsum_desktop.engines.base import GenerationOptions, Message
 from mmdocsum_desktop.engines.factory import build_engine
 from mmdocsum_desktop.errors import SecretError
+from mmdocsum_desktop.schemas import settings as app_settings
 from mmdocsum_desktop.schemas.settings import EngineChoice as EngineRequest
 from tests.security.conftest import AppHome, KeyServer, find_secret, tiny_document
 
