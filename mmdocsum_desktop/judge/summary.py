@@ -37,6 +37,7 @@ from mmdocsum_desktop.judge.sources import _json_candidates, engine_label
 from mmdocsum_desktop.summarize.prompt import prompt_dir
 from mmdocsum_desktop.summarize.sentences import document_sentences
 from mmdocsum_desktop.text.sentences import split_sentences
+from mmdocsum_desktop.text.tokens import excerpt_terms
 
 ASPECTS = ("text_quality", "text_image_coherence", "image_choice", "faithfulness", "helpfulness")
 SCORE_RANGE = (0, 5)
@@ -159,18 +160,6 @@ def summary_paragraphs(record: Any) -> list[dict[str, Any]]:
     return paragraphs
 
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z\-]{2,}|\d+(?:[.,]\d+)*")
-_STOP = frozenset(
-    "the and for with that this are was were from have has been their they which these those into than "
-    "then also can its our not but all any each such more most other using used use between both over "
-    "under while where when what who how may might will would should could there here".split()
-)
-
-
-def _terms(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP]
-
-
 def source_excerpt(document: Any, records: dict[str, Any] | Sequence[dict[str, Any]], max_chars: int = 4000) -> str:
     """Title, abstract opening and the document sentences closest to each sentence of the summary (or
     of several summaries, which then share one excerpt), by shared rare words, in reading order with
@@ -186,7 +175,7 @@ def source_excerpt(document: Any, records: dict[str, Any] | Sequence[dict[str, A
     counts: dict[str, int] = {}
     term_sets = []
     for sentence in sentences:
-        terms = set(_terms(sentence.text))
+        terms = set(excerpt_terms(sentence.text))
         term_sets.append(terms)
         for term in terms:
             counts[term] = counts.get(term, 0) + 1
@@ -195,7 +184,7 @@ def source_excerpt(document: Any, records: dict[str, Any] | Sequence[dict[str, A
     picked: dict[int, float] = {}  # sentence position -> best score
     for paragraph in (p for record in ([records] if isinstance(records, dict) else records) for p in summary_paragraphs(record)):
         for claim in split_sentences(paragraph.get("text") or ""):
-            wanted = set(_terms(claim))
+            wanted = set(excerpt_terms(claim))
             if not wanted:
                 continue
             scored = sorted(

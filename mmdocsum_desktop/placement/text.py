@@ -1,4 +1,5 @@
-"""Text helpers of placement: figure-mention removal, tokens and a small TF-IDF index.
+"""Text helpers of placement: figure-mention removal, tokens (``text.tokens.placement_tokens``) and a small
+TF-IDF index.
 
 The lexical index is the fallback when no embedder is available, and a signal of its own when one is:
 OCR text of charts (axis labels, legends, model names, numbers) matches better word for word than in a
@@ -15,6 +16,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from mmdocsum_desktop.document.labels import _MENTION_RE, find_mentions, parse_caption_start
+from mmdocsum_desktop.text.tokens import placement_tokens
 
 # "(see Fig. 3b)", "(Figs. 2 and 3)", "(Table 1; Fig. 2)": a parenthesis that only cites visuals.
 _MENTION = re.sub(r"\(\?P<\w+>", "(?:", _MENTION_RE.pattern)
@@ -30,18 +32,6 @@ _CITE_RUN = re.compile(
 )
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:)\]])")
 _EMPTY_PARENS = re.compile(r"\(\s*(?:see|cf\.?)?\s*[,;]?\s*\)")
-
-_TOKEN = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*", re.UNICODE)
-_STOPWORDS = frozenset(
-    """a an the and or but if then than that this these those there here of in on at to for from by with
-    without into onto over under between among as is are was were be been being it its it's we our us you
-    your they their them he she his her i me my not no nor so such can could may might must shall should
-    will would do does did done have has had having which who whom whose what when where why how also
-    each both all any some more most other others same own only very too just s t about above below up
-    down out off again further once per via using use used based shown show shows see e g i e et al fig
-    figs figure figures table tables""".split()
-)
-
 
 def strip_mentions(text: str) -> str:
     """Remove every "Figure N" / "Fig. Nb" / "Table N" citation, with the parenthesis around it."""
@@ -66,17 +56,9 @@ def mentioned_labels(text: str) -> set[str]:
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-case content words (stop words dropped, plural "s" folded) for lexical matching."""
-    out = []
-    for token in _TOKEN.findall(text.lower()):
-        if token in _STOPWORDS:
-            continue
-        if len(token) == 1 and not token.isdigit():
-            continue
-        if len(token) > 4 and token.endswith("s") and not token.endswith("ss") and token.isalpha():
-            token = token[:-1]
-        out.append(token)
-    return out
+    """Lower-case content words for lexical matching: :func:`text.tokens.placement_tokens` (the stop words
+    placement's weights were fitted with)."""
+    return placement_tokens(text)
 
 
 def normalised(text: str) -> str:

@@ -225,7 +225,7 @@ def assign_evidence_figures(
     by_index = {e.index: e for e in entries}
     columns = sorted({index for scores in options for index in scores})
     if columns:
-        from scipy.optimize import linear_sum_assignment
+        from scipy.optimize import linear_sum_assignment  # lazy: scipy loads only when figures compete
 
         # every allowed pair is worth more than any difference of scores: the most paragraphs illustrated
         # first, then the strongest ties among such assignments

@@ -56,6 +56,7 @@ from mmdocsum_desktop.summarize.roles import (
 )
 from mmdocsum_desktop.summarize.sentences import Embedder, Sentence, document_sentences
 from mmdocsum_desktop.text.sentences import split_sentences
+from mmdocsum_desktop.text.tokens import salience_words
 
 MIN_WORDS, TARGET_WORDS, MAX_WORDS = 60, 90, 120
 # Words each role aims at: an abstract spends least on the method (tuned on the dev half of pmc/). The
@@ -558,29 +559,6 @@ _OWN_FINDING = re.compile(
     r"(show|showed|suggest|indicate|demonstrate|reveal|confirm|support)|this is the first)\b", re.I)
 _QUANTITY = re.compile(r"\d+(\.\d+)?\s?%|\bp\s?[<=>≤]\s?0?\.\d|\b(95\s?%\s?ci|odds ratio|hazard ratio|"
                        r"fold|r2|r²|auc|sensitivity|specificity)\b", re.I)
-_STOPWORDS = frozenset(
-    "the a an and or of in on at to for with by from as is are was were be been being this that these those it its "
-    "their our we they which who whom whose than then there here also not no but if into onto over under between "
-    "among after before during while such can could may might will would should must has have had do does did "
-    "both each other more most less all any some one two three using used use based study studies however thus "
-    "well within without through about via et al".split())
-_WORD = re.compile(r"[a-z][a-z0-9-]{2,}")
-
-
-def _content_words(text: str) -> list[str]:
-    """Lower-case content words with a plural or verb ending cut ("cells" and "cell" count as one)."""
-    words = []
-    for word in _WORD.findall(text.lower()):
-        if word in _STOPWORDS:
-            continue
-        for suffix in ("ies", "es", "s", "ed", "ing"):
-            if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-                word = word[: -len(suffix)]
-                break
-        words.append(word)
-    return words
-
-
 # How much each feature of salience_features says that a sentence reads like the paper's abstract: a ridge
 # regression (alpha 10) of each body sentence's share of words and of word pairs that its abstract also
 # has, over the candidates of the 63 papers of the dev half of pmc/ (bench/pairs_split.py), abstracts left
@@ -648,13 +626,13 @@ def salience_features(pool: Sequence[Candidate], vectors: np.ndarray, title_simi
             features[i, column["section_position"]] = (i - run_start) / max(length - 1, 1)
     # the paper's own vocabulary: a sentence made of the words the paper keeps using, and of its title's
     # words, says what the paper is about (what ROUGE against its abstract counts, word by word)
-    words_of = [_content_words(c.sentence.text) for c in pool]
+    words_of = [salience_words(c.sentence.text) for c in pool]
     counts: dict[str, int] = {}
     for words in words_of:
         for word in set(words):
             counts[word] = counts.get(word, 0) + 1
     top = max(counts.values(), default=1)
-    title_words = set(_content_words(title_text))
+    title_words = set(salience_words(title_text))
     for i, c in enumerate(pool):
         text = c.sentence.text
         if words_of[i]:

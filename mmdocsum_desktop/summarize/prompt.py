@@ -21,6 +21,7 @@ from typing import Any
 from mmdocsum_desktop.engines.base import ImagePart, Message
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.schemas.document import Document, Figure
+from mmdocsum_desktop.schemas.summary import ROLE_TITLES
 from mmdocsum_desktop.summarize.roles import section_role
 
 PROMPT_FILES = ("system", "summarize", "section_notes", "merge_notes", "grounded_system", "grounded_paragraph",
@@ -309,8 +310,6 @@ def grounded_messages(evidence: Any, *, title: str | None, words: int, sentences
 
     The system message and the title line come first and are the same for the four paragraphs, so an
     engine that keeps its evaluated prompt reads them once per summary."""
-    from mmdocsum_desktop.schemas.summary import ROLE_TITLES
-
     lines = [f"[{item.number}] {item.text}" for item in evidence.items]
     text = load_prompt("grounded_paragraph").substitute(
         title_line=f": {' '.join(title.split())}" if title else "",

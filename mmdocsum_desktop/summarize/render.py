@@ -31,7 +31,9 @@ from typing import Any
 from mmdocsum_desktop.document.mupdf import MUPDF_LOCK
 from mmdocsum_desktop.document.normalize import normalize_text
 from mmdocsum_desktop.fileio import write_bytes_atomic, write_json_atomic, write_text_atomic
+from mmdocsum_desktop.models import fitness
 from mmdocsum_desktop.schemas.summary import FigureChoice, Summary, SummaryParagraph, mdocsum_answer
+from mmdocsum_desktop.text.sentences import split_sentences
 
 FORMATS = ("json", "mdocsum", "md", "html", "pdf")
 _SUFFIX_FORMATS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".pdf": "pdf"}
@@ -51,7 +53,7 @@ def escape_markdown(text: str) -> str:
 
 def markdown_to_html(text: str) -> str:
     """CommonMark (and tables) to HTML with raw HTML disabled: a typed ``<script>`` stays text."""
-    from markdown_it import MarkdownIt
+    from markdown_it import MarkdownIt  # lazy: only the HTML and PDF exports need it
 
     return MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
 
@@ -161,8 +163,6 @@ def edited_sentence_markers(paragraph: SummaryParagraph) -> list[tuple[str, str]
     """The sentences of a paragraph the user edited, each with the citation of the sentence it still is
     (same words), and none for a sentence the user wrote or changed: a citation vouches for words that
     came from the paper, never for the user's own."""
-    from mmdocsum_desktop.text.sentences import split_sentences
-
     cited = {tuple(s.text.split()): s.marker for s in paragraph.sentences}
     return [(text, cited.get(tuple(text.split()), "")) for text in split_sentences(paragraph.text)]
 
@@ -222,8 +222,6 @@ def front_matter_lines(title: str, summary: Summary | None = None, *, source: st
 
 def fitness_warning(summary: Summary) -> str:
     """The sentence that marks a summary written by a model unfit (or weak) to write one; '' otherwise."""
-    from mmdocsum_desktop.models import fitness
-
     verdict = fitness.for_summary(summary)
     return verdict.sentence() if verdict is not None and verdict.warns else ""
 
@@ -278,7 +276,7 @@ def html_to_pdf(page: str, target: Path, archive_root: Path) -> Path:
 
 
 def _html_to_pdf(page: str, target: Path, archive_root: Path) -> Path:
-    import pymupdf
+    import pymupdf  # lazy: PyMuPDF loads only for a PDF export
 
     body = _without_ligatures(re.sub(r"<style>.*?</style>", "", page, flags=re.DOTALL))
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -313,7 +311,7 @@ def _without_ligatures(body: str) -> str:
 def _pdf_figures(body: str, root: Path, scratch: Path) -> tuple[str, int]:
     """Each ``<p><img></p>`` and the caption after it as one ``fig-N`` block, the image resampled into
     ``scratch`` with its printed size; returns the body and the number of figures."""
-    from PIL import Image
+    from PIL import Image  # lazy: Pillow loads only for a PDF export
 
     pattern = re.compile(r'<p><img src="([^"]+)" alt="([^"]*)"\s*/?></p>\s*(<p><em>.*?</em></p>)?', re.DOTALL)
     count = 0

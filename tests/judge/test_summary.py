@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mmdocsum_desktop.bench.suites.judge import record_from_mdocsum
 from mmdocsum_desktop.document.reader import read_document
 from mmdocsum_desktop.engines.base import Generation, ImagePart
+from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
 from mmdocsum_desktop.errors import BenchError, JobCancelled
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.judge.summary import (
@@ -34,7 +36,6 @@ def birds(tmp_path_factory):
 @pytest.fixture(scope="module")
 def smollm_judge_engine(smollm):
     require_llama()
-    from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
 
     engine = LlamaEngine(LlamaConfig(model=smollm, n_ctx=4096, n_threads=1))
     yield engine
@@ -245,7 +246,6 @@ def test_smollm2_judges_every_aspect_and_reuses_the_shared_prompt(birds, smollm_
 
 def test_a_vision_gguf_judge_is_shown_the_figures(birds, tiny_vlm_files):
     require_llama()
-    from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
 
     document, record, folder = birds
     model, mmproj = tiny_vlm_files
@@ -263,7 +263,6 @@ def test_a_vision_gguf_judge_is_shown_the_figures(birds, tiny_vlm_files):
 
 
 def test_an_mdocsum_answer_becomes_a_summary_whose_images_a_vision_judge_can_see(tmp_path):
-    from mmdocsum_desktop.bench.suites.judge import record_from_mdocsum
 
     document = read_document(DEMO_DOCS / "bikes.html")
     answer = [{"summary": f"Paragraph {k}.", "image": {"imageRef": ref, "imageCaption": ""}}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from mmdocsum_desktop.models.embed import TextEmbedder
 from tests.conftest import model_dirs_in
 from tests.engines.conftest import smollm, smollm_engine, tiny_vlm_files  # noqa: F401 — shared model fixtures
 
@@ -17,7 +18,6 @@ def isolated_model_dirs(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def embedder(isolated_model_dirs):
-    from mmdocsum_desktop.models.embed import TextEmbedder
 
     model = TextEmbedder()
     yield model

@@ -6,12 +6,16 @@ from __future__ import annotations
 import re
 
 import pytest
+from PIL import Image
 
 from mmdocsum_desktop.errors import EmptyDocumentError, JobCancelled
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.document import Block, Document, Figure
+from mmdocsum_desktop.schemas.summary import FigureEntry
+from mmdocsum_desktop.summarize.evidence import EvidenceItem, ParagraphEvidence, assign_evidence_figures
 from mmdocsum_desktop.summarize.extractive import Extractor, clean_sentence, usable
 from mmdocsum_desktop.summarize.pipeline import SummaryOptions, summarize_document
+from mmdocsum_desktop.summarize.render import to_markdown
 from mmdocsum_desktop.summarize.roles import section_role
 from mmdocsum_desktop.summarize.sentences import Sentence, split_sentences
 from mmdocsum_desktop.summarize.strategies import ExtractiveStrategy
@@ -139,7 +143,6 @@ def test_short_document_without_figures_gives_a_summary_without_images(embedder,
 
 
 def test_figure_mentioned_in_the_method_goes_with_the_method(embedder, tmp_path):
-    from PIL import Image
 
     (tmp_path / "figures").mkdir()
     Image.new("RGB", (40, 30), "white").save(tmp_path / "figures" / "fig1.png")
@@ -176,15 +179,12 @@ def test_no_reference_list_sentences(demo1):
 
 
 def _item(n: int, *, cites=(), passage=(), section=(), part=()):
-    from mmdocsum_desktop.summarize.evidence import EvidenceItem
 
     return EvidenceItem(n, f"Sentence {n} of the paper.", f"b{n}", 1, None, tuple(cites), tuple(passage),
                         tuple(section), tuple(part))
 
 
 def test_the_figures_illustrate_the_most_paragraphs_and_each_without_one_says_why():
-    from mmdocsum_desktop.schemas.summary import FigureEntry
-    from mmdocsum_desktop.summarize.evidence import ParagraphEvidence, assign_evidence_figures
 
     entries = [FigureEntry(index=1, label="Figure 1", caption="Flows."), FigureEntry(index=2, label="Figure 2", caption="Rain.")]
     evidence = [
@@ -211,7 +211,6 @@ def test_the_figures_illustrate_the_most_paragraphs_and_each_without_one_says_wh
 
 
 def test_a_paragraph_without_a_figure_says_why_in_the_summary(demo1):
-    from mmdocsum_desktop.summarize.render import to_markdown
 
     _, folder, summary = demo1
     markdown = to_markdown(summary, base_dir=folder)

