@@ -41,7 +41,7 @@ from mmdocsum_desktop.document.reader import export_document
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.fileio import write_bytes_atomic, write_json_atomic, write_text_atomic
 from mmdocsum_desktop.jobs import JobControl, ensure_control
-from mmdocsum_desktop.models.paths import data_dir
+from mmdocsum_desktop.paths import data_dir
 from mmdocsum_desktop.schemas.document import Document, Figure
 from mmdocsum_desktop.schemas.engine import EngineInfo
 from mmdocsum_desktop.schemas.summary import ROLES, FigureChoice, FigureEntry, Summary, SummaryParagraph

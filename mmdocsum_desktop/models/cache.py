@@ -18,7 +18,7 @@ from pathlib import Path
 from mmdocsum_desktop.errors import MmdocsumWarning
 from mmdocsum_desktop.messages import notify
 from mmdocsum_desktop.models.hashing import sha256_bytes, sha256_text
-from mmdocsum_desktop.models.paths import cache_dir
+from mmdocsum_desktop.paths import cache_dir
 
 DEFAULT_FILENAME = "content-cache.sqlite"
 _BATCH = 500  # keys per SELECT ... IN (...): well under SQLite's variable limit

@@ -39,7 +39,7 @@ from mmdocsum_desktop.fileio import write_json_atomic
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.messages import notify
 from mmdocsum_desktop.models.hashing import sha256_file
-from mmdocsum_desktop.models.paths import data_dir
+from mmdocsum_desktop.paths import data_dir
 
 ROLES = ("text-embedder", "reranker", "clip", "ocr", "gguf-llm", "gguf-vision", "mmproj")
 GGUF_ROLES = ("gguf-llm", "gguf-vision", "mmproj")

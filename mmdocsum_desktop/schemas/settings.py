@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from mmdocsum_desktop.errors import MmdocsumError, SecretError
 from mmdocsum_desktop.fileio import write_text_atomic
+from mmdocsum_desktop.paths import data_dir
 
 SETTINGS_NAME = "settings.json"
 KEYRING_SERVICE = "mmdocsum-desktop"
@@ -149,8 +150,6 @@ class EngineChoice(BaseModel):
 
 
 def settings_path() -> Path:
-    from mmdocsum_desktop.models.paths import data_dir
-
     return data_dir() / SETTINGS_NAME
 
 

@@ -1,4 +1,5 @@
-"""Where the model layer keeps its files.
+"""Where the app keeps its files (a bottom utility: the settings, the model layer and the project's
+recovery folder all ask here).
 
 * data dir (``platformdirs.user_data_dir("mmdocsum-desktop")``, or ``MMDOCSUM_DATA_DIR``): the user's
   model index ``models.json``, downloaded and assembled models, exported CLIP ONNX files.
