@@ -2,7 +2,8 @@
 
 A :class:`Session` turns the settings into engines and models once; the use cases take it:
 :func:`summarize_file`, :func:`summarize`, :func:`regenerate_paragraph`, :func:`swap_figure`, :func:`place`,
-:func:`ask`, :func:`judge`. The session's :class:`~mmdocsum_desktop.app.models.Models` holds every model. Nothing here knows of Qt or argparse. The benchmarks (``bench/``) sit above this layer and
+:func:`judge`, and ``app.ask.ask`` (import it from its module: ``app.ask`` names the module). The session's
+:class:`~mmdocsum_desktop.app.models.Models` holds every model. Nothing here knows of Qt or argparse. The benchmarks (``bench/``) sit above this layer and
 call it like any front end, so a benchmark number describes what `mmdocsum summarize` gives.
 
 The use cases are imported on first use (PEP 562): ``mmdocsum place`` needs neither the summary
@@ -16,7 +17,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _WHERE = {
-    "ask": "ask", "retriever": "ask",
     "judge": "judging",
     "PlacementRun": "placement", "image_pool": "placement", "place": "placement",
     "Session": "session", "default_session": "session",
@@ -25,13 +25,11 @@ _WHERE = {
 }
 
 __all__ = [
-    "ask", "retriever",
     "FigureSwap", "FileSummary", "PlacementRun", "Session", "default_session", "image_pool", "judge", "place",
     "regenerate_paragraph", "summarize", "summarize_file", "swap_figure",
 ]
 
 if TYPE_CHECKING:  # for type checkers and editors: the names as if imported here
-    from mmdocsum_desktop.app.ask import ask, retriever
     from mmdocsum_desktop.app.judging import judge
     from mmdocsum_desktop.app.placement import PlacementRun, image_pool, place
     from mmdocsum_desktop.app.session import Session, default_session

@@ -23,7 +23,7 @@ from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.settings import PlacementSettings
 from mmdocsum_desktop.text.paragraphs import split_paragraphs
 
-__all__ = ["STRATEGIES", "PlacementRun", "Strategy", "figure_candidates", "image_pool", "place", "read_captions_file"]
+__all__ = ["STRATEGIES", "PlacementRun", "Strategy", "figure_candidates", "folder_candidates", "image_pool", "place", "read_captions_file"]
 
 
 @dataclass
@@ -42,13 +42,19 @@ def figure_candidates(document: Document, root: Path | None = None, *, include_t
     return candidates_from_document(document, root, include_tables=include_tables, require_image=require_image)
 
 
+def folder_candidates(folder: Path, captions: Path | None = None) -> list[ImageCandidate]:
+    """A folder's images with their captions (``captions`` or the folder's captions.json); may be empty,
+    InputNotFoundError when the folder is not there."""
+    return candidates_from_folder(folder, captions)
+
+
 def image_pool(*, document: Document | None = None, root: Path | None = None, folder: Path | None = None,
                captions: Path | None = None, include_tables: bool = True,
                require_image: bool = True) -> list[ImageCandidate]:
     """The images to place: a folder's (captions from ``captions``/captions.json) or a document's
     figures (crops under ``root``, where its document.json is); an MmdocsumError when there are none."""
     if folder is not None:
-        pool = candidates_from_folder(folder, captions)
+        pool = folder_candidates(folder, captions)
     elif document is not None:
         pool = figure_candidates(document, root, include_tables=include_tables, require_image=require_image)
     else:
