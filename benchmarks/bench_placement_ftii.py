@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 from _corpus import REPO_ROOT, write_result
 from _ftii_split import SPLIT_DIR, build
+from _placement_fitting import fit_conditional_logit
 
 from mmdocsum_desktop.bench.metrics.ftii import flow_metrics, score_articles
 from mmdocsum_desktop.bench.splits import load_flow_insertion
@@ -191,13 +192,13 @@ def evaluate(corpus: Corpus, articles, config, strategy: str, profiles) -> dict:
         placements = corpus.engine(embedder, caption, ocr, context, profiles).assign(problem, strategy)
         predictions[article.id] = [article.pool[p.candidate] if p.candidate is not None else "" for p in placements]
     metrics = flow_metrics([a.groundtruth for a in articles], [predictions[a.id] for a in articles])
-    return {**metrics.as_dict(), "predictions": predictions}
+    return {**metrics.to_dict(), "predictions": predictions}
 
 
 def fit_profiles(corpus: Corpus, articles, signal_sets=None) -> dict[str, cal.Profile]:
     profiles: dict[str, cal.Profile] = {}
     for signals in signal_sets or all_profiles():
-        nowhere, w = cal.fit_conditional_logit(design(corpus, articles, signals), l2=L2)
+        nowhere, w = fit_conditional_logit(design(corpus, articles, signals), l2=L2)
         weights = {n: float(v) for n, v in zip(cal.feature_names(signals), w)}
         profile = cal.Profile(signals, weights, nowhere, 0.5, 0.0)
         embedder = any(not s.endswith("_lex") for s in signals)
@@ -251,7 +252,7 @@ def leave_one_paper_out(corpus: Corpus, articles) -> list[dict]:
     for config in CONFIGS:
         for strategy in ("greedy", "global"):
             metrics = score_articles(articles, folds[(config[0], strategy)])
-            rows.append({"configuration": config[0], "strategy": strategy, **rounded(metrics.as_dict())})
+            rows.append({"configuration": config[0], "strategy": strategy, **rounded(metrics.to_dict())})
             print(
                 f"{config[0]:46s} {strategy:8s} {metrics.acc_b:6.3f} {metrics.acc_i:6.3f} {metrics.acc_ni:6.3f}"
                 f"  {metrics.n_slots} ({metrics.n_image_slots})"
@@ -320,8 +321,8 @@ def main() -> None:
     engine = PlacementEngine(corpus.embedder, OcrEngine(), None, profiles=profiles)
     run = run_flow_insertion(load_flow_insertion(test_file), engine, SPLIT_DIR, captions=corpus.notes)
     end_to_end = score_articles(load_flow_insertion(test_file), run.predictions)
-    results["end_to_end_bench_ftii_global"] = rounded(end_to_end.as_dict())
-    print("end to end (bench ftii code path, global):", end_to_end.as_json())
+    results["end_to_end_bench_ftii_global"] = rounded(end_to_end.to_dict())
+    print("end to end (bench ftii code path, global):", end_to_end.metrics())
 
     if not args.skip_lopo:
         print("\nLeave one paper out (all papers; weights fitted on the other papers each time)")

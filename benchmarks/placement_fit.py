@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 from _corpus import CORPUS, write_result
+from _placement_fitting import fit_conditional_logit
 
 from mmdocsum_desktop.bench.metrics import pairs as m
 from mmdocsum_desktop.bench.pairs_gold import read_gold, strip_citations
@@ -211,7 +212,7 @@ def fit_base(problems, golds) -> cal.Profile:
         index = np.cumsum(valid) - 1
         for j, g in enumerate(gold):
             columns.append((x[:, j, :], int(index[g]) if g >= 0 and valid[g] else -1))
-    nowhere, w = cal.fit_conditional_logit(columns, l2=1.0)
+    nowhere, w = fit_conditional_logit(columns, l2=1.0)
     return cal.Profile(CAPTION_PROFILE, {n: round(float(v), 4) for n, v in zip(names, w)}, round(nowhere, 4), 0.05, 2.0)
 
 
@@ -226,7 +227,7 @@ def fit_sequence(problems, golds, names) -> tuple[float, dict[str, float]]:
         index = np.cumsum(valid) - 1
         for j, g in enumerate(gold):
             columns.append((x[:, j, :], int(index[g]) if g >= 0 and valid[g] else -1))
-    nowhere, w = cal.fit_conditional_logit(columns, l2=1.0)
+    nowhere, w = fit_conditional_logit(columns, l2=1.0)
     return round(nowhere, 4), {n: round(float(v), 4) for n, v in zip(names, w)}
 
 
@@ -256,7 +257,7 @@ def score(items, problems, choices, own: bool) -> dict:
         predicted = [item.keys[c] if c is not None else None for c in choice]
         rows.append(m.flow_scores(gold, predicted))
     pooled = m.pool_flow_scores(rows)
-    return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in pooled.to_json().items()}
+    return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in pooled.to_dict().items()}
 
 
 def tune(engine, items, problems, strategy, priors=(0.0,)) -> tuple[float, float | None, float, dict]:

@@ -48,13 +48,14 @@ from pathlib import Path
 
 import numpy as np
 from _corpus import CORPUS, REPO_ROOT, write_result
+from _placement_fitting import fit_head
 
 from mmdocsum_desktop.bench.metrics import pairs as m
 from mmdocsum_desktop.bench.pairs_gold import read_gold, strip_citations
 from mmdocsum_desktop.bench.pairs_split import pairs_in
 from mmdocsum_desktop.placement import ImageCandidate, PlacementEngine
 from mmdocsum_desktop.placement import calibration as cal
-from mmdocsum_desktop.placement.head import HEAD_FEATURE, ParagraphHead, fit_head
+from mmdocsum_desktop.placement.head import HEAD_FEATURE, ParagraphHead
 from mmdocsum_desktop.placement.sequence import (
     NEIGHBOUR_FEATURES,
     SECTION_FEATURES,
@@ -308,7 +309,7 @@ def columns_of(a: Arrays, x: np.ndarray) -> list[tuple[np.ndarray, int]]:
 
 
 def fit_clogit(columns: list[tuple[np.ndarray, int]], l2: float) -> tuple[float, np.ndarray]:
-    """``calibration.fit_conditional_logit`` (the same loss and penalty) with every column in one padded
+    """``_placement_fitting.fit_conditional_logit`` (the same loss and penalty) with every column in one padded
     array: the same optimum, about fifty times faster on thousands of figures."""
     from scipy.optimize import minimize
 
@@ -405,7 +406,7 @@ def decide(log_odds: np.ndarray, a: Arrays, threshold: float, margin, prior: flo
 
 def score(arrays: list[Arrays], choices: list[list[int | None]]) -> dict:
     rows = [m.flow_scores(a.gold, [a.keys[c] if c is not None else None for c in ch]) for a, ch in zip(arrays, choices)]
-    pooled = m.pool_flow_scores(rows).to_json()
+    pooled = m.pool_flow_scores(rows).to_dict()
     return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in pooled.items()}
 
 
@@ -542,7 +543,7 @@ def check_engine(embedder, items: list[Item], result_name: str) -> None:
             placed = engine.place(paragraphs, [c.model_copy() for c in item.candidates], sections=sections)
             predicted = [item.keys[p.candidate] if p.candidate is not None else None for p in placed]
             rows.append(m.flow_scores(item.own_gold if own else item.gold, predicted))
-        pooled = m.pool_flow_scores(rows).to_json()
+        pooled = m.pool_flow_scores(rows).to_dict()
         out["pmc_test_own" if own else "pmc_test"] = {
             **{k: (round(v, 4) if isinstance(v, float) else v) for k, v in pooled.items()},
             "seconds": round(time.perf_counter() - wall, 1), "cpu_seconds": round(time.process_time() - cpu, 1)}

@@ -174,39 +174,3 @@ def choose_profile(present: set[str], profiles: Mapping[str, Profile]) -> Profil
         if set(profile.signals) <= usable and (best is None or size(profile) > size(best)):
             best = profile
     return best
-
-
-def fit_conditional_logit(
-    columns: Sequence[tuple[np.ndarray, int]], l2: float = 1.0
-) -> tuple[float, np.ndarray]:
-    """Fit weights ``w`` and the "nowhere" logit on image columns.
-
-    ``columns``: per image, (features of every paragraph, n × d; index of its gold paragraph or -1 when it
-    goes nowhere). Maximises the log-likelihood of the gold choices with an L2 penalty on ``w``.
-    """
-    from scipy.optimize import minimize
-
-    dims = {x.shape[1] for x, _ in columns}
-    if len(dims) != 1:
-        raise ValueError("every column needs the same features")
-    d = dims.pop()
-
-    def loss(params: np.ndarray) -> tuple[float, np.ndarray]:
-        nowhere, w = params[0], params[1:]
-        value = 0.5 * l2 * float(w @ w)
-        grad = np.zeros_like(params)
-        grad[1:] = l2 * w
-        for x, gold in columns:
-            z = np.append(x @ w, nowhere)
-            top = z.max()
-            p = np.exp(z - top)
-            p /= p.sum()
-            target = gold if gold >= 0 else len(z) - 1
-            value -= math.log(max(p[target], 1e-300))
-            p[target] -= 1.0
-            grad[1:] += x.T @ p[:-1]
-            grad[0] += p[-1]
-        return value, grad
-
-    result = minimize(loss, np.zeros(d + 1), jac=True, method="L-BFGS-B")
-    return float(result.x[0]), result.x[1:]

@@ -10,7 +10,6 @@ embedder: they are used only with the embedder whose ``model_id`` they were fitt
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,28 +32,3 @@ class ParagraphHead:
 
     def applies_to(self, embedder) -> bool:
         return embedder is not None and getattr(embedder, "model_id", None) == self.embedder
-
-
-def fit_head(vectors: np.ndarray, labels: np.ndarray, l2: float = 1.0) -> tuple[np.ndarray, float]:
-    """Logistic regression (L2 on the weights, not the bias) of ``labels`` (0/1) on ``vectors``."""
-    from scipy.optimize import minimize
-
-    x = np.asarray(vectors, dtype=np.float64)
-    y = np.asarray(labels, dtype=np.float64)
-    d = x.shape[1]
-
-    def loss(params: np.ndarray) -> tuple[float, np.ndarray]:
-        w, b = params[:d], params[d]
-        z = x @ w + b
-        p = 1.0 / (1.0 + np.exp(-z))
-        eps = 1e-12
-        value = -float(np.sum(y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps))) + 0.5 * l2 * float(w @ w)
-        residual = p - y
-        grad = np.concatenate([x.T @ residual + l2 * w, [residual.sum()]])
-        return value, grad
-
-    prior = min(max(float(y.mean()) if y.size else 0.5, 1e-3), 1 - 1e-3)
-    start = np.zeros(d + 1)
-    start[d] = math.log(prior / (1 - prior))
-    result = minimize(loss, start, jac=True, method="L-BFGS-B")
-    return result.x[:d], float(result.x[d])

@@ -30,21 +30,6 @@ def test_derive_gives_value_row_and_column_margins():
     assert np.allclose(features["caption_col"], [[0.4, 0.0], [-0.4, 0.0]])
 
 
-def test_conditional_logit_learns_a_separating_signal():
-    rng = np.random.default_rng(0)
-    columns = []
-    for _ in range(40):
-        x = rng.normal(size=(12, 1))
-        gold = int(rng.integers(0, 12))
-        x[gold] += 3.0
-        columns.append((x, gold))
-    for _ in range(10):  # images that go nowhere
-        columns.append((rng.normal(size=(12, 1)), -1))
-    nowhere, weights = cal.fit_conditional_logit(columns, l2=0.1)
-    assert weights[0] > 1.0
-    assert nowhere > 0.0
-
-
 def test_shipped_profiles_cover_every_signal_set():
     assert PROFILES, "run benchmarks/placement_relevance.py --write-weights"
     for profile in PROFILES.values():
