@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,7 @@ SEEDS = ["docling_picture_classification.pdf", "mineru_demo2.pdf", "docling_amt_
 ORIGINALS = {name: (PAPERS / name).read_bytes() for name in SEEDS}
 
 
+@pytest.mark.slow  # 40 mutated PDFs read in turn: about 14 s on two cores
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=st.sampled_from(SEEDS), seed=st.integers(0, 2**32 - 1), rounds=st.integers(1, 6))
 def test_mutated_pdfs_read_or_fail_cleanly(tmp_path, name, seed, rounds):

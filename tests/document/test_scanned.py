@@ -61,6 +61,7 @@ def overlap(a, b) -> float:
     return intersection_area(a, b) / smaller
 
 
+@pytest.mark.slow  # OCR of a whole page of a paper: about 25 s on two cores
 def test_a_scanned_page_gives_text_captions_and_figure_region_like_the_original(engine, original, scanned_page):
     document = read_document(scanned_page, ocr=page_reader(engine))
     assert document.blocks and all(block.ocr for block in document.blocks)
@@ -75,6 +76,7 @@ def test_a_scanned_page_gives_text_captions_and_figure_region_like_the_original(
     assert "essential oil" in text and "table 1" in text
 
 
+@pytest.mark.slow  # OCR of a whole page of a paper, turned: about 35 s on two cores
 def test_a_sideways_scan_is_read_upright_and_mapped_back_to_the_page(engine, original, tmp_path):
     sideways = scan_copy(PAPER, tmp_path / "sideways.pdf", dpi=150, pages=[FIGURE_PAGE], quarter_turns=1)
     document = read_document(sideways, ocr=page_reader(engine))
