@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 import shiboken6
-from PySide6.QtCore import QByteArray, QTimer, Signal
+from PySide6.QtCore import QByteArray, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QUndoStack
 from PySide6.QtWidgets import (
     QDialog,
@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from mmdocsum_desktop import __version__, app
 from mmdocsum_desktop.app import project as proj
-from mmdocsum_desktop.errors import EncryptedDocumentError, MmdocsumError, ModelProcessError
+from mmdocsum_desktop.errors import MmdocsumError, ModelProcessError
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.ask_view import AskView
 from mmdocsum_desktop.gui.authoring_view import AuthoringView
@@ -41,12 +41,11 @@ from mmdocsum_desktop.gui.banner import (
     ErrorBanner,
     ask_recover,
     ask_save_changes,
-    counted,
     model_stopped_dialog,
-    open_failure_text,
     window_words,
 )
 from mmdocsum_desktop.gui.bench_view import BenchView
+from mmdocsum_desktop.gui.document_opener import DocumentOpener
 from mmdocsum_desktop.gui.document_view import DocumentView
 from mmdocsum_desktop.gui.message_bridge import MessageBridge
 from mmdocsum_desktop.gui.prefs import GuiPrefs, load_prefs, save_prefs
@@ -59,12 +58,10 @@ from mmdocsum_desktop.gui.widgets.gallery import FigureGallery
 from mmdocsum_desktop.gui.widgets.jobbar import JobBar
 from mmdocsum_desktop.gui.window_actions import build_actions, build_layout, enable_actions, show_help
 from mmdocsum_desktop.gui.workers import Job, JobRunner
-from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.settings import Settings, load_settings
 
 log = logging.getLogger(__name__)
 
-AUTOSAVE_DELAY_MS = 1500
 DOCUMENT_FILTER = "Documents (*.pdf *.html *.htm *.xhtml *.md *.markdown *.nxml *.xml);;All files (*)"
 
 
@@ -117,7 +114,7 @@ class MainWindow(QMainWindow):
         self.destroyed.connect(lambda *_: _release(holder["workspace"]))
         self.dirty = False  # changed since the last Save to a project file
         self.last_autosave = 0.0
-        self._closing = False
+        self.closing = False
         self.help_dialogs: dict[str, QDialog] = {}
 
         self.banner = ErrorBanner()
@@ -141,6 +138,7 @@ class MainWindow(QMainWindow):
             view.observe(self.state)
         self.summaries = SummaryController(self, self.state)
         self.files = ProjectFiles(self)
+        self.opener = DocumentOpener(self)
         self.job_bar = JobBar()
         self.status_label = QLabel("")
         build_layout(self)
@@ -148,11 +146,6 @@ class MainWindow(QMainWindow):
         # What the core says while jobs run (a model fell back to the CPU, a cache was recreated).
         self.messages = MessageBridge(self)
         self.messages.notice.connect(lambda level, text: self.show_error(text, "warning" if level == "warning" else "info"))
-
-        self.autosave_timer = QTimer(self)
-        self.autosave_timer.setSingleShot(True)
-        self.autosave_timer.setInterval(AUTOSAVE_DELAY_MS)
-        self.autosave_timer.timeout.connect(self.autosave)
 
         # the one Session of this window: every job runs in it, and it closes with the window
         self.session = session if session is not None else app.Session(self.engine_settings())
@@ -266,7 +259,7 @@ class MainWindow(QMainWindow):
     def ready_to_replace(self) -> bool:
         if self.workspace is None:
             return True
-        if not self.dirty or not self._has_work():
+        if not self.dirty or not self.has_work():
             self.workspace.discard()
             self.workspace = None
             return True
@@ -279,83 +272,13 @@ class MainWindow(QMainWindow):
         self.workspace = None
         return True
 
-    def _has_work(self) -> bool:
+    def has_work(self) -> bool:
         project = self.workspace.project if self.workspace else None
         return bool(project and (project.summary or project.authoring.strip() or project.placements))
 
     def open_document(self, path: Path, *, password: str | None = None) -> Job | None:
-        """Read the file in the background. The current work is only replaced once the new document is
-        ready (and the user agreed), so a file that fails to open costs nothing."""
-        if self.runner.running("open"):
-            self.show_error("A document is already being opened; wait for it or cancel it.", "warning")
-            return None
-        if not path.exists():
-            self.show_error(f"{path}: no such file")
-            return None
-        self.banner.hide()
-        current = self.workspace
-        # text written before any document was open belongs with the document opened next
-        workspace = current if current is not None and current.document is None else proj.Workspace.create()
-
-        def drop_new() -> None:
-            if workspace is not self.workspace:
-                workspace.discard()
-
-        def failed(message: str) -> None:
-            drop_new()
-            self._open_failed(path, message, job)
-
-        def cancelled(_partial: object) -> None:
-            drop_new()
-            self.show_status("Opening cancelled.")
-
-        job = Job(f"Opening {path.name}", core.open_document(self.session, path, workspace.root, password=password),
-                  kind="open")
-        job.signals.succeeded.connect(lambda document: self._document_ready(workspace, document, path))
-        job.signals.failed.connect(failed)
-        job.signals.cancelled.connect(cancelled)
-        self.start_job(job)
-        self.show_status(f"Opening {path.name}…")
-        return job
-
-    def _open_failed(self, path: Path, message: str, job: Job) -> None:
-        if not shiboken6.isValid(self):  # destroyed while the job ran
-            return
-        if isinstance(job.exception, EncryptedDocumentError) and not self._closing:
-            password = self.ask_password(path.name)
-            if password:
-                self.open_document(path, password=password)
-                return
-        self.show_error(open_failure_text(path, message))
-
-    def _document_ready(self, workspace: proj.Workspace, document: Document, path: Path) -> None:
-        if not shiboken6.isValid(self):  # destroyed while the job ran
-            return
-        if self._closing:
-            if workspace is not self.workspace:
-                workspace.discard()
-            return
-        if workspace is not self.workspace:
-            if not self.ready_to_replace():
-                workspace.discard()
-                self.show_status(f"{path.name} was not opened; your work is unchanged.")
-                return
-            self.cancel_jobs(kind="summary")
-        workspace.set_document(document)
-        self.workspace = workspace
-        self.prefs.add_recent(path)
-        self.files.save_prefs()
-        self.load_views()
-        if self._has_work():
-            self.mark_changed()
-        else:
-            self.dirty = False
-            self.autosave()
-        warnings = "; ".join(document.warnings[:2])
-        count = f"{counted(len(document.figures), 'figure')}, {counted(len(document.tables), 'table')}"
-        self.show_status(f"Opened {path.name}: {document.page_count or '–'} pages, {count}."
-                         + (f" Note: {warnings}" if warnings else ""))
-        self.documentOpened.emit(document)
+        """Read the file in the background; the current work is replaced only once it is ready."""
+        return self.opener.open(path, password=password)
 
     def load_views(self) -> None:
         workspace = self.workspace
@@ -459,17 +382,14 @@ class MainWindow(QMainWindow):
         if workspace is None or workspace.document is None or workspace.project.extra.get("reader") == position:
             return
         workspace.project.extra["reader"] = dict(position)
-        if not self.autosave_timer.isActive():
-            self.autosave_timer.start()
+        self.files.autosave_soon()
 
     # ============================================================================ saving
     def mark_changed(self) -> None:
-        """Every change is on disk within AUTOSAVE_DELAY_MS: the first change starts the timer and later
-        ones do not postpone it (restarting it on every key would save nothing while the user types)."""
+        """The work changed since the last Save ('*' in the title); it is autosaved soon."""
         self.dirty = True
         self.update_title()
-        if not self.autosave_timer.isActive():
-            self.autosave_timer.start()
+        self.files.autosave_soon()
 
     def autosave(self, *, background: bool = True) -> None:
         """Save the user's work into the workspace now (the file is written by a worker)."""
@@ -540,12 +460,12 @@ class MainWindow(QMainWindow):
 
     # ============================================================================ closing
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 — Qt's name
-        if self.workspace is not None and self.dirty and self._has_work():
+        if self.workspace is not None and self.dirty and self.has_work():
             answer = self.ask_save_changes()
             if answer == "cancel" or (answer == "save" and not self.save_project()):
                 event.ignore()
                 return
-        self._closing = True
+        self.closing = True
         self.messages.close()
         self.runner.cancel_all()
         self.runner.wait(10_000)
@@ -560,9 +480,8 @@ class MainWindow(QMainWindow):
 
     def release(self) -> None:
         """The window goes away without closing (tests simulate a crash): the workspace stays on disk."""
-        self._closing = True
-        if self.autosave_timer.isActive():
-            self.autosave(background=False)
+        self.closing = True
+        self.files.autosave_pending()
         self.runner.cancel_all()
         self.runner.wait(10_000)
         self.document_view.close_document()

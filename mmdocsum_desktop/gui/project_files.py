@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import shiboken6
-from PySide6.QtCore import QObject, QStandardPaths
+from PySide6.QtCore import QObject, QStandardPaths, QTimer
 
 from mmdocsum_desktop.app import project as proj
 from mmdocsum_desktop.errors import MmdocsumError
@@ -24,12 +24,28 @@ if TYPE_CHECKING:  # a type only: the window imports this module
     from mmdocsum_desktop.gui.main_window import MainWindow
 
 PROJECT_FILTER = "mmdocsum projects (*.mdsproj)"
+AUTOSAVE_DELAY_MS = 1500
 
 
 class ProjectFiles(QObject):
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
+        self.autosave_timer = QTimer(self)
+        self.autosave_timer.setSingleShot(True)
+        self.autosave_timer.setInterval(AUTOSAVE_DELAY_MS)
+        self.autosave_timer.timeout.connect(self.autosave)
+
+    def autosave_soon(self) -> None:
+        """Every change is on disk within AUTOSAVE_DELAY_MS: the first change starts the timer and later
+        ones do not postpone it (restarting it on every key would save nothing while the user types)."""
+        if not self.autosave_timer.isActive():
+            self.autosave_timer.start()
+
+    def autosave_pending(self) -> None:
+        """Write now, on this thread, what the timer would have saved (the window goes away)."""
+        if self.autosave_timer.isActive():
+            self.autosave(background=False)
 
     def save_folder(self) -> Path:
         """Where Save and Export dialogs open: the project's own folder, else where the user saved last,
@@ -44,7 +60,7 @@ class ProjectFiles(QObject):
     def autosave(self, *, background: bool = True) -> None:
         """Save the user's work into the workspace: the snapshot is taken here, the file (with its
         fsync) is written by a worker so that typing never waits for the disk."""
-        self.window.autosave_timer.stop()
+        self.autosave_timer.stop()
         workspace = self.window.workspace
         if workspace is None:
             return

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from mmdocsum_desktop.app import project as proj
 from mmdocsum_desktop.document.reader import read_document
-from mmdocsum_desktop.gui.main_window import AUTOSAVE_DELAY_MS
+from mmdocsum_desktop.gui.project_files import AUTOSAVE_DELAY_MS
 from mmdocsum_desktop.schemas.summary import ROLES, Summary, SummaryParagraph
 from tests.conftest import PAPERS, REPO_ROOT
 

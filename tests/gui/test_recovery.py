@@ -11,7 +11,8 @@ from pathlib import Path
 import shiboken6
 
 from mmdocsum_desktop.app import project as proj
-from mmdocsum_desktop.gui.main_window import AUTOSAVE_DELAY_MS, MainWindow
+from mmdocsum_desktop.gui.main_window import MainWindow
+from mmdocsum_desktop.gui.project_files import AUTOSAVE_DELAY_MS
 from tests.conftest import PAPERS
 
 
