@@ -1,5 +1,9 @@
 """Errors the user can act on. The CLI prints them as one line; the GUI shows them in a dialog."""
 
+from __future__ import annotations
+
+from typing import Any
+
 
 class MmdocsumWarning(UserWarning):
     """Something the user should know that does not stop the work (see :mod:`mmdocsum_desktop.messages`)."""
@@ -105,7 +109,7 @@ class EmptyDocumentError(MmdocsumError):
 class SummaryCancelled(JobCancelled):
     """Cancelled during summarisation; ``partial`` holds the work done so far (may be empty)."""
 
-    def __init__(self, message: str = "cancelled by the user", partial: dict | None = None) -> None:
+    def __init__(self, message: str = "cancelled by the user", partial: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.partial = partial or {}
 

@@ -165,7 +165,7 @@ class LlamaEngine:
 
     # ------------------------------------------------------------------------------------------ setup
 
-    def _gpu_layer_choice(self, config: LlamaConfig):
+    def _gpu_layer_choice(self, config: LlamaConfig) -> GpuLayerChoice:
         """How many layers go to the GPU, from the header already read and this machine's free memory."""
         def number(key: str) -> int:
             value = self.info.get(f"{self.info.architecture}.{key}")
@@ -178,7 +178,7 @@ class LlamaEngine:
         return plan_gpu_layers(config.model, requested=config.n_gpu_layers, n_ctx=self.context_length,
                                extra_bytes=self.projector.file_size if self.projector else 0, shape=shape)
 
-    def _load_llama(self, chat_handler, n_gpu_layers: int):
+    def _load_llama(self, chat_handler: Any, n_gpu_layers: int) -> Any:  # a llama_cpp.Llama
         return self._llama_cpp.Llama(
             model_path=str(self.config.model),
             n_ctx=self.context_length,
@@ -198,7 +198,7 @@ class LlamaEngine:
             f"architecture, or the file is damaged ({error})"
         )
 
-    def _make_chat_handler(self):
+    def _make_chat_handler(self) -> Any:  # a llama_cpp chat handler
         from llama_cpp import llama_chat_format as formats  # lazy: llama_cpp is loaded by __init__ only
 
         assert self.config.mmproj is not None

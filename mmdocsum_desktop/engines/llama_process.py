@@ -37,8 +37,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from mmdocsum_desktop import errors
 from mmdocsum_desktop.engines.base import Generation, GenerationOptions, GenerationStream, Message, run_stream
@@ -158,7 +159,8 @@ class LlamaProcessEngine:
         if message[0] != "ready":
             self._kill()
             raise EngineError(f"the model process answered {message[0]!r} while loading")
-        return message[1]
+        info: ChildInfo = message[1]
+        return info
 
     def _ensure_running(self, control: JobControl | None) -> None:
         if self._process is None or not self._process.is_alive():
@@ -177,7 +179,7 @@ class LlamaProcessEngine:
             with contextlib.suppress(OSError):
                 conn.close()
 
-    def _receive(self, phase: str, *, control: JobControl | None, deadline: float | None) -> tuple:
+    def _receive(self, phase: str, *, control: JobControl | None, deadline: float | None) -> tuple[Any, ...]:
         """The child's next message; raises ModelProcessError when it dies or hangs, SummaryCancelled
         (after killing it) when the user cancels."""
         waited_since = time.monotonic()
@@ -199,7 +201,8 @@ class LlamaProcessEngine:
                     error = _rebuild_error(message[1], message[2])
                     error.from_child = True  # type: ignore[attr-defined]  # the child is alive and idle again
                     raise error
-                return message
+                received: tuple[Any, ...] = message
+                return received
             if not self._process.is_alive():
                 self._crashed(phase)
             now = time.monotonic()
@@ -211,7 +214,7 @@ class LlamaProcessEngine:
                     f"{now - waited_since:.0f} s); it was stopped and nothing was changed"
                 )
 
-    def _crashed(self, phase: str):
+    def _crashed(self, phase: str) -> NoReturn:
         process = self._process
         if process is not None:
             process.join(timeout=5)
@@ -347,7 +350,7 @@ def _rebuild_error(class_name: str, message: str) -> Exception:
 # ------------------------------------------------------------------------------------ child side
 
 
-def _child_main(conn, config: LlamaConfig, stop_flag) -> None:
+def _child_main(conn: Connection, config: LlamaConfig, stop_flag: Any) -> None:
     """The child: load the model, then answer requests until told to close or the pipe ends."""
     # Ctrl-C in a terminal reaches the whole process group: the parent decides what stops, not the child
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -377,14 +380,15 @@ def _count(engine: LlamaEngine, text: str) -> tuple[str, int]:
     return "count", engine.count_tokens(text)
 
 
-def _answer(conn, compute: Callable[[], tuple]) -> None:
+def _answer(conn: Connection, compute: Callable[[], tuple[Any, ...]]) -> None:
     try:
         _send(conn, compute())
     except BaseException as error:  # noqa: BLE001
         _send(conn, ("error", type(error).__name__, str(error)))
 
 
-def _child_stream(conn, engine, messages: list[Message], options: GenerationOptions, stop_flag) -> None:
+def _child_stream(conn: Connection, engine: LlamaEngine, messages: list[Message], options: GenerationOptions,
+                  stop_flag: Any) -> None:
     control = JobControl(on_progress=lambda done, total, what: _send(conn, ("progress", done, total, what)))
     try:
         stream = engine.stream(messages, options, control=control)
@@ -399,7 +403,7 @@ def _child_stream(conn, engine, messages: list[Message], options: GenerationOpti
         _send(conn, ("error", type(error).__name__, str(error)))
 
 
-def _send(conn, message: tuple) -> None:
+def _send(conn: Connection, message: tuple[Any, ...]) -> None:
     with contextlib.suppress(BrokenPipeError, OSError):
         conn.send(message)
 

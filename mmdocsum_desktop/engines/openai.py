@@ -110,7 +110,7 @@ class OpenAIEngine:
         return headers
 
     def _open(self, method: str, path: str, payload: dict[str, Any] | None, control: JobControl | None,
-              deadline: _Deadline):
+              deadline: _Deadline) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
         """Send a request, retrying what can be retried while ``deadline`` allows; return (connection,
         response) with status 200, the connection watched by the deadline."""
         body = json.dumps(payload).encode("utf-8") if payload is not None else None
@@ -401,7 +401,7 @@ def _decode_json(raw: bytes, url: str) -> Any:
         raise EndpointError(_garbage_message(url, raw.decode("utf-8", errors="replace"))) from error
 
 
-def _parse_full_response(data: Any, url: str) -> tuple[str, str, dict | None]:
+def _parse_full_response(data: Any, url: str) -> tuple[str, str, dict[str, Any] | None]:
     try:
         choice = data["choices"][0]
         text = choice["message"]["content"] or ""
