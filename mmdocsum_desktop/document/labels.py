@@ -61,7 +61,7 @@ _ROMAN = r"(?:[IVXL]{1,6}\b)"  # IEEE numbers tables "TABLE IV"
 _CAPTION_RE = re.compile(
     rf"""^\s*
     (?P<open>[<\[〈［【])?\s*
-    (?:Supplementary\s+|Extended\s+Data\s+)?
+    (?:Supplementa(?:ry|l)\s+|SUPPLEMENTA(?:RY|L)\s+|Extended\s+Data\s+)?
     (?P<word>{_word_alternatives(lowercase=False)})
     \s*[-‐–]?\s*(?P<number>{_NUMBER}|{_ROMAN})(?P<sub>[a-zA-Z](?![a-zA-Z]))?
     (?P<close>(?(open)\s*[>\]〉］】]))

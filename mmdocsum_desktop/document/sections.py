@@ -209,6 +209,17 @@ def summary_part(heading: str | None) -> str | None:
     return _SUMMARY_PARTS.get(found.role) if found is not None else None
 
 
+# the block types that hold prose (a paragraph, a list), as opposed to headings, captions, tables, equations
+PROSE_TYPES = ("paragraph", "list")
+
+
+def is_body_prose(block: Block) -> bool:
+    """A paragraph or list of the body, as the reader marked it (``Block.is_body``: not front or back
+    matter, references, furniture or a translation): the text summaries quote and take evidence from.
+    The one definition of body text; whether the abstract counts is the caller's choice."""
+    return block.type in PROSE_TYPES and block.is_body
+
+
 def is_abstract_heading(text: str | None) -> bool:
     """Whether the text is an abstract's heading in any language ("Abstract", "Resumo", "Résumé", "요약"):
     never a title. PDF title selection calls this to pass over it."""
@@ -236,7 +247,8 @@ def strip_run_in_heading(text: str) -> str:
     return normalised[match.end():] if match else text
 
 
-def _is_references_heading(text: str) -> bool:
+def is_references_heading(text: str) -> bool:
+    """A reference list's heading ("References", "4. Bibliography", "Referências"), in any tabled language."""
     found = heading_roles(text)
     return bool(REFERENCES_HEADING.match(text)) or (found is not None and found.role == "references")
 
@@ -366,7 +378,7 @@ def mark_section_kinds(document: Document) -> None:
             block.section_kind = "front"
             continue
         if block.type == "heading":
-            if _is_references_heading(text):
+            if is_references_heading(text):
                 state, back_is_early = "references", False
             elif _is_back_heading(text) and share_before >= EARLIEST_BACK:
                 state, back_is_early = "back", False

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from mmdocsum_desktop.document.labels import find_mentions
+from mmdocsum_desktop.document.sections import is_body_prose
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.summary import FigureChoice, FigureEntry, NoFigure
@@ -129,7 +130,7 @@ def _cites_around(document: Document, known: dict[str, str]) -> tuple[dict[str, 
     last_heading: str | None = None
     last_role: str | None = None
     for block in document.blocks:
-        if block.type not in ("paragraph", "list") or block.is_abstract or not block.is_body:
+        if not is_body_prose(block) or block.is_abstract:
             continue
         if block.section != last_heading:
             section += 1

@@ -38,12 +38,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mmdocsum_desktop.document.labels import parse_caption_start
 from mmdocsum_desktop.document.normalize import (
     has_unmapped_glyphs,
     join_split_words,
     normalize_text,
     vocabulary,
 )
+from mmdocsum_desktop.document.sections import PROSE_TYPES, is_body_prose, is_references_heading
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.schemas.summary import ROLE_TITLES, ROLES
@@ -77,7 +79,6 @@ FIGURE_SWAP_MARGIN = 1.0
 RELEVANCE_WEIGHTS = {"fit": 0.2, "centrality": 0.45, "title": 0.3, "quality": 0.15, "contribution": 0.3,
                      "numbers": 0.1, "salience": 0.6, "figures": 0.1}
 
-_END_OF_BODY = re.compile(r"^\s*(?:\d+\.?\s*)?(references?|bibliography|literature cited)\s*$", re.I)
 
 _CUES: dict[str, re.Pattern[str]] = {
     "background": re.compile(
@@ -172,7 +173,6 @@ _LEGEND = re.compile(
     r"(indicates?|shows?|denotes?|represents?|marks?)\b|[.;]\s\([a-h]\)\s",
     re.I,
 )
-_CAPTION_START = re.compile(r"^(supplementa(ry|l) )?(fig(ure)?s?\.?|table|scheme|chart|plate)[\s-]*[S\d]+[a-z]?\s*[.:|]", re.I)
 # a protocol's recipe: concentrations and volumes, not a finding
 _UNIT = re.compile(r"\b\d+(\.\d+)?\s?(mm|µm|μm|nm|mg|µg|μg|ng|ml|µl|μl|mmol|µmol|μmol|g/l|mg/ml|rpm|°c|x g|× g|h|min|s)\b", re.I)
 _FIGURE_MENTION = re.compile(r"\b(fig(ure)?s?\.?)\s*\d", re.I)
@@ -339,7 +339,7 @@ def junk_reason(text: str) -> str | None:
     equation, recipe, broken glyphs...), or None when it reads as prose."""
     if has_unmapped_glyphs(text):
         return "undecodable glyphs"
-    if _CAPTION_START.match(text):
+    if _starts_a_caption(text):
         return "caption"
     if _BACK_MATTER.search(text):
         return "back matter"
@@ -358,6 +358,13 @@ def junk_reason(text: str) -> str | None:
     if len(_UNIT.findall(text)) >= 4:
         return "recipe"
     return None
+
+
+def _starts_a_caption(text: str) -> bool:
+    """"Figure 3: …", "Table 2. …": a label set off as a caption's (the reader's caption rules), not
+    prose that cites one ("Figure 3 shows …")."""
+    start = parse_caption_start(text)
+    return start is not None and start.strong
 
 
 def usable(sentence: Sentence) -> bool:
@@ -390,12 +397,12 @@ def body_blocks(document: Document, *, include_abstract: bool) -> set[str]:
     body_start = _body_start(document)
     title = " ".join((document.title or "").split()).lower()
     for index, block in enumerate(document.blocks):
-        if block.type == "heading" and _END_OF_BODY.match(block.text or ""):
+        if block.type == "heading" and is_references_heading(block.text or ""):
             after_references = True
         if (block.type == "heading" and index >= body_start and not _ABSTRACT_HEADING.match(block.text or "")
                 and section_role(block.text) in ("background", "method", "results", "related", "conclusion")):
             started = True
-        if block.type not in ("paragraph", "list"):
+        if block.type not in PROSE_TYPES:
             continue
         if block.is_abstract:
             if include_abstract and not _unmapped(block):
@@ -404,7 +411,7 @@ def body_blocks(document: Document, *, include_abstract: bool) -> set[str]:
         if not include_abstract and (not started or index < body_start or _structured_abstract_block(block, index, document)
                                      or _opens_with_title(block.text, title)):
             continue  # the abstract the reader did not mark: before the body, labelled, or glued to the title
-        if not block.is_body or _unmapped(block) or (block.ocr and len(block.text) < 40):
+        if not is_body_prose(block) or _unmapped(block) or (block.ocr and len(block.text) < 40):
             continue
         if _back_matter_block(block.text):
             continue

@@ -25,6 +25,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from mmdocsum_desktop.text.paragraphs import split_paragraphs
+
 N_PARAGRAPHS = 4
 ROLE_KEYS = ("background", "method", "results", "conclusion")
 _ROLE_ALIASES = {
@@ -377,7 +379,7 @@ _TEXT_REF = re.compile(r"\[?\s*(?:image|img)\s*[_#:]?\s*(\d+)\s*\]?", re.I)
 def _plain_text_items(text: str) -> list[dict[str, Any]]:
     """Paragraphs of a non-JSON answer: split at blank lines or role headings; images from [Image k]."""
     body = _FENCE.sub(lambda m: m.group(2), text).strip()
-    chunks = [c.strip() for c in re.split(r"\n\s*\n", body) if c.strip()]
+    chunks = split_paragraphs(body)
     if len(chunks) < N_PARAGRAPHS:
         lines = [line for line in body.splitlines() if line.strip()]
         if sum(bool(_HEADING.match(line)) for line in lines) >= 2:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop.document.sections import PROSE_TYPES
 from mmdocsum_desktop.engines.base import TextEngine
 from mmdocsum_desktop.errors import EmptyDocumentError, JobCancelled
 from mmdocsum_desktop.jobs import JobControl, ensure_control
@@ -40,8 +41,10 @@ from mmdocsum_desktop.summarize.strategies import SummaryContext, SummaryStrateg
 
 
 def has_text(document: Document, include_abstract: bool = True) -> bool:
+    """Whether the document has any paragraph or list with text (body or not; the abstract only when
+    ``include_abstract``)."""
     return any(
-        b.type in ("paragraph", "list") and b.text.strip() and (include_abstract or not b.is_abstract)
+        b.type in PROSE_TYPES and b.text.strip() and (include_abstract or not b.is_abstract)
         for b in document.blocks
     )
 

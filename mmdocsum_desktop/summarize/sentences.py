@@ -11,13 +11,14 @@ from typing import Protocol
 
 import numpy as np
 
+from mmdocsum_desktop.document.sections import PROSE_TYPES
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.text.sentences import split_sentences
 
 __all__ = ["TEXT_TYPES", "Embedder", "Sentence", "document_sentences", "split_sentences"]
 
-TEXT_TYPES = ("paragraph", "list")
+TEXT_TYPES = PROSE_TYPES
 
 
 class Embedder(Protocol):

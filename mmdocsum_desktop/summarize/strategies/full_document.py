@@ -38,6 +38,7 @@ from mmdocsum_desktop.summarize.extractive import DraftParagraph, Extractor
 from mmdocsum_desktop.summarize.parse import ParsedAnswer, ParsedParagraph, parse_answer
 from mmdocsum_desktop.summarize.sentences import Embedder, Sentence, split_sentences
 from mmdocsum_desktop.summarize.strategies.base import Draft, LanguageModelText, SummaryContext
+from mmdocsum_desktop.text.paragraphs import split_paragraphs
 
 IMAGE_TOKENS = 300  # what one resized image costs a vision model's context, roughly
 MESSAGE_OVERHEAD = 12  # chat-template tokens per message
@@ -233,7 +234,7 @@ def _split_to_fit(text: str, engine: TextEngine, budget: int) -> list[str]:
     """Pieces of ``text`` of at most ``budget`` tokens: by paragraphs, then sentences, then words."""
     if engine.count_tokens(text) <= budget:
         return [text]
-    units = [u for u in text.split("\n\n") if u.strip()]
+    units = split_paragraphs(text)
     if len(units) == 1:
         units = split_sentences(text) if len(split_sentences(text)) > 1 else text.split(" ")
         joiner = " "
