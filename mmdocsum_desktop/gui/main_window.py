@@ -134,7 +134,7 @@ class MainWindow(QMainWindow):
         self.authoring_view.suggestionsChanged.connect(self.state.placements_edited)
         self.bench_view = BenchView(self)
         self.ask_view = AskView(self)
-        for view in (self.document_view, self.summary_view, self.authoring_view, self.ask_view):
+        for view in (self.document_view, self.gallery, self.summary_view, self.authoring_view, self.ask_view):
             view.observe(self.state)
         self.summaries = SummaryController(self, self.state)
         self.files = ProjectFiles(self)
@@ -289,7 +289,6 @@ class MainWindow(QMainWindow):
         # model drops the undo steps of the project before
         self.state.set_workspace(workspace)
         self.document_view.restore_position((workspace.project.extra.get("reader") if workspace else None) or {})
-        self.gallery.set_figures(document, workspace.root if workspace else None)
         self.update_title()
         self.update_actions()
 

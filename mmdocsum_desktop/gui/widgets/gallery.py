@@ -10,7 +10,9 @@ from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from mmdocsum_desktop.app.present import caption_text
+from mmdocsum_desktop.app.project import Workspace
 from mmdocsum_desktop.gui import core
+from mmdocsum_desktop.gui.state import AppState
 from mmdocsum_desktop.gui.workers import Job, JobRunner
 from mmdocsum_desktop.schemas.document import Document, Figure
 
@@ -82,6 +84,14 @@ class FigureGallery(QWidget):
         layout.addWidget(self.caption)
         self.figures: list[Figure] = []
         self.setVisible(False)  # shown with a document's figures: never an empty, unlabelled box
+
+    def observe(self, state: AppState) -> None:
+        """Follow the project model: the figures of its document (crops in its workspace), or none."""
+        state.workspaceChanged.connect(self._workspace_changed)
+
+    def _workspace_changed(self, workspace: Workspace | None) -> None:
+        self.set_figures(workspace.document if workspace is not None else None,
+                         workspace.root if workspace is not None else None)
 
     def set_figures(self, document: Document | None, root: Path | None) -> None:
         self.list.clear()
