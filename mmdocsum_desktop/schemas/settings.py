@@ -9,6 +9,7 @@ names its API key (``key_name``) and the key itself is read from the system keyr
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 import sys
@@ -252,7 +253,7 @@ def keyring_available() -> bool:
     Asks nothing of the keyring itself, so a locked keyring is not prompted to unlock."""
     try:
         keyring, _errors = _keyring()
-        from keyring.backends import fail
+        from keyring.backends import fail  # lazy, as in _keyring: its backends load system libraries
     except (SecretError, ImportError):
         return False
     try:
@@ -266,7 +267,7 @@ def protect_secrets_in_memory() -> None:
     soft RLIMIT_CORE goes to 0, as ssh-agent and gpg-agent do). A crash still gets faulthandler's
     tracebacks, which hold no values. Called where keys are read, stored or typed."""
     try:
-        import resource
+        import resource  # here, not at the top: POSIX only
     except ImportError:  # not a POSIX system
         return
     try:
@@ -320,8 +321,6 @@ def _prompt_for_session_key(key_name: str, error: Exception) -> str | None:
     Never from the desktop app (Qt loaded), a worker thread, or without a terminal."""
     if not _may_prompt():
         return None
-    import getpass
-
     print(f"mmdocsum: {_no_backend_message(error)}.", file=sys.stderr)
     try:
         value = getpass.getpass(f"API key {key_name!r} (kept for this run only, not saved): ", stream=sys.stderr)
