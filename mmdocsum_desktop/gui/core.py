@@ -33,18 +33,14 @@ sub_control = present.span_control  # one progress bar over several steps (the o
 
 
 # Imported by a background job when the window opens, so that no first use on the GUI thread (or a
-# long module initialisation holding the GIL) stalls it later.
+# long module initialisation holding the GIL) stalls it later: the application's use cases (and through
+# them the readers, the summary pipeline, placement and the engines), the libraries their models run on,
+# and what the Benchmark view shows.
 WARM_UP_MODULES = (
-    "mmdocsum_desktop.document.reader",
-    "mmdocsum_desktop.document.pdf",
-    "mmdocsum_desktop.document.html",
-    "mmdocsum_desktop.document.markdown",
-    "mmdocsum_desktop.document.jats",
-    "mmdocsum_desktop.engines.factory",
-    "mmdocsum_desktop.summarize.pipeline",
-    "mmdocsum_desktop.summarize.render",
-    "mmdocsum_desktop.placement",
-    "mmdocsum_desktop.models.embed",
+    "mmdocsum_desktop.app.summary",
+    "mmdocsum_desktop.app.placement",
+    "mmdocsum_desktop.app.ask",
+    "mmdocsum_desktop.app.judging",
     "onnxruntime",
     "tokenizers",
     "scipy.optimize",

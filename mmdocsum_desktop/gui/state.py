@@ -1,10 +1,12 @@
 """The window's application state as one evented object that the views observe.
 
-The main window changes the state only through the setters here; each setter emits the signal of what
-changed, and the views (summary, authoring, document, ask) redraw from it. So a new document cannot
-leave a summary or placement suggestions of the previous one on screen: ``set_workspace`` announces the
-new document, summary and placements together. Summaries and placements are the core's own objects
-(``summarize.schema.Summary``, ``project`` placements), stored in the workspace's project as they are.
+The setters here change what is open and announce it: each emits the signal of what changed, and the
+views (summary, authoring, document, gallery, ask) redraw from it. So a new document cannot leave a
+summary or placement suggestions of the previous one on screen: ``set_workspace`` announces the new
+document, summary and placements together. The user's edits go through the intents of its subclass
+:class:`~mmdocsum_desktop.gui.project_model.ProjectModel`, which records each as a step of Undo.
+Summaries and placements are the application's own objects (``schemas.summary.Summary``,
+``app.project`` placements), stored in the workspace's project as they are.
 """
 
 from __future__ import annotations
