@@ -44,8 +44,8 @@ from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.models.devices import make_session, provider_device
 from mmdocsum_desktop.models.hashing import sha256_file
 from mmdocsum_desktop.models.ocr import decode_image
-from mmdocsum_desktop.paths import data_dir
 from mmdocsum_desktop.models.registry import get_model
+from mmdocsum_desktop.paths import data_dir
 
 EXPORT_FORMAT = 1
 OPENAI_MEAN = (0.48145466, 0.4578275, 0.40821073)
