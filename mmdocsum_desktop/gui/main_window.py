@@ -410,6 +410,7 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> None:
         dialog = SettingsDialog(self.runner, self)
         dialog.exec()
+        self.current_session()  # what the dialog saved applies from now on, also to a job started elsewhere
         self._settings_changed()
         if dialog.notice:  # e.g. no system keyring: the API key is kept for this session only
             self.show_error(dialog.notice, "warning")

@@ -45,7 +45,8 @@ class SummaryController(QObject):
         if workspace is None or workspace.document is None:
             window.show_error("Open a document first (File ▸ Open, or drop a file on the window).", "info")
             return None
-        if self.model.busy:
+        summary = workspace.project.summary
+        if self.model.busy or (replace is not None and summary is None):
             return None
         window.banner.hide()  # a message about an earlier run is stale now
         session = window.current_session()
@@ -54,14 +55,12 @@ class SummaryController(QObject):
         if writer is not None and writer.warns:
             window.show_error(writer.sentence() + " What it writes is marked.", "warning")
             self.fitness_banner = True
-        if replace is None:
+        if replace is None or summary is None:
             title = "Summarizing"
             fn = core.summarize(session, workspace.document, workspace.root)
         else:
             title = f"Regenerating paragraph {replace + 1}"
             self._regenerations += 1
-            summary = workspace.project.summary
-            assert summary is not None  # regenerate_paragraph checked it
             fn = core.regenerate_paragraph(session, workspace.document, workspace.root, summary, replace,
                                            self._regenerations)
         job = Job(f"{title} ({engine})", fn, kind="summary")
