@@ -21,6 +21,7 @@ from mmdocsum_desktop.app.models import Models
 from mmdocsum_desktop.engines import factory
 from mmdocsum_desktop.engines.factory import ConfiguredEngine
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.schemas.engine import EngineInfo
 from mmdocsum_desktop.schemas.settings import EngineChoice, PlacementSettings, Settings, load_settings
 
 if TYPE_CHECKING:  # types only: the reader (PyMuPDF) and placement (scipy) load when first used
@@ -77,7 +78,7 @@ class Session:
         return read_document(Path(path), password=password, control=control, ocr=hook, limits=limits)
 
     def embedder(self) -> Embedder:
-        embedder: Embedder = self.models.embedder()  # type: ignore[no-untyped-call]  # the cache's loader
+        embedder: Embedder = self.models.embedder()
         return embedder
 
     def placement_engine(self, placement: PlacementSettings | None = None, *,
@@ -153,7 +154,7 @@ def describe_endpoint(settings: Settings, *, api_key: str | None = None) -> dict
     engine = factory.build_engine(EngineChoice(engine="openai"), quick, api_key=api_key)
     assert engine is not None, "an endpoint is a text engine"
     try:
-        described: dict[str, Any] = engine.describe()
+        described: dict[str, Any] = EngineInfo.model_validate(engine.describe()).model_dump(mode="json")
         return described
     finally:
         engine.close()

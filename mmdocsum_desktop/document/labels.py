@@ -190,6 +190,6 @@ def link_mentions(document: Document) -> None:
         if block.type == "caption" or block.is_translation:
             continue  # a translation's mentions are the original's, already linked
         for kind, label in find_mentions(block.text, document.language):
-            visual = by_label.get((kind, label.lower()))
-            if visual is not None and block.id not in visual.mentions:
-                visual.mentions.append(block.id)
+            mentioned = by_label.get((kind, label.lower()))
+            if mentioned is not None and block.id not in mentioned.mentions:
+                mentioned.mentions.append(block.id)

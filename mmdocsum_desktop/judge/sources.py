@@ -336,8 +336,8 @@ def parse_rating(text: str, allowed: Sequence[int]) -> int | None:
             return int(value)
         if isinstance(value, str) and value.strip().isdigit() and int(value) in allowed:
             return int(value)
-    numbers = {int(n) for n in re.findall(r"(?<!\d)(?<!\d\.)(\d+)(?!\d|\.\d)", text)}
-    if len(numbers) == 1 and len(text) <= 200:
-        (number,) = numbers
+    in_text = {int(n) for n in re.findall(r"(?<!\d)(?<!\d\.)(\d+)(?!\d|\.\d)", text)}
+    if len(in_text) == 1 and len(text) <= 200:
+        (number,) = in_text
         return number if number in allowed else None
     return None

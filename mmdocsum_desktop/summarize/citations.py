@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from mmdocsum_desktop.document.labels import find_mentions
-from mmdocsum_desktop.schemas.document import Document
+from mmdocsum_desktop.schemas.document import Document, Figure
 from mmdocsum_desktop.schemas.summary import Evidence, SentenceCitation
 from mmdocsum_desktop.summarize.sentences import Embedder, Sentence, split_sentences
 
@@ -44,7 +44,7 @@ class Citer:
         self.top_k = top_k
         self.tag_labels = tag_labels or {}
         self.blocks = {b.id: b for b in document.blocks}
-        self.labels = {(v.kind, v.label.lower()): v for v in document.visuals if v.label}
+        self.labels: dict[tuple[str, str], Figure] = {(v.kind, v.label.lower()): v for v in document.visuals if v.label}
         self.caption_of = {v.caption_block: v for v in document.visuals if v.caption_block}
         self.units: list[tuple[str, str, int | None]] = []  # (text, block id, page)
         for block in document.blocks:

@@ -18,7 +18,6 @@ reason (:class:`~mmdocsum_desktop.schemas.summary.NoFigure`) that the summary sh
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,9 +75,9 @@ class ParagraphEvidence:
     def words(self) -> int:
         return len(self.text.split())
 
-    def figure_weights(self, items: Sequence[EvidenceItem] | None = None) -> Counter[str]:
+    def figure_weights(self, items: Sequence[EvidenceItem] | None = None) -> dict[str, float]:
         """Lower-cased label → how strongly these items (all by default) discuss it."""
-        weights: Counter[str] = Counter()
+        weights: dict[str, float] = {}
         for item in self.items if items is None else items:
             levels = ((item.cites, SENTENCE_CITES), (item.passage_cites, PASSAGE_CITES),
                       (item.section_cites, SECTION_CITES), (item.part_cites, PART_CITES))
@@ -87,7 +86,7 @@ class ParagraphEvidence:
                 for label in labels:
                     if label not in seen:  # each item counts a label once, at its closest level
                         seen.add(label)
-                        weights[label.lower()] += weight
+                        weights[label.lower()] = weights.get(label.lower(), 0.0) + weight
         return weights
 
     def cited_labels(self, items: Sequence[EvidenceItem] | None = None) -> list[str]:

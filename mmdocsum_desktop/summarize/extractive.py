@@ -662,10 +662,10 @@ def salience_features(pool: Sequence[Candidate], vectors: np.ndarray, title_simi
         features[i, column["quantity"]] = float(bool(_QUANTITY.search(text)))
         features[i, column["figure_mention"]] = float(bool(_FIGURE_MENTION.search(text)))
         features[i, column["cited"]] = min(1.0, c.cited / 2)
-        words = c.sentence.words
-        features[i, column["long"]] = float(words > 40)
-        features[i, column["short"]] = float(words < 14)
-        features[i, column["words"]] = min(words, 60) / 60
+        n_words = c.sentence.words
+        features[i, column["long"]] = float(n_words > 40)
+        features[i, column["short"]] = float(n_words < 14)
+        features[i, column["words"]] = min(n_words, 60) / 60
         features[i, column["centrality"]] = float(central_z[i])
         features[i, column["title"]] = float(title_z[i])
         for r, name in enumerate(ROLES):

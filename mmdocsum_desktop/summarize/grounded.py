@@ -315,7 +315,7 @@ class GroundedWriter:
         checked: list[CheckedSentence] = []
         seen: list[str] = []
         for row, sentence in enumerate(sentences):
-            order = np.argsort(-scores[row]) if len(items) else []
+            order = np.argsort(-scores[row]) if len(items) else np.zeros(0, dtype=int)
             ranked = [(items[int(j)], float(scores[row, int(j)])) for j in order]
             support = ranked[0][1] if ranked else 0.0
             supporting = [(item, s) for item, s in ranked[:CITE_TOP] if s >= self.support_threshold] or ranked[:1]

@@ -383,7 +383,8 @@ def _plain_text_items(text: str) -> list[dict[str, Any]]:
     if len(chunks) < N_PARAGRAPHS:
         lines = [line for line in body.splitlines() if line.strip()]
         if sum(bool(_HEADING.match(line)) for line in lines) >= 2:
-            chunks, current = [], []
+            chunks = []
+            current: list[str] = []
             for line in lines:
                 if _HEADING.match(line) and current:
                     chunks.append(" ".join(current))
@@ -416,12 +417,12 @@ def parse_answer(text: Any, n_images: int | None = None) -> ParsedAnswer:
         text = "" if text is None else str(text)
         decoded = decode_json(text)
         if decoded is None:
-            items = _plain_text_items(text)
-            if not items:
+            plain_items = _plain_text_items(text)
+            if not plain_items:
                 return ParsedAnswer(ok=False, paragraphs=[ParsedParagraph("", image_status="missing") for _ in range(N_PARAGRAPHS)],
                                     raw=None, format_issues=["no JSON and no paragraphs in the answer"])
             format_issues.append("not JSON: paragraphs read from plain text")
-            value = items
+            value = plain_items
         else:
             value, format_issues = decoded[0], decoded[1]
     items = _as_items(value, format_issues)

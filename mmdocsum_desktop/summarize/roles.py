@@ -140,7 +140,9 @@ def _names_a_part(heading: str | None) -> bool:
     # the name alone, or glued to its first subsection's heading ("Results Taxonomy", "Materials and
     # methods Drugs and chemicals", "Methods: participants and outcomes")
     match = _PART_NAME.match(text)
-    return bool(match) and (match.end() == len(text) or bool(re.match(r"\s*:|\s+[A-Z]", text[match.end():])))
+    if match is None:
+        return False
+    return match.end() == len(text) or bool(re.match(r"\s*:|\s+[A-Z]", text[match.end():]))
 
 
 # a number no section has ("90 Sample*") or a table note's asterisk: a table header, not a heading

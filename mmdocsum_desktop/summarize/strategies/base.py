@@ -21,6 +21,9 @@ from mmdocsum_desktop.schemas.summary import (
     ROLE_TITLES,
     EngineInfo,
     FigureEntry,
+    GroundingRecord,
+    LongDocumentRecord,
+    ParseRecord,
     Repair,
     Summary,
     SummaryOptions,
@@ -67,9 +70,9 @@ class Draft:
     warnings: list[str] = field(default_factory=list)
     repairs: list[Repair] = field(default_factory=list)
     generations: list[Any] = field(default_factory=list)  # GenerationRecords (or their dicts)
-    parse: dict[str, Any] | None = None
-    long_document: dict[str, Any] | None = None
-    grounding: dict[str, Any] | None = None
+    parse: ParseRecord | None = None
+    long_document: LongDocumentRecord | None = None
+    grounding: GroundingRecord | None = None
     raw_answer: str | None = None
     # evidence strategies: each paragraph's evidence and the items its text rests on (figures follow them)
     evidence: list[ParagraphEvidence] | None = None

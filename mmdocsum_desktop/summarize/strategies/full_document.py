@@ -28,7 +28,9 @@ from mmdocsum_desktop.schemas.summary import (
     FigureChoice,
     FigureEntry,
     GenerationRecord,
+    LongDocumentRecord,
     NoFigure,
+    ParseRecord,
     Repair,
     SummaryOptions,
     SummaryParagraph,
@@ -62,7 +64,8 @@ class FullDocumentStrategy(LanguageModelText):
         paragraphs, sources, repairs = _paragraphs_from_answer(parsed, document, self.embedder, options,
                                                                context.control)
         draft = Draft(paragraphs=paragraphs, sources=sources, warnings=warnings, repairs=repairs,
-                      generations=run.generations, parse=parsed.to_json(), long_document=long_record,
+                      generations=run.generations, parse=ParseRecord.model_validate(parsed.to_json()),
+                      long_document=None if long_record is None else LongDocumentRecord.model_validate(long_record),
                       raw_answer=raw_answer)
         for i, p in enumerate(parsed.paragraphs):
             if p.image_status == "ok" and p.image is not None:
