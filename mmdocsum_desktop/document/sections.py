@@ -182,7 +182,7 @@ def heading_roles(text: str | None) -> HeadingRole | None:
 
 
 # The summary's part for each heading role ("skip": never summarised), in the vocabulary of
-# engines.extractive.section_role, which knows English headings only.
+# summarize.roles.section_role, whose own cues are English (it falls back to this for the others).
 _SUMMARY_PARTS = {
     "introduction": "background",
     "methods": "method",
