@@ -49,6 +49,7 @@ from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.summary import (
     ROLE_TITLES,
     Evidence,
+    GroundingRecord,
     Repair,
     SentenceCitation,
     SummaryOptions,
@@ -112,7 +113,7 @@ class WrittenSummary:
     used: list[list[EvidenceItem]]  # per paragraph: the evidence its sentences rest on
     repairs: list[Repair] = field(default_factory=list)
     generations: list[dict[str, Any]] = field(default_factory=list)
-    record: dict[str, Any] = field(default_factory=dict)
+    record: GroundingRecord = field(default_factory=GroundingRecord)
 
 
 class GroundedWriter:
@@ -209,13 +210,13 @@ class GroundedWriter:
             result.paragraphs.append(paragraph)
             result.used.append(used)
         control.report(len(evidence), len(evidence), "paragraphs written")
-        result.record = {
+        result.record = GroundingRecord.model_validate({
             "writer": "grounded",
             "support": "cross-encoder" if self.reranker is not None else "MiniLM cosine",
             "support_threshold": self.support_threshold,
             **counts,
             "evidence": [e.to_json() for e in evidence],
-        }
+        })
         return result
 
     # ------------------------------------------------------------------------------------ the model

@@ -101,6 +101,7 @@ def _relative_image(image: str | None, base_dir: str | Path | None) -> str | Non
     except ValueError:  # not inside the document's folder: kept as it is
         return image
 
+
 # -------------------------------------------------------------------------------------------- main
 
 

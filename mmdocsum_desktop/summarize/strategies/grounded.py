@@ -5,7 +5,6 @@ paragraph shows a figure its evidence discusses."""
 from __future__ import annotations
 
 from mmdocsum_desktop.engines.base import TextEngine
-from mmdocsum_desktop.schemas.summary import GroundingRecord
 from mmdocsum_desktop.summarize.evidence import select_evidence
 from mmdocsum_desktop.summarize.grounded import GroundedWriter
 from mmdocsum_desktop.summarize.sentences import Embedder
@@ -32,4 +31,4 @@ class GroundedStrategy(EvidenceFigures, LanguageModelText):
         written = GroundedWriter(self.engine, self.embedder).write(context.document, evidence, context.options,
                                                                    control=context.control, on_text=context.on_text)
         return Draft(paragraphs=written.paragraphs, warnings=warnings, repairs=written.repairs,
-                     generations=written.generations, grounding=GroundingRecord.model_validate(written.record), evidence=evidence, used=written.used)
+                     generations=written.generations, grounding=written.record, evidence=evidence, used=written.used)
