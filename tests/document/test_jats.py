@@ -278,7 +278,7 @@ def test_external_entities_are_not_read(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     document = read_document(path)
-    assert "TOP-SECRET" not in document.to_json()
+    assert "TOP-SECRET" not in document.model_dump_json()
     assert document.blocks[0].text == "Leak: end & été"
 
 
