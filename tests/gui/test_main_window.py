@@ -309,3 +309,28 @@ def test_the_small_model_warning_goes_when_another_engine_is_chosen(qtbot, make_
     save_settings(Settings())  # the user picks the extractive engine in Settings
     window._settings_changed()  # what closing the Settings dialog runs
     assert window.banner.text == ""
+
+
+def test_each_window_owns_its_session_and_takes_new_settings_on_the_gui_thread(qtbot, make_window):
+    """No process-wide session: a window's jobs run in the Session it made, and settings saved meanwhile
+    (by the Settings dialog, here by save_settings) are handed to it on the GUI thread, never by a job."""
+    import threading
+
+    from mmdocsum_desktop.schemas.settings import Settings, save_settings
+
+    first, second = make_window(), make_window()
+    assert first.session is not second.session and first.session.models is not second.session.models
+    handed_on: list[threading.Thread] = []
+    real = first.session.use_settings
+
+    def recording(settings):  # the real method; only the thread it is called on is noted
+        handed_on.append(threading.current_thread())
+        real(settings)
+
+    first.session.use_settings = recording
+    save_settings(Settings.model_validate({"engines": {"engine": "extractive", "seed": 7}}))
+    open_document(qtbot, first, PAPERS / "docling_picture_classification.pdf")
+    summarize(qtbot, first)
+    assert first.session.settings.engines.seed == 7 and first.session.engine_name() == "extractive"
+    assert handed_on and all(thread is threading.main_thread() for thread in handed_on)
+    assert second.session.settings.engines.seed == 0  # the other window's session was not touched
