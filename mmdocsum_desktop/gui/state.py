@@ -28,7 +28,7 @@ class AppState(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._workspace: proj.Workspace | None = None
-        self._busy_job: Any | None = None
+        self._busy = False  # a summary job runs
 
     # ---- what the views read
     @property
@@ -49,7 +49,7 @@ class AppState(QObject):
 
     @property
     def busy(self) -> bool:
-        return self._busy_job is not None
+        return self._busy
 
     # ---- what the main window writes
     def hold(self, workspace: proj.Workspace | None) -> None:
@@ -79,8 +79,7 @@ class AppState(QObject):
         self._workspace.project.placements = list(placements)
         self.placementsChanged.emit(self.placements)
 
-    def set_busy_job(self, job: Any | None) -> None:
-        was_busy = self.busy
-        self._busy_job = job
-        if self.busy != was_busy:
-            self.busyChanged.emit(self.busy)
+    def set_busy(self, busy: bool) -> None:
+        if busy != self._busy:
+            self._busy = busy
+            self.busyChanged.emit(busy)

@@ -69,7 +69,7 @@ class SummaryController(QObject):
         job.signals.failed.connect(self._failed)
         job.signals.cancelled.connect(lambda partial: self._cancelled())
         job.signals.finished.connect(self._finished)
-        self.model.set_busy_job(job)
+        self.model.set_busy(True)
         self.view.begin_stream(f"{title} with the {engine} engine…")
         window.tabs.setCurrentWidget(self.view)
         window.start_job(job)
@@ -82,7 +82,7 @@ class SummaryController(QObject):
     def _finished(self) -> None:
         if not self._alive():
             return
-        self.model.set_busy_job(None)
+        self.model.set_busy(False)
         self.view.end_stream()
         self.window.update_actions()
 
