@@ -49,6 +49,7 @@ from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.summary import (
     ROLE_TITLES,
     Evidence,
+    GenerationRecord,
     GroundingRecord,
     Repair,
     SentenceCitation,
@@ -112,7 +113,7 @@ class WrittenSummary:
     paragraphs: list[SummaryParagraph]
     used: list[list[EvidenceItem]]  # per paragraph: the evidence its sentences rest on
     repairs: list[Repair] = field(default_factory=list)
-    generations: list[dict[str, Any]] = field(default_factory=list)
+    generations: list[GenerationRecord] = field(default_factory=list)
     record: GroundingRecord = field(default_factory=GroundingRecord)
 
 
@@ -178,7 +179,8 @@ class GroundedWriter:
                 except EngineError as error:
                     failure = f"the model failed: {error}"
             if generation is not None:
-                result.generations.append({"stage": f"paragraph {k + 1} ({role})", **generation})
+                result.generations.append(GenerationRecord.model_validate({"stage": f"paragraph {k + 1} ({role})",
+                                                                           **generation}))
             checked = self.check(text, paragraph_evidence, document.title, cut_off=bool(
                 not self.by_sentence and generation and generation.get("finish_reason") in ("length", "timeout")))
             counts["written"] += len(checked)

@@ -209,8 +209,8 @@ def test_the_one_call_paragraph_writer_stops_after_its_sentences(exported, embed
     document, _ = exported(PAPER)
     evidence, _ = select_evidence(document, embedder, include_abstract=False)
     written = GroundedWriter(smollm_engine, embedder, by_sentence=False).write(document, evidence, SummaryOptions())
-    calls = [g for g in written.generations if g["stage"].startswith("paragraph")]
-    assert len(calls) == sum(bool(e.items) for e in evidence) and all("calls" not in g for g in calls)
+    calls = [g for g in written.generations if g.stage and g.stage.startswith("paragraph")]
+    assert len(calls) == sum(bool(e.items) for e in evidence) and all(g.calls is None for g in calls)
     assert written.record.written == written.record.supported + written.record.dropped
     for paragraph in written.paragraphs:
         if paragraph.source == "model":
