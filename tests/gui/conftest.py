@@ -15,6 +15,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 
+from mmdocsum_desktop.app import catalog  # noqa: E402
+from mmdocsum_desktop.gui.main_window import MainWindow  # noqa: E402
+from mmdocsum_desktop.schemas.settings import EngineSettings, LlamaSettings, Settings, save_settings  # noqa: E402
+
 # Messages the offscreen platform prints about itself; nothing of ours.
 QT_LOG_IGNORE = [
     r"This plugin does not support propagateSizeHints\(\)",
@@ -77,6 +81,13 @@ def isolated_dirs(tmp_path, monkeypatch, model_cache_dir):
     return tmp_path
 
 
+def smollm2_settings() -> None:
+    """The settings a user had when SmolLM2-135M wrote nonsense: the llama engine with that model."""
+    entry = catalog.get_model("smollm2-135m")
+    save_settings(Settings(engines=EngineSettings(engine="llama", llama=LlamaSettings(model=str(entry.path()),
+                                                                                         n_ctx=2048, n_threads=1))))
+
+
 def wait_job(qtbot, job, timeout: int = 30_000):
     """Wait until a Job has ended and the GUI has handled all of its signals."""
     assert job is not None
@@ -87,7 +98,6 @@ def wait_job(qtbot, job, timeout: int = 30_000):
 @pytest.fixture
 def make_window(qtbot):
     """A MainWindow that is closed (cleanly, discarding its work) at the end of the test."""
-    from mmdocsum_desktop.gui.main_window import MainWindow
 
     windows = []
 

@@ -25,6 +25,8 @@ import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from mmdocsum_desktop.gui.main_window import MainWindow  # noqa: E402 — Qt reads the platform when it loads
+
 
 def main(argv: list[str]) -> int:
     project_file, journal_path, seed = argv[0], argv[1], int(argv[2])
@@ -32,8 +34,6 @@ def main(argv: list[str]) -> int:
     from PySide6.QtGui import QTextCursor
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
-
-    from mmdocsum_desktop.gui.main_window import MainWindow
 
     journal = os.open(journal_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
 

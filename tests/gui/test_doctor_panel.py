@@ -7,14 +7,14 @@ import threading
 import llama_cpp
 from PySide6.QtGui import QGuiApplication
 
+import mmdocsum_desktop.app.doctor as doctor
+from mmdocsum_desktop.gui.settings_dialog import SettingsDialog
 from mmdocsum_desktop.gui.widgets.doctor_panel import DoctorPanel
 from mmdocsum_desktop.gui.workers import JobRunner
 from tests.gui.conftest import wait_job
 
 
 def test_panel_checks_when_shown_off_the_gui_thread_and_copies(qtbot, monkeypatch):
-    import mmdocsum_desktop.app.doctor as doctor
-
     threads = []
     real = doctor.run_doctor
 
@@ -42,8 +42,6 @@ def test_panel_checks_when_shown_off_the_gui_thread_and_copies(qtbot, monkeypatc
 
 
 def test_settings_dialog_has_the_doctor_tab(qtbot):
-    from mmdocsum_desktop.gui.settings_dialog import SettingsDialog
-
     runner = JobRunner()
     dialog = SettingsDialog(runner)
     qtbot.addWidget(dialog)

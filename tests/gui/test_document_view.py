@@ -10,6 +10,8 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from mmdocsum_desktop.gui import document_view
+from mmdocsum_desktop.gui.main_window import MainWindow
+from mmdocsum_desktop.gui.prefs import GuiPrefs
 from tests.conftest import PAPERS
 from tests.gui.test_main_window import OPEN_TIMEOUT, open_document, wait_for
 
@@ -22,8 +24,6 @@ def opened(qapp, tmp_path_factory):
     each test starts from page 1, nothing selected, no search, no page turned."""
     import os
 
-    from mmdocsum_desktop.gui.main_window import MainWindow
-    from mmdocsum_desktop.gui.prefs import GuiPrefs
 
     root = tmp_path_factory.mktemp("reader")
     keys = ("MMDOCSUM_WORKSPACES_DIR", "MMDOCSUM_CONFIG_DIR", "MMDOCSUM_DATA_DIR")

@@ -14,24 +14,27 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from mmdocsum_desktop.gui import render_process
+from mmdocsum_desktop.gui.app import display_problem
+from mmdocsum_desktop.gui.settings_dialog import SettingsDialog, gguf_refusal
+from mmdocsum_desktop.gui.workers import JobRunner
 from mmdocsum_desktop.models import registry
-from mmdocsum_desktop.schemas.settings import EngineSettings, LlamaSettings, Settings, save_settings
+from mmdocsum_desktop.schemas.settings import (
+    EngineSettings,
+    LlamaSettings,
+    Settings,
+    load_settings,
+    save_settings,
+)
 from mmdocsum_desktop.schemas.summary import Summary
 from tests.conftest import PAPERS
-from tests.gui.conftest import wait_job
+from tests.gui.conftest import smollm2_settings, wait_job
 from tests.gui.test_main_window import open_document, summarize
 
 PAPER = PAPERS / "mineru_demo2.pdf"  # 6 pages, 5 figures
 TEXT = ("Stereo matching estimates disparity from two views of a scene.\n\n"
         "Fig. 2 shows how temporal consistency across video frames reduces flicker in the disparity maps.\n\n"
         "The error of the methods on several sequences is plotted in Fig. 4.\n")
-
-
-def smollm2_settings() -> None:
-    """The settings a user had when SmolLM2-135M wrote nonsense: the llama engine with that model."""
-    entry = registry.get_model("smollm2-135m")
-    save_settings(Settings(engines=EngineSettings(engine="llama", llama=LlamaSettings(model=str(entry.path()),
-                                                                                         n_ctx=2048, n_threads=1))))
 
 
 # ------------------------------------------------------------------------------------------ reader
@@ -258,8 +261,6 @@ def test_an_article_without_its_image_files_shows_why_not_blank_tiles(qtbot, mak
 
 
 def test_a_missing_x11_library_is_named_instead_of_aborting():
-    from mmdocsum_desktop.gui.app import display_problem
-
     missing = display_problem({"DISPLAY": ":0"}, find_library=lambda name: None)
     assert "libxcb-cursor0" in missing and "apt install" in missing
     assert display_problem({"DISPLAY": ":0"}, find_library=lambda name: "libxcb-cursor.so.0") == ""
@@ -277,7 +278,6 @@ def test_pages_are_rasterised_in_a_child_process_with_its_own_gil(qtbot):
     """PyMuPDF holds the GIL while it renders; the reader's pages come from a child process."""
     import os
 
-    from mmdocsum_desktop.gui import render_process
 
     render_process.warm()
     qtbot.waitUntil(render_process.ready, timeout=120_000)
@@ -292,10 +292,6 @@ def test_pages_are_rasterised_in_a_child_process_with_its_own_gil(qtbot):
 
 
 def test_the_model_manager_uses_a_model_with_one_click_and_refuses_a_non_gguf(qtbot, tmp_path):
-    from mmdocsum_desktop.gui.settings_dialog import SettingsDialog, gguf_refusal
-    from mmdocsum_desktop.gui.workers import JobRunner
-    from mmdocsum_desktop.schemas.settings import load_settings
-
     runner = JobRunner()
     dialog = SettingsDialog(runner)
     qtbot.addWidget(dialog)

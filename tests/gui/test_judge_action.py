@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
+from mmdocsum_desktop.gui import core
+from mmdocsum_desktop.judge.summary import load_aspects, prompt_parts, summary_paragraphs
+from mmdocsum_desktop.schemas.settings import EngineSettings, LlamaSettings, Settings, save_settings
 from tests.conftest import CORPUS
 from tests.engines.conftest import THREADS, require_llama, smollm_path
 from tests.gui.conftest import wait_job as wait_delivered
@@ -39,7 +42,6 @@ def configure(*, model: Path | None = None, engine: str = "extractive", judge: s
     """Settings of this test (MMDOCSUM_DATA_DIR is the test's own): summaries by the extractive engine,
     and when ``model`` is given a GGUF model that the judge uses (chosen as the judge: "auto" never takes
     a GGUF while summaries are extractive)."""
-    from mmdocsum_desktop.schemas.settings import EngineSettings, LlamaSettings, Settings, save_settings
 
     llama = LlamaSettings(model=str(model), n_ctx=2048, n_threads=THREADS) if model else LlamaSettings()
     judge = judge or ("llama" if model else "auto")
@@ -217,8 +219,6 @@ def test_judge_record_from_the_window_summary(qtbot, make_window, tmp_path):
     built from the app's (editable) summary, with image paths that resolve in the workspace."""
     from PIL import Image, ImageDraw
 
-    from mmdocsum_desktop.gui import core
-    from mmdocsum_desktop.judge.summary import load_aspects, prompt_parts, summary_paragraphs
 
     image = Image.new("RGB", (480, 300), "white")
     draw = ImageDraw.Draw(image)

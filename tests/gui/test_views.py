@@ -8,7 +8,10 @@ import re
 import time
 from pathlib import Path
 
+from mmdocsum_desktop.bench import report
+from mmdocsum_desktop.gui.summary_view import paragraph_html
 from mmdocsum_desktop.gui.workers import Job, JobRunner
+from mmdocsum_desktop.schemas.summary import NoFigure, SummaryParagraph
 from tests.conftest import PAPERS
 from tests.gui.conftest import wait_job
 
@@ -73,8 +76,6 @@ def test_markdown_preview_escapes_raw_html(qtbot, make_window):
 
 
 def _ftii_run(folder: Path, acc_i: float) -> Path:
-    from mmdocsum_desktop.bench import report
-
     report.write_run(folder, {"suite": "ftii", "split": "demo", "acc_b": 0.9, "acc_i": acc_i, "acc_ni": 0.95,
                               "n_slots": 40})
     return folder
@@ -167,9 +168,6 @@ def test_worker_progress_stream_and_cancel(qtbot, logfail):
 
 
 def test_a_summary_card_says_why_its_paragraph_shows_no_figure(qtbot):
-    from mmdocsum_desktop.gui.summary_view import paragraph_html
-    from mmdocsum_desktop.schemas.summary import NoFigure, SummaryParagraph
-
     noted = SummaryParagraph(role="method", text="We measured flow.",
                              no_figure=NoFigure(kind="shown_elsewhere", labels=["Figure 2"]))
     html_text = paragraph_html(noted, None)
