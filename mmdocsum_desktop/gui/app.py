@@ -17,6 +17,15 @@ from pathlib import Path
 
 from mmdocsum_desktop import __version__, secrets
 
+try:  # PySide6 is an optional extra: without it the entry point says how to install it
+    from mmdocsum_desktop.gui import launch
+
+    QT_MISSING = False
+except ImportError as missing:
+    if not (missing.name or "").startswith(("PySide6", "shiboken6")):
+        raise
+    QT_MISSING = True
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mmdocsum-desktop", description="Read a document, get its illustrated summary.")
@@ -69,13 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if problem:
         print(f"mmdocsum-desktop: error: {problem}", file=sys.stderr)
         return 2
-    try:
-        # PySide6 (an optional extra) and the window's modules load only once a window is to open: --version,
-        # a refusal, and the frozen bundle's worker processes (which start through this function) never pay for them
-        from mmdocsum_desktop.gui import launch
-    except ImportError as error:
-        if not (error.name or "").startswith(("PySide6", "shiboken6")):
-            raise
+    if QT_MISSING:
         print("mmdocsum-desktop: error: the desktop window needs PySide6: pip install PySide6-Essentials",
               file=sys.stderr)
         return 2
