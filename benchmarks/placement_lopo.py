@@ -86,7 +86,7 @@ def main() -> None:
     for name, *_ in configs:
         for run, _, _ in runs:
             metrics = score_articles(corpus.articles, predictions[(name, run)])
-            rows.append({"configuration": name, "run": run, **rounded(metrics.as_dict())})
+            rows.append({"configuration": name, "run": run, **rounded(metrics.to_dict())})
             print(f"{name:28s} {run:18s} Acc_b {metrics.acc_b:.3f} Acc_i {metrics.acc_i:.3f} Acc_ni {metrics.acc_ni:.3f}")
     payload = {
         "benchmark": "leave-one-paper-out on the FTII split of the 7 corpus papers (old corpus)",

@@ -94,7 +94,7 @@ def main() -> None:
             warnings.update(engine.warnings)
             predicted = [item.keys[p.candidate] if p.candidate is not None else None for p in placed]
             rows.append(m.flow_scores(item.gold, predicted))
-        pooled = m.pool_flow_scores(rows).to_json()
+        pooled = m.pool_flow_scores(rows).to_dict()
         results[name] = {**{k: (round(v, 4) if isinstance(v, float) else v) for k, v in pooled.items()},
                          "place_wall_s": round(time.perf_counter() - wall, 2),
                          "place_cpu_s": round(time.process_time() - cpu, 2),

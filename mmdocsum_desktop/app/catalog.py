@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop import paths
 from mmdocsum_desktop.engines.gguf_check import read_gguf_info
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.models import devices, fitness, paths, registry
+from mmdocsum_desktop.models import devices, fitness, registry
 from mmdocsum_desktop.models.devices import LlamaCppInfo
 from mmdocsum_desktop.models.fitness import USE_TITLES, USES, Fitness, Use, Verdict
+from mmdocsum_desktop.models.hashing import sha256_file
 from mmdocsum_desktop.models.registry import (
     GGUF_ROLES,
     MISMATCH,
@@ -35,7 +37,7 @@ __all__ = [
     "GGUF_ROLES", "MISMATCH", "MISSING", "OK", "ROLES", "UNREADABLE", "USES", "USE_TITLES",
     "FileCheck", "Fitness", "LlamaCppInfo", "ModelEntry", "ModelRow", "Use", "Verdict", "VerifyReport",
     "add_model", "assemble", "bench_runs_dir", "cache_dir", "check_gguf", "data_dir", "describe_devices",
-    "device_for_role", "download", "fitness_for_entry", "fitness_for_judgement", "fitness_for_model",
+    "device_for_role", "download", "file_sha256", "fitness_for_entry", "fitness_for_judgement", "fitness_for_model",
     "fitness_for_settings", "fitness_for_summary", "get_model", "list_models", "llama_cpp_info", "model_rows",
     "presence", "remove_model", "verify",
 ]
@@ -135,6 +137,12 @@ def check_gguf(path: str | os.PathLike[str], *, what: str = "model") -> None:
     """A plain ModelFormatError when ``path`` is not a usable GGUF file (missing, empty, truncated, not
     GGUF); reads only the header, so a multi-GB model is checked in well under a second."""
     read_gguf_info(path, what=what)
+
+
+def file_sha256(path: str | os.PathLike[str], *, control: JobControl | None = None) -> str:
+    """The sha256 of a model file (hex), read in chunks (progress on ``control``): what a benchmark run
+    records of the models it depends on."""
+    return sha256_file(path, control=control)
 
 
 def data_dir() -> Path:

@@ -4,9 +4,9 @@ A benchmark run (``bench.run.run_benchmark``) hands its :class:`~mmdocsum_deskto
 suites with :func:`using_session`; ``BenchEngine`` then reads and summarises each document with the
 application's own use case (``app.summarize_file``: read with OCR, figures exported, the session's
 engine), exactly as `mmdocsum summarize` does, and returns what the suites score: the app's answer in
-M-DocSum form (``summarize.render.to_mdocsum``), the model's raw answer with the mapping from its image
+M-DocSum form (``schemas.summary.mdocsum_answer``), the model's raw answer with the mapping from its image
 tags to document order (for shuffled images), the number of images shown, timings and warnings.
-``build_judge`` builds a judge through the same session.
+:func:`source_judge` and :func:`summary_judge` hold the session's judge for a run (``app.judging``).
 """
 
 from __future__ import annotations
@@ -20,18 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.app import Session, summarize_file
+from mmdocsum_desktop.app import FileSummary, Session, catalog, judging, summarize_file
+from mmdocsum_desktop.app.output import image_tags, summary_json
+from mmdocsum_desktop.app.placement import figure_candidates
+from mmdocsum_desktop.app.session import ConfiguredEngine
+from mmdocsum_desktop.app.summary import describe_engine
 from mmdocsum_desktop.bench.metrics.mdocsum import count_tokens
-from mmdocsum_desktop.engines import factory
-from mmdocsum_desktop.engines.factory import ConfiguredEngine
-from mmdocsum_desktop.errors import BenchError
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.judge.sources import Judge
-from mmdocsum_desktop.models.hashing import sha256_file
-from mmdocsum_desktop.placement.candidates import candidates_from_document
+from mmdocsum_desktop.schemas.engine import GenerationRecord
 from mmdocsum_desktop.schemas.settings import EngineChoice, EngineSettings, Settings
-from mmdocsum_desktop.summarize import prompt as prompts
-from mmdocsum_desktop.summarize.render import to_json, to_mdocsum
+from mmdocsum_desktop.schemas.summary import mdocsum_answer
 
 # What a run asks for on top of the settings: the one schema (``settings.EngineChoice``) under the name
 # the suites have always used.
@@ -63,11 +61,6 @@ def current_session() -> Session:
     with _run_lock:
         session = _run_session
     return session if session is not None else Session()
-
-
-def shared_embedder() -> Any:
-    """The run's MiniLM text embedder (the session's models)."""
-    return current_session().embedder()
 
 
 @dataclass
@@ -112,7 +105,10 @@ class BenchEngine:
         return self.run.figure_mode
 
     def describe(self) -> dict[str, Any]:
-        info = dict(self.engine.describe())
+        """What writes this run's summaries (``Summary.engine`` as `mmdocsum summarize` records it), with
+        the figure mode and whether figure text is read."""
+        assert self.session is not None
+        info = describe_engine(self.session, self.spec).model_dump(mode="json")
         info["figure_mode"] = self.figure_mode
         info["ocr"] = self.ocr is not None
         return info
@@ -120,9 +116,10 @@ class BenchEngine:
     def model_hashes(self) -> dict[str, str]:
         """sha256 of every model file the run depends on (the embedder's and the GGUFs)."""
         hashes: dict[str, str] = {}
-        model_path = getattr(shared_embedder(), "model_path", None)
+        session = self.session or current_session()
+        model_path = getattr(session.embedder(), "model_path", None)
         if model_path is not None and Path(model_path).exists():
-            hashes[f"embedder:{Path(model_path).name}"] = sha256_file(model_path)
+            hashes[f"embedder:{Path(model_path).name}"] = catalog.file_sha256(model_path)
         hashes.update(engine_model_hashes(self.engine, self.name))
         return hashes
 
@@ -140,15 +137,14 @@ class BenchEngine:
         with tempfile.TemporaryDirectory(prefix="mmdocsum-bench-") as assets:
             result = self._summarize_file(path, Path(assets), options, control)
         document, summary = result.document, result.summary
-        slots = prompts.make_slots(summary.figures, shuffle_seed)
         return {
-            "answer": to_mdocsum(summary),
+            "answer": mdocsum_answer(summary),
             "raw_answer": summary.raw_answer,
-            "tag_to_index": {str(slot.tag): slot.candidate + 1 for slot in slots},
+            "tag_to_index": image_tags(summary, shuffle_seed),
             "n_images": len(summary.figures),
             "n_tokens": count_tokens(document.body_text()),
             "abstract": document.abstract,
-            "parse": summary.parse,
+            "parse": summary.parse.model_dump(mode="json") if summary.parse is not None else None,
             "repairs": len(summary.repairs),
             "generation": _generation_totals(summary.generations),
             "seconds": round(time.perf_counter() - started, 3),
@@ -161,9 +157,10 @@ class BenchEngine:
         crops kept in ``assets`` (image paths relative to ``assets``' parent)."""
         options = {"include_abstract": True, "shuffle_seed": None, "citations": True}
         summary = self._summarize_file(path, Path(assets), options, control).summary
-        return to_json(summary, base_dir=assets, relative_to=Path(assets).parent)
+        return summary_json(summary, base_dir=assets, relative_to=Path(assets).parent)
 
-    def _summarize_file(self, path: Path, assets: Path, options: dict[str, Any], control: JobControl | None):
+    def _summarize_file(self, path: Path, assets: Path, options: dict[str, Any],
+                        control: JobControl | None) -> FileSummary:
         """``app.summarize_file`` with the session's engine for this spec (held while it runs: engines that
         compute here summarise one document at a time)."""
         @contextmanager
@@ -178,13 +175,13 @@ class BenchEngine:
         with itself (the command's ``with Session()``)."""
 
 
-def _generation_totals(generations: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _generation_totals(generations: list[GenerationRecord]) -> dict[str, Any] | None:
     if not generations:
         return None
     return {
         "calls": len(generations),
-        "prompt_tokens": sum(int(g.get("prompt_tokens") or 0) for g in generations),
-        "completion_tokens": sum(int(g.get("completion_tokens") or 0) for g in generations),
+        "prompt_tokens": sum(g.prompt_tokens for g in generations),
+        "completion_tokens": sum(g.completion_tokens for g in generations),
     }
 
 
@@ -192,7 +189,7 @@ def document_stats(path: Path) -> dict[str, Any]:
     """Images (as the summaries pipeline numbers them: figures and tables in document order) and
     length in tokens of a document, for scoring predictions and for the breakdowns."""
     document = current_session().read(path)  # as the summaries read it: scanned pages with OCR
-    candidates = candidates_from_document(document, None, require_image=False)
+    candidates = figure_candidates(document, None, require_image=False)
     return {
         "n_images": len(candidates),
         "n_tokens": count_tokens(document.body_text()),
@@ -207,7 +204,7 @@ def engine_file_hashes(engine: Any) -> dict[str, str]:
     for attr in ("model", "mmproj"):
         path = getattr(config, attr, None)
         if isinstance(path, Path) and path.exists():
-            hashes[f"{attr}:{path.name}"] = sha256_file(path)
+            hashes[f"{attr}:{path.name}"] = catalog.file_sha256(path)
     return hashes
 
 
@@ -219,16 +216,22 @@ def engine_model_hashes(engine: Any, name: str) -> dict[str, str]:
     return hashes
 
 
-def build_judge_engine(spec: EngineSpec, settings: EngineSettings | None = None):
-    """A language-model engine for judging; a clear BenchError for the extractive engine or none set up."""
-    try:
-        return factory.build_judge_engine(settings or current_session().settings.engines, spec)
-    except factory.JudgeNotConfiguredError as error:
-        raise BenchError(str(error)) from error
-
-
-def build_judge(spec: EngineSpec | None):
-    """A :class:`~mmdocsum_desktop.judge.sources.Judge` over a language-model engine, or None."""
+@contextmanager
+def source_judge(spec: EngineSpec | None) -> Iterator[Any]:
+    """A judge of answers against their sources (``judge.sources.Judge``) over the run's session's judge
+    engine, held for the block; None without ``spec``. The session keeps and closes the engine."""
     if spec is None:
-        return None
-    return Judge(build_judge_engine(spec))
+        yield None
+        return
+    with judging.source_judge(current_session(), spec) as judge:
+        yield judge
+
+
+@contextmanager
+def summary_judge(spec: EngineSpec, *, self_consistency: int = 1,
+                  time_limit_s: float | None = None) -> Iterator[Any]:
+    """A judge of summaries (``judge.summary.SummaryJudge``) over the run's session's judge engine, held
+    for the block; the session keeps and closes the engine."""
+    with judging.summary_judge(current_session(), spec, self_consistency=self_consistency,
+                               time_limit_s=time_limit_s) as judge:
+        yield judge

@@ -13,7 +13,7 @@ import base64
 import html
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -106,16 +106,16 @@ def _png(figure) -> str:
 def _pyplot():
     """matplotlib with its file-only backend. Imported here, not at the top: it takes about a second and
     only the HTML report and the GUI's plots need it, not every command that reads a metrics file."""
-    import matplotlib
+    import matplotlib  # lazy: about a second to import, for the HTML report's plots only
 
     matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # after choosing the file-only backend above
 
     return plt
 
 
 def bar_chart(
-    title: str, groups: Sequence[str], series: dict[str, Sequence[float | None]], ylabel: str = ""
+    title: str, groups: Sequence[str], series: Mapping[str, Sequence[float | None]], ylabel: str = ""
 ) -> str:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 3.2))
@@ -160,6 +160,7 @@ def plots(metrics: dict[str, Any]) -> list[tuple[str, str]]:
     """(title, base64 PNG) for every plot this run has data for."""
     suite = suite_of(metrics)
     out: list[tuple[str, str]] = []
+    keys: Sequence[str]
     if suite == "mdocsum":
         rows = metrics.get("per_paragraph") or []
         if rows:
@@ -311,6 +312,7 @@ def sections(metrics: dict[str, Any]) -> list[tuple[str, list[str], list[list[An
     """(title, header, rows) of every table of a run."""
     suite = suite_of(metrics)
     out: list[tuple[str, list[str], list[list[Any]]]] = []
+    keys: Sequence[str]
     top = headline(metrics)
     out.append(("Overall", [MDOCSUM_LABELS.get(k, k) for k in top], [list(top.values())]))
     if suite == "mdocsum":

@@ -10,9 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop.app.placement import read_captions_file
 from mmdocsum_desktop.app.session import Session
+from mmdocsum_desktop.bench import splits
 from mmdocsum_desktop.bench.glue import using_session
+from mmdocsum_desktop.bench.metrics.ftii import score_articles
+from mmdocsum_desktop.bench.splits import load_flow_insertion
 from mmdocsum_desktop.bench.suites import SUITES
+from mmdocsum_desktop.bench.suites.ftii import run_flow_insertion
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.fileio import write_json_atomic
 from mmdocsum_desktop.jobs import JobControl
@@ -27,6 +32,7 @@ def run_benchmark(
     suite: str,
     split: str | Path,
     out: str | Path,
+    /,
     *,
     choice: EngineChoice | None = None,
     judge: EngineChoice | None = None,
@@ -36,7 +42,8 @@ def run_benchmark(
     """Run ``suite`` (a name in :data:`bench.suites.SUITES`) on ``split`` into ``out``; return its metrics.
 
     ``split`` is what the suite reads: "demo" or a split folder; for ``pairs`` the folder of PDF + JATS
-    pairs (its dev/test half is the ``split`` suite option); for ``judge`` a list of documents.
+    pairs (its dev/test half is the ``split`` suite option: the first four parameters are positional only,
+    so the names do not clash); for ``judge`` a list of documents.
     ``choice``: the summary engine on top of the saved settings (None: as configured); ``judge``: the
     judge's engine (None: no judge-based metrics). ``suite_options`` are the suite's own (e.g.
     ``predictions``, ``concurrency``, ``restart``; for mdocsum ``options``; for pairs ``stages``)."""
@@ -78,12 +85,6 @@ def run_ftii(
 ) -> dict[str, Any]:
     """FTII flow insertion: place the images of every article of ``data`` ("demo": the bundled split)
     and score them; writes OUT/predictions.json and OUT/metrics.json. ``warnings`` in the metrics."""
-    from mmdocsum_desktop.bench import splits
-    from mmdocsum_desktop.bench.metrics.ftii import score_articles
-    from mmdocsum_desktop.bench.splits import load_flow_insertion
-    from mmdocsum_desktop.bench.suites.ftii import run_flow_insertion
-    from mmdocsum_desktop.placement import read_captions_file
-
     if splits.bundled(data) is not None:  # "demo", "pmc-test": the data, images and captions it ships
         data, images_root, captions = splits.bundled_ftii(str(data))
         captions = captions if captions.is_file() else None
@@ -96,7 +97,7 @@ def run_ftii(
     run = run_flow_insertion(articles, engine, images_root, captions=known_captions, strategy=strategy,
                              control=control)
     predictions = {a.id: run.predictions[a.id] for a in articles}
-    metrics = score_articles(articles, run.predictions).as_json()
+    metrics = score_articles(articles, run.predictions).metrics()
     write_ftii_outputs(out, predictions, metrics)
     return {**metrics, "warnings": list(dict.fromkeys(run.warnings))}
 

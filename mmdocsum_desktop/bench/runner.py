@@ -14,6 +14,7 @@ run one at a time. Items that fail are reported with their reason and are tried 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -194,7 +195,7 @@ def run_stage(
             if control.cancelled:
                 outcome.cancelled = True
                 break
-            finish(item, lambda item=item: work(item, inner))
+            finish(item, functools.partial(work, item, inner))
             if outcome.cancelled:
                 break
     else:

@@ -22,6 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop.app import Session, catalog
+from mmdocsum_desktop.app.extract import export
+from mmdocsum_desktop.app.placement import figure_candidates
 from mmdocsum_desktop.fileio import write_json_atomic
 
 _PACKAGE = Path(__file__).resolve().parents[1]
@@ -57,9 +60,7 @@ class PaperReading:
 
 
 def cache_root() -> Path:
-    from mmdocsum_desktop.models.paths import cache_dir
-
-    return cache_dir() / "bench-splits"
+    return catalog.cache_dir() / "bench-splits"
 
 
 def reading_key() -> str:
@@ -96,16 +97,16 @@ def paper_reading(pdf: Path, control: Any = None) -> PaperReading:
 
 
 def _read_into(pdf: Path, folder: Path, control: Any) -> None:
-    from mmdocsum_desktop.document.reader import export_document, read_document
-    from mmdocsum_desktop.placement.candidates import candidates_from_document
-
     folder.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{pdf.stem}-", dir=folder.parent))
     try:
-        document = read_document(pdf, control=control)
-        export_document(document, work, control=control)
+        # read as every command reads (a scanned page with OCR), figures numbered as the summary numbers them
+        document = Session().read(pdf, control=control)
+        export(document, work, control=control)
         rows = []
-        for number, candidate in enumerate(candidates_from_document(document, work), start=1):
+        # figures with a crop only (the default): each has its image
+        for number, candidate in enumerate(figure_candidates(document, work), start=1):
+            assert candidate.image is not None
             rows.append({
                 "number": number,
                 "label": candidate.label,

@@ -58,6 +58,7 @@ from typing import Any, Generic, TypeVar
 
 from mmdocsum_desktop.bench.metrics.ftii import normalise_path
 from mmdocsum_desktop.bench.metrics.mdocsum import parse_gold
+from mmdocsum_desktop.bench.split_assets import cache_root, paper_reading, reading_key, slug, unpacked
 from mmdocsum_desktop.errors import BenchError, InputNotFoundError, JobCancelled, MmdocsumError
 from mmdocsum_desktop.fileio import write_json_atomic
 from mmdocsum_desktop.schemas.bench import (
@@ -416,8 +417,6 @@ def _gold_by_label(roles: Any, folder: Path, document: Any, control: Any = None)
     """Four ``{"summary", "image_label"}`` roles → gold paragraphs with the app's image numbers, and the
     number of images the app finds. A label the app does not find in the document is refused (the
     document could not be scored fairly)."""
-    from mmdocsum_desktop.bench.split_assets import paper_reading
-
     if not isinstance(roles, list) or len(roles) != 4 or not all(isinstance(r, dict) for r in roles):
         raise ValueError("roles must be a list of 4 objects")
     path = _document_path(folder, document)
@@ -535,15 +534,15 @@ def record_from_json(data: dict[str, Any], images_root: Path | None, line: int =
     random.Random(SHUFFLE_SEED).shuffle(combined)
     order: list[str] = []
     for content in combined:
-        source_id = None
+        shown: str | None = None
         if content in text_2_idx:
-            source_id = text_2_idx[content]
+            shown = text_2_idx[content]
         elif content in image_2_idx:
-            source_id = f"Figure {image_2_idx[content]}"
+            shown = f"Figure {image_2_idx[content]}"
         elif content in table_2_idx:
-            source_id = f"Table {table_2_idx[content]}"
-        if source_id is not None and source_id in sources and source_id not in order:
-            order.append(source_id)
+            shown = f"Table {table_2_idx[content]}"
+        if shown is not None and shown in sources and shown not in order:
+            order.append(shown)
     order += [s for s in sources if s not in order]
 
     modal = data.get("evidence_modal")
@@ -613,8 +612,6 @@ def _cut_mcite_images(path: Path, folder: Path, control: Any = None) -> Path:
     """For records over ``papers/PDF_ID.pdf``: ``<root>/PDF_ID/images/figure-N.png`` for every figure and
     table the app finds in the PDF (its crop), in the cache; a visual it does not find has no file and
     the record says so (shown to the model as unavailable)."""
-    from mmdocsum_desktop.bench.split_assets import cache_root, paper_reading, slug
-
     skipped: list[Skipped] = []
     pdf_ids = {str(d.get("pdf_id", "")).replace(".pdf", "") for _, d in _records(path, skipped)}
     root = cache_root() / "mcite" / _digest(path)
@@ -634,8 +631,6 @@ def _cut_mcite_images(path: Path, folder: Path, control: Any = None) -> Path:
 
 def _digest(path: Path) -> str:
     """A short hash of a file and of the reading code (split_assets' cache key), for cache folders."""
-    from mmdocsum_desktop.bench.split_assets import reading_key
-
     return hashlib.sha256(path.read_bytes() + reading_key().encode()).hexdigest()[:16]
 
 
@@ -670,8 +665,6 @@ def load_rouge(split: str | Path) -> Split[RougeItem]:
                 result.skipped.append(Skipped(number, item_id, str(error)))
                 continue
             if document_path.suffix == ".gz" and document_path.is_file():  # bundled gzipped JATS
-                from mmdocsum_desktop.bench.split_assets import unpacked
-
                 document_path = unpacked(document_path)
             item = RougeItem(item_id, reference.strip(), document=document_path, line=number)
         elif isinstance(words, list) and words:
@@ -705,8 +698,6 @@ def bundled_ftii(name: str) -> tuple[Path, Path, Path]:
         return demo_ftii()
     source = resolve(name, "ftii")
     folder = source.parent
-    from mmdocsum_desktop.bench.split_assets import cache_root, paper_reading, slug
-
     root = cache_root() / "ftii" / _digest(source)
     data, captions = root / "flow_insertion.json", root / "captions.json"
     if data.is_file() and captions.is_file():

@@ -29,6 +29,7 @@ if _started_as_the_command():
     signal.signal(signal.SIGINT, _interrupted_while_starting)
 
 import argparse  # noqa: E402 — after the start-up Ctrl-C handler, on purpose
+import importlib  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 
 from mmdocsum_desktop import __version__, secrets  # noqa: E402
@@ -40,8 +41,6 @@ _COMMAND_MODULES = ["extract", "models", "summarize", "place", "ask", "bench", "
 
 
 def build_parser() -> argparse.ArgumentParser:
-    import importlib
-
     parser = argparse.ArgumentParser(
         prog="mmdocsum", description="Read documents and write interleaved, cited, illustrated summaries."
     )

@@ -12,8 +12,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from mmdocsum_desktop.cli.progress import tqdm_control
+from mmdocsum_desktop.app import Session
+from mmdocsum_desktop.app.ask import ask, check_question, question_language_note  # app.ask is also the module
+from mmdocsum_desktop.cli.progress import tqdm_control, write_stderr
 from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
+from mmdocsum_desktop.fileio import check_output_path, write_text_atomic
+from mmdocsum_desktop.schemas.answer import Answer, AnswerSentence
+from mmdocsum_desktop.schemas.settings import EngineChoice
 
 FORMATS = ("md", "json")
 
@@ -44,14 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.answer.ask import prepare_question
-    from mmdocsum_desktop.app.ask import ask
-    from mmdocsum_desktop.app.session import Session
-    from mmdocsum_desktop.document.language import guess_language
-    from mmdocsum_desktop.fileio import check_output_path, write_text_atomic
-    from mmdocsum_desktop.schemas.settings import EngineChoice
-
-    question, _ = prepare_question(args.question)  # empty → a clear error before anything loads
+    question = check_question(args.question)  # empty → a clear error before anything loads
     if not args.file.exists():
         raise InputNotFoundError(f"{args.file}: no such file")
     if args.max_tokens is not None and args.max_tokens < 1:
@@ -70,11 +68,10 @@ def run(args: argparse.Namespace) -> int:
         with tqdm_control("reading", enabled=not args.quiet) as control:
             # scanned pages are read with OCR unless --no-ocr, as in every command and the GUI
             document = session.read(args.file, password=args.password, control=control, ocr=not args.no_ocr)
-        language = guess_language(question)
-        if language and language != "en":
-            notes.append(f"the question looks {language}, the evidence models are English-only: "
-                         "answers may miss, ask in English for the best evidence")
-        on_text = (lambda piece: (sys.stderr.write(piece), sys.stderr.flush())) if args.stream else None
+        language_note = question_language_note(question)
+        if language_note:
+            notes.append(language_note)
+        on_text = write_stderr if args.stream else None
         with tqdm_control("answering", enabled=not args.quiet and not args.stream) as control:
             answer = ask(session, document, args.question, choice=choice, rerank=not args.no_rerank,
                          control=control, on_text=on_text)
@@ -84,10 +81,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         for repair in answer.repairs:
             if repair.kind == "question-truncated":
-                print(f"mmdocsum: note: {repair.detail}", file=sys.stderr)
+                print(f"mmdocsum: note: {repair.reason}", file=sys.stderr)
         for note in answer.notes:
             print(f"mmdocsum: note: {note}", file=sys.stderr)
-    text = answer.to_json() + "\n" if args.format == "json" else render_markdown(answer)
+    text = answer.model_dump_json(indent=2) + "\n" if args.format == "json" else render_markdown(answer)
     if args.output is not None:
         write_text_atomic(args.output, text)
     else:
@@ -95,13 +92,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _where(sentence) -> str:
+def _where(sentence: AnswerSentence) -> str:
     parts = [f"p. {', '.join(str(p) for p in sentence.pages)}"] if sentence.pages else []
     parts += sentence.figures + sentence.tables
     return f" [{' · '.join(parts)}]" if parts else ""
 
 
-def render_markdown(answer) -> str:
+def render_markdown(answer: Answer) -> str:
     lines = [f"**Q:** {answer.question}", ""]
     lines.append(" ".join(f"{s.text}{_where(s)}" for s in answer.sentences))
     if answer.evidence:
@@ -113,9 +110,9 @@ def render_markdown(answer) -> str:
             lines.append(f"{item.number}. ({' · '.join(where) or item.kind}; support {item.support:.2f}) {text}")
     if answer.repairs:
         lines += ["", "**Repairs**", ""]
-        lines += [f"- {r.kind}: {r.detail}" for r in answer.repairs]
-    engine = answer.engine.get("engine", "?")
-    model = answer.engine.get("model")
+        lines += [f"- {r.kind}: {r.reason}" for r in answer.repairs]
+    engine = answer.engine.engine or "?"
+    model = answer.engine.model or None
     timing = answer.timings.get("total_s")
     lines += ["", f"_{engine}{f' · {model}' if model and engine != 'extractive' else ''}"
                   f"{f' · {timing:.2f} s' if timing is not None else ''}_", ""]

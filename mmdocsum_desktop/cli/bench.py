@@ -24,8 +24,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop.app import Session
+from mmdocsum_desktop.app.placement import STRATEGIES
 from mmdocsum_desktop.bench import splits
 from mmdocsum_desktop.bench.metrics.ftii import score_articles, single_choice_accuracy
+from mmdocsum_desktop.bench.run import run_ftii as place_and_score
 from mmdocsum_desktop.bench.suites import SUITES
 from mmdocsum_desktop.bench.suites.ftii import run_single_choice
 from mmdocsum_desktop.cli import (
@@ -40,8 +43,8 @@ from mmdocsum_desktop.cli.engine_flags import add_placement_arguments, placement
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.fileio import write_json_atomic
-from mmdocsum_desktop.placement import STRATEGIES
 from mmdocsum_desktop.schemas.bench import BenchDataError
+from mmdocsum_desktop.schemas.placement import PlacementError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -109,9 +112,6 @@ def add_ftii_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _placement(args: argparse.Namespace):
     """(session, placement settings) of the flags; the threshold and images root checked first."""
-    from mmdocsum_desktop.app import Session
-    from mmdocsum_desktop.placement import PlacementError
-
     if args.threshold is not None and not 0.0 < args.threshold < 1.0:
         raise PlacementError("--threshold is a calibrated score between 0 and 1")
     if args.images_root is None and splits.bundled(args.data) is None:  # a bundled split brings its images
@@ -126,12 +126,10 @@ def run_ftii(args: argparse.Namespace) -> int:
     if args.predictions is not None:
         articles = splits.load_flow_insertion(args.data)
         predictions = splits.load_ftii_predictions(args.predictions)
-        metrics = score_articles(articles, predictions).as_json()
+        metrics = score_articles(articles, predictions).metrics()
         write_outputs(args.output, {a.id: predictions[a.id] for a in articles}, metrics)
         warnings: list[str] = []
     else:
-        from mmdocsum_desktop.bench.run import run_ftii as place_and_score
-
         session, placement = _placement(args)
         with tqdm_control("ftii", enabled=not args.quiet) as control:
             metrics = place_and_score(session, args.data, args.output, images_root=args.images_root,

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop.bench import report
 from mmdocsum_desktop.cli import engine_flags
 from mmdocsum_desktop.jobs import JobControl
 
@@ -67,8 +68,6 @@ def cancel_on_sigint(control: JobControl, *, notice: str | None = None) -> Itera
 
 
 def closing_table(metrics: dict[str, Any], out: Path) -> str:
-    from mmdocsum_desktop.bench import report
-
     rows: list[tuple[str, str]] = []
     for key, value in report.headline(metrics).items():
         rows.append((report.MDOCSUM_LABELS.get(key, key), report.fmt(value)))

@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from mmdocsum_desktop.bench.compare import compare, to_markdown, write_comparison
+from mmdocsum_desktop.bench.report import load_metrics, write_reports
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -24,8 +27,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.bench.compare import compare, to_markdown, write_comparison
-
     result = compare(args.runs)
     print(to_markdown(result))
     if args.output is not None:
@@ -35,8 +36,6 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.bench.report import load_metrics, write_reports
-
     for run in args.runs:
         metrics = load_metrics(run)
         folder = run if run.is_dir() else run.parent

@@ -7,10 +7,10 @@ import argparse
 from pathlib import Path
 
 from mmdocsum_desktop.app import Session
+from mmdocsum_desktop.app.judging import ASPECTS
 from mmdocsum_desktop.bench.run import run_benchmark
 from mmdocsum_desktop.cli import bench_common as common
 from mmdocsum_desktop.cli.progress import tqdm_control
-from mmdocsum_desktop.judge.summary import ASPECTS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

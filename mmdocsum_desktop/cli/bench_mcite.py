@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from mmdocsum_desktop.app import Session
+from mmdocsum_desktop.bench.run import run_benchmark
 from mmdocsum_desktop.cli import bench_common as common
 from mmdocsum_desktop.cli.progress import tqdm_control
 
@@ -24,9 +26,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.app import Session
-    from mmdocsum_desktop.bench.run import run_benchmark
-
     concurrency = common.check_concurrency(args)
     with tqdm_control("mcite", enabled=not args.quiet) as control, common.cancel_on_sigint(control):
         metrics = run_benchmark(

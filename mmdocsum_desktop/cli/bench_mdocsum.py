@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from mmdocsum_desktop.app import Session
+from mmdocsum_desktop.bench.run import run_benchmark
+from mmdocsum_desktop.bench.suites.mdocsum import MDocSumOptions
 from mmdocsum_desktop.cli import bench_common as common
 from mmdocsum_desktop.cli.progress import tqdm_control
 
@@ -25,10 +28,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.app import Session
-    from mmdocsum_desktop.bench.run import run_benchmark
-    from mmdocsum_desktop.bench.suites.mdocsum import MDocSumOptions
-
     concurrency = common.check_concurrency(args)
     if args.predictions is not None and (args.shuffle_images is not None or args.no_abstract):
         raise SystemExit("mmdocsum: error: ablations need generation; they cannot be used with --predictions")

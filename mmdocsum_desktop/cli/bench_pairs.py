@@ -6,6 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from mmdocsum_desktop.app import Session
+from mmdocsum_desktop.bench.run import run_benchmark
+from mmdocsum_desktop.bench.suites.pairs import STAGES, headline_rows
 from mmdocsum_desktop.cli import bench_common as common
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.errors import BenchError
@@ -23,18 +26,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.bench.suites.pairs import STAGES, run_pairs
-
     stages = [s.strip() for s in args.stages.split(",") if s.strip()]
     unknown = [s for s in stages if s not in STAGES]
     if not stages or unknown:
         raise BenchError(f"--stages takes {', '.join(STAGES)} (got {args.stages!r})")
     with tqdm_control("pairs", enabled=not args.quiet) as control, common.cancel_on_sigint(control):
-        metrics = run_pairs(args.pairs, args.output, split=args.split, stages=stages, restart=args.restart,
-                            control=control)
+        # one session for the run: documents read (OCR), placed and summarised as the commands do it
+        metrics = run_benchmark(Session(), "pairs", args.pairs, args.output, split=args.split, stages=stages,
+                                restart=args.restart, control=control)
     if not args.quiet:
-        from mmdocsum_desktop.bench.suites.pairs import headline_rows
-
         header, rows = headline_rows(metrics)
         width = max(len(r[0]) for r in rows) if rows else 10
         print(f"{'':<{width}}  " + "  ".join(f"{h:>8}" for h in header[1:]))

@@ -10,6 +10,8 @@ import argparse
 import json
 import sys
 
+from mmdocsum_desktop.app.doctor import run_doctor
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -22,8 +24,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.app.doctor import run_doctor
-
     def step(name: str) -> None:
         if args.format == "text" and sys.stderr.isatty():
             print(f"checking {name}...", file=sys.stderr, end="\r", flush=True)

@@ -9,11 +9,12 @@ field has its flag). The help texts are the schema's field descriptions.
 from __future__ import annotations
 
 import argparse
+import sys
 import types
 import typing
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from mmdocsum_desktop.schemas.settings import (
     ENGINES,
@@ -49,15 +50,15 @@ PLACEMENT_FLAGS: dict[str, str] = {"ocr": "--no-figure-text", "clip": "--clip"}
 _CHOICES: dict[str, tuple[str, ...]] = {"engine": ENGINES, "figure_mode": FIGURE_MODES, "llm_mode": LLM_MODES}
 
 
-def _value_type(field: str, model: type = EngineChoice) -> type:
+def _value_type(field: str, model: type[BaseModel] = EngineChoice) -> type:
     """int, float or str: the field's type without its None."""
     annotation = model.model_fields[field].annotation
     if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
         annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
-    return annotation if annotation in (int, float) else str
+    return int if annotation is int else float if annotation is float else str
 
 
-def _help(field: str, model: type = EngineChoice) -> str:
+def _help(field: str, model: type[BaseModel] = EngineChoice) -> str:
     return model.model_fields[field].description or field.replace("_", " ")
 
 
@@ -139,8 +140,6 @@ class _DeprecatedFigureText(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        import sys
-
         print("mmdocsum: note: --ocr is deprecated; it is now --figure-text (text in figures). Scanned pages "
               "are always read with OCR; --no-ocr turns OCR off.", file=sys.stderr)
         setattr(namespace, self.dest, True)

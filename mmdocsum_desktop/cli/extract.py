@@ -6,11 +6,11 @@ import argparse
 import time
 from pathlib import Path
 
+from mmdocsum_desktop.app import Session
+from mmdocsum_desktop.app.extract import Extraction, ReadLimits, extract
 from mmdocsum_desktop.cli.progress import tqdm_control
-from mmdocsum_desktop.document.limits import ReadLimits
-from mmdocsum_desktop.document.reader import export_document
-from mmdocsum_desktop.errors import EmptyDocumentError
 from mmdocsum_desktop.fileio import check_output_path
+from mmdocsum_desktop.schemas.document import Document, Figure
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -55,31 +55,21 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("mmdocsum: error: --dpi must be between 36 and 600")
     # before any work: not onto the input, not a file where the folder goes, not /proc, a folder we can write
     check_output_path(args.output, [args.file], folder=True)
-    limits = read_limits(args)
     started = time.perf_counter()
-    with tqdm_control("reading", enabled=not args.quiet) as control:
-        document = _read(args, limits, control)
-    if not document.blocks and not document.visuals:
-        raise EmptyDocumentError(f"{Path(args.file).name} has no text and no figures to extract")
-    with tqdm_control("rendering", enabled=not args.quiet) as control:
-        written = export_document(
-            document, args.output, dpi=args.dpi, password=args.password, limits=limits, control=control
-        )
+    # the one reading path of every command (the session's; the OCR model loads only when a scanned page
+    # needs it), with extract's own size limits, then the model and the figure crops written
+    result: Extraction = extract(
+        Session(), args.file, args.output, password=args.password, ocr=not args.no_ocr,
+        limits=read_limits(args), dpi=args.dpi,
+        stage=lambda name: tqdm_control(name, enabled=not args.quiet),
+    )
     seconds = time.perf_counter() - started
     if not args.quiet:
-        print(format_summary(document, seconds, written))
+        print(format_summary(result.document, seconds, result.written))
     return 0
 
 
-def _read(args: argparse.Namespace, limits: ReadLimits, control):
-    """The one reading path of every command (app Session.read), with extract's own size limits."""
-    from mmdocsum_desktop.app.session import Session
-
-    # the OCR model loads only when a scanned page needs it
-    return Session().read(args.file, password=args.password, ocr=not args.no_ocr, limits=limits, control=control)
-
-
-def format_summary(document, seconds: float, written: Path) -> str:
+def format_summary(document: Document, seconds: float, written: Path) -> str:
     rows = [
         ("file", Path(document.source).name),
         ("kind", document.kind),
@@ -95,7 +85,7 @@ def format_summary(document, seconds: float, written: Path) -> str:
     return "\n".join(f"{key:<{width}}  {value}" for key, value in rows)
 
 
-def _labels(visuals) -> str:
+def _labels(visuals: list[Figure]) -> str:
     if not visuals:
         return "0"
     names = [v.label or f"(unlabelled p.{v.page})" if v.page else (v.label or "(unlabelled)") for v in visuals]

@@ -74,23 +74,21 @@ def human_size(size: int | None) -> str:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    rows = [row.to_dict() for row in catalog.model_rows(args.role)]
+    rows = catalog.model_rows(args.role)
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps([row.to_dict() for row in rows], indent=2))
         return 0
     table = [("NAME", "ROLE", "SIZE", "PRESENT", "DEVICE", "SOURCE")]
-    table += [
-        (r["name"], r["role"], human_size(r["size"]), r["present"], r["device"], r["source"]) for r in rows
-    ]
+    table += [(r.name, r.role, human_size(r.size), r.present, r.device, r.source) for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(5)]
     for row in table:
         print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:5])) + "  " + row[5])
     # a better model is one command away: say the command for each known model that is not here yet
-    missing = [r for r in rows if r["present"] != "yes" and r["install"]]
+    missing = [r for r in rows if r.present != "yes" and r.install]
     if missing:
         print("\nnot installed; each is one command:")
-        for row in missing:
-            print(f"  {row['name']}: {row['install']}")
+        for entry in missing:
+            print(f"  {entry.name}: {entry.install}")
     return 0
 
 

@@ -9,18 +9,15 @@ import re
 import sys
 from pathlib import Path
 
+from mmdocsum_desktop.app import Session, place
+from mmdocsum_desktop.app.extract import extract
+from mmdocsum_desktop.app.placement import STRATEGIES, figure_candidates, folder_candidates
 from mmdocsum_desktop.cli.engine_flags import add_placement_arguments, placement_settings
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.errors import InputNotFoundError
 from mmdocsum_desktop.fileio import check_output_path, write_json_atomic, write_text_atomic
-from mmdocsum_desktop.placement import (
-    STRATEGIES,
-    ImageCandidate,
-    Placement,
-    PlacementError,
-    candidates_from_document,
-    candidates_from_folder,
-)
+from mmdocsum_desktop.schemas.document import Document
+from mmdocsum_desktop.schemas.placement import ImageCandidate, Placement, PlacementError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -54,8 +51,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def read_paragraphs(path: Path) -> list[str]:
-    """Paragraphs from a JSON list of strings, or blank-line-separated Markdown or text."""
+def read_paragraphs(path: Path) -> str | list[str]:
+    """Paragraphs from a JSON list of strings; or the Markdown or text as written, which ``app.place``
+    splits the one way the desktop app's Authoring view does (blank lines between paragraphs, image lines
+    and their caption line left out)."""
     if not path.is_file():
         raise InputNotFoundError(f"{path}: no such paragraphs file")
     try:
@@ -72,32 +71,28 @@ def read_paragraphs(path: Path) -> list[str]:
         if not isinstance(data, list) or not all(isinstance(p, str) or p is None for p in data):
             raise PlacementError(f"{path}: expected a JSON list of paragraph strings")
         return [p or "" for p in data]
-    return [block.strip() for block in re.split(r"\n[ \t]*\n", text.replace("\r\n", "\n")) if block.strip()]
+    return text
 
 
-def load_pool(images: Path, out: Path, *, captions: Path | None, include_tables: bool, quiet: bool,
-              ocr: bool = True):
+def load_pool(session: Session, images: Path, out: Path, *, captions: Path | None, include_tables: bool,
+              quiet: bool, ocr: bool = True) -> tuple[list[ImageCandidate], str]:
     """(candidates, how the pool was read)."""
     if images.is_dir():
         if (images / "document.json").is_file():
-            from mmdocsum_desktop.schemas.document import Document
-
             try:
                 document = Document.load(images / "document.json")
             except (OSError, ValueError) as error:
                 raise PlacementError(f"{images / 'document.json'}: not a readable document ({error})") from error
-            return candidates_from_document(document, images, include_tables=include_tables), "extraction folder"
-        return candidates_from_folder(images, captions), "image folder"
+            return figure_candidates(document, images, include_tables=include_tables), "extraction folder"
+        return folder_candidates(images, captions), "image folder"
     if not images.exists():
         raise InputNotFoundError(f"{images}: no such document or folder")
-    from mmdocsum_desktop.app.session import Session
-    from mmdocsum_desktop.document.reader import export_document
-
-    with tqdm_control("reading", enabled=not quiet) as control:
-        document = Session().read(images, control=control, ocr=ocr)  # scanned pages OCR'd unless --no-ocr
-    with tqdm_control("rendering", enabled=not quiet) as control:
-        export_document(document, out, control=control)
-    return candidates_from_document(document, out, include_tables=include_tables), f"{document.kind} document"
+    # read as every command reads (scanned pages OCR'd unless --no-ocr), figure crops written into OUT; a
+    # document without figures is an empty pool, which placement reports
+    extraction = extract(session, images, out, ocr=ocr, allow_empty=True,
+                         stage=lambda name: tqdm_control(name, enabled=not quiet))
+    document = extraction.document
+    return figure_candidates(document, out, include_tables=include_tables), f"{document.kind} document"
 
 
 def relative(path: str | None, out: Path) -> str | None:
@@ -127,13 +122,11 @@ def run(args: argparse.Namespace) -> int:
     paragraphs = read_paragraphs(args.paragraphs)
     out: Path = check_output_path(args.output, [args.paragraphs, *([args.images] if args.images.is_file() else [])], folder=True)
     out.mkdir(parents=True, exist_ok=True)
+    session = Session()
     candidates, pool_kind = load_pool(
-        args.images, out, captions=args.captions, include_tables=not args.no_tables, quiet=args.quiet,
+        session, args.images, out, captions=args.captions, include_tables=not args.no_tables, quiet=args.quiet,
         ocr=not getattr(args, "no_ocr", False),
     )
-    from mmdocsum_desktop.app import Session, place
-
-    session = Session()
     with tqdm_control("placing", enabled=not args.quiet) as control:
         run = place(session, paragraphs, candidates, placement=placement_settings(args, session.settings.placement),
                     strategy=args.strategy, threshold=args.threshold, control=control)
@@ -150,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         placed = [p for p in placements if p.candidate is not None]
         table = [
-            ("paragraphs", str(len(paragraphs))),
+            ("paragraphs", str(len(placements))),
             ("images", f"{len(candidates)} ({pool_kind})"),
             ("placed", str(len(placed))),
             ("strategy", args.strategy),

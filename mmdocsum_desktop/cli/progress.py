@@ -11,6 +11,12 @@ from tqdm import tqdm
 from mmdocsum_desktop.jobs import JobControl
 
 
+def write_stderr(piece: str) -> None:
+    """A model's text as it is written (--stream): onto stderr at once, stdout keeps the result."""
+    sys.stderr.write(piece)
+    sys.stderr.flush()
+
+
 @contextmanager
 def tqdm_control(description: str, *, enabled: bool = True) -> Iterator[JobControl]:
     bar: tqdm | None = None

@@ -10,16 +10,21 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from mmdocsum_desktop.app import Session, summarize_file
+from mmdocsum_desktop.app.output import FORMATS, format_for, write_summary
+from mmdocsum_desktop.app.summary import describe_engine
 from mmdocsum_desktop.cli.bench_common import cancel_on_sigint
 from mmdocsum_desktop.cli.engine_flags import add_engine_arguments, engine_choice
 from mmdocsum_desktop.cli.extract import add_read_limit_arguments, read_limits
-from mmdocsum_desktop.cli.progress import tqdm_control
+from mmdocsum_desktop.cli.progress import tqdm_control, write_stderr
 from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
 from mmdocsum_desktop.fileio import check_output_path, removed_on_failure, write_json_atomic
-from mmdocsum_desktop.summarize.render import FORMATS
+from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.schemas.summary import Summary
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -46,9 +51,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmdocsum_desktop.app import Session, summarize_file
-    from mmdocsum_desktop.summarize.render import format_for, write_summary
-
     if not 36 <= args.dpi <= 600:
         raise SystemExit("mmdocsum: error: --dpi must be between 36 and 600")
     if args.time_limit is not None and not args.time_limit > 0:
@@ -68,15 +70,14 @@ def run(args: argparse.Namespace) -> int:
     with removed_on_failure(assets):
         with Session() as session:
             # the engine first: a bad model file or endpoint setting is reported before any long work
-            with session.engine(choice) as configured:
-                engine_info = configured.engine.describe()
+            engine_info = describe_engine(session, choice)
             options = {"include_abstract": not args.no_abstract, "shuffle_seed": args.shuffle_images,
                        "citations": not args.no_citations, "time_limit_s": args.time_limit}
-            on_text = (lambda piece: (sys.stderr.write(piece), sys.stderr.flush())) if args.stream else None
+            on_text = write_stderr if args.stream else None
             partial_path = output.with_name(output.name + ".partial.json")
 
             @contextmanager
-            def stage(name: str):
+            def stage(name: str) -> Iterator[JobControl]:
                 # one tqdm bar per stage; while the model writes, the first Ctrl-C stops it and keeps its text
                 with tqdm_control(name, enabled=not args.quiet and not (args.stream and name == "summarising")) as control:
                     if name != "summarising":
@@ -94,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
             except MmdocsumError as error:
                 partial = getattr(error, "partial", None)
                 if partial:
-                    write_json_atomic(partial_path, {"source": str(args.file), "engine": engine_info,
+                    write_json_atomic(partial_path, {"source": str(args.file), "engine": engine_info.model_dump(mode="json"),
                                                      "error": str(error), **partial})
                     print(f"mmdocsum: partial work saved to {partial_path}", file=sys.stderr)
                 raise
@@ -109,14 +110,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def format_report(summary, written: Path, fmt: str) -> str:
+def format_report(summary: Summary, written: Path, fmt: str) -> str:
     engine = summary.engine
     rows = [
         ("file", Path(summary.source).name),
-        ("engine", f"{engine.get('engine')}" + (f" · {engine.get('model')}" if engine.get("engine") != "extractive" else "")),
+        ("engine", f"{engine.engine}" + (f" · {engine.model}" if engine.engine != "extractive" else "")),
     ]
-    if engine.get("device"):
-        rows.append(("device", f"{engine['device']} (gpu offload {'supported' if engine.get('gpu_offload_supported') else 'not supported by this build'})"))
+    if engine.device:
+        offload = "supported" if engine.gpu_offload_supported else "not supported by this build"
+        rows.append(("device", f"{engine.device} (gpu offload {offload})"))
     for paragraph in summary.paragraphs:
         figure = paragraph.figure
         shown = "no image" if figure is None else (figure.label or f"image {figure.index}")
@@ -124,13 +126,12 @@ def format_report(summary, written: Path, fmt: str) -> str:
     if summary.parse is not None:
         rows.append(("instructions", "followed" if summary.instruction_following else "not followed (repaired)"))
     if summary.long_document:
-        rows.append(("long document", f"{summary.long_document['parts']} parts, {summary.long_document['levels']} level(s) of notes"))
+        rows.append(("long document", f"{summary.long_document.parts} parts, {summary.long_document.levels} level(s) of notes"))
     if summary.repairs:
         rows.append(("repairs", str(len(summary.repairs))))
-    tokens = [g for g in summary.generations]
-    if tokens:
-        prompt = sum(g["prompt_tokens"] for g in tokens)
-        completion = sum(g["completion_tokens"] for g in tokens)
+    if summary.generations:
+        prompt = sum(g.prompt_tokens for g in summary.generations)
+        completion = sum(g.completion_tokens for g in summary.generations)
         rows.append(("tokens", f"{prompt} prompt, {completion} generated"))
     rows.append(("seconds", f"{summary.timings.get('wall_s', summary.timings.get('total_s', 0)):.2f}"))
     rows.append(("written", f"{written} ({fmt})"))

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import struct
 from pathlib import Path
 
@@ -62,6 +63,14 @@ def test_check_gguf_reads_the_header_and_refuses_what_llama_cpp_could_not_load(t
         catalog.check_gguf(not_gguf)
     with pytest.raises(ModelFormatError, match="not found"):
         catalog.check_gguf(tmp_path / "missing.gguf")
+
+
+def test_file_sha256_is_the_sha256_of_the_bytes(tmp_path: Path):
+    model = tmp_path / "weights.bin"
+    model.write_bytes(bytes(range(256)) * 4099)  # more than one read chunk
+    assert catalog.file_sha256(model) == hashlib.sha256(model.read_bytes()).hexdigest()
+    with pytest.raises(OSError):
+        catalog.file_sha256(tmp_path / "missing.bin")
 
 
 def test_fitness_of_a_small_model_warns_and_names_the_use():

@@ -29,7 +29,7 @@ def test_the_papers_worked_example():
     assert metrics.acc_i == pytest.approx(1 / 2)
     assert metrics.acc_ni == pytest.approx(3 / 4)
     assert metrics.acc_b == pytest.approx(4 / 6)  # the paper prints 4/7; its scoring code gives 4/6
-    assert metrics.as_json() == {"acc_b": 4 / 6, "acc_i": 0.5, "acc_ni": 0.75, "n_slots": 6}
+    assert metrics.metrics() == {"acc_b": 4 / 6, "acc_i": 0.5, "acc_ni": 0.75, "n_slots": 6}
 
 
 def test_metrics_are_micro_averaged_over_articles_and_handle_empty_sets():

@@ -1,21 +1,34 @@
-"""MCiteBench answered through the app's own answering path (``answer.ask.answer_from_evidence``) with
-the real models: MiniLM + the cross-encoder ranking the record's sources, RapidOCR reading its images."""
+"""MCiteBench answered through the app's own answering path (``app.ask.ask_sources``, what `mmdocsum ask`
+does after reading) with the real models of a Session: MiniLM + the cross-encoder ranking the record's
+sources, RapidOCR reading its images."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 
 from mmdocsum_desktop.answer.ask import AskOptions, answer_from_evidence
+from mmdocsum_desktop.app import Session
+from mmdocsum_desktop.app.ask import retriever, source_passages
 from mmdocsum_desktop.bench import splits
 from mmdocsum_desktop.bench.metrics.mcite import score_record
-from mmdocsum_desktop.bench.suites.mcite import RecordAnswerer, response_text, sentence_citation_list
-from mmdocsum_desktop.models.ocr import OcrEngine
-from tests.retrieval.conftest import retriever  # noqa: F401 — real MiniLM + cross-encoder
+from mmdocsum_desktop.bench.suites.mcite import (
+    answer_record,
+    given_sources,
+    response_text,
+    sentence_citation_list,
+)
+from mmdocsum_desktop.errors import EmptyQuestionError
+from mmdocsum_desktop.schemas.settings import EngineChoice, Settings
+
+EXTRACTIVE = EngineChoice(engine="extractive")
 
 
 @pytest.fixture(scope="module")
-def ocr():
-    return OcrEngine()
+def session():
+    with Session(Settings()) as session:
+        yield session
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +36,11 @@ def demo():
     return {record.id: record for record in splits.load_mcite("demo").items}
 
 
-def test_sources_become_passages_that_map_back_to_their_ids(retriever, ocr, demo):  # noqa: F811
+def test_sources_become_passages_that_map_back_to_their_ids(session, demo):
     record = demo["demo-q1"]
-    passages = RecordAnswerer(None, retriever, ocr).passages(record)
+    sources = given_sources(record)
+    assert [s.id for s in sources] == list(record.order)
+    passages = source_passages(session, sources)
     assert {p.block for p in passages} == set(record.sources)
     for passage in passages:
         if record.sources[passage.block].kind == "text":
@@ -35,11 +50,10 @@ def test_sources_become_passages_that_map_back_to_their_ids(retriever, ocr, demo
             assert passage.labels == (passage.block,) and passage.text.startswith(f"Text in {passage.block}: ")
 
 
-def test_the_extractive_answer_cites_the_record_sources_in_mcitebench_form(retriever, ocr, demo):  # noqa: F811
+def test_the_extractive_answer_cites_the_record_sources_in_mcitebench_form(session, demo):
     record = demo["demo-q1"]  # gold: text 1 and Figure 1
-    answerer = RecordAnswerer(None, retriever, ocr)
-    answer = answerer.answer(record)
-    assert answer.engine["engine"] == "extractive" and not answer.not_in_document
+    answer = answer_record(session, record, EXTRACTIVE)
+    assert answer.engine.engine == "extractive" and not answer.not_in_document
     pairs = sentence_citation_list(record, answer)
     assert pairs and all(set(p["Citation"]) <= set(record.sources) for p in pairs)
     # every sentence quoted is a sentence of the source it cites
@@ -53,17 +67,20 @@ def test_the_extractive_answer_cites_the_record_sources_in_mcitebench_form(retri
     assert "1" in score_record(record, response, pairs)["cited"]
 
 
-def test_the_same_function_answers_a_document_and_a_record(retriever, demo):  # noqa: F811
+def test_the_same_function_answers_a_document_and_a_record(session, demo):
     record = demo["demo-q1"]
-    answerer = RecordAnswerer(None, retriever, None)  # no OCR: a figure is known by its label only
-    passages = answerer.passages(record)
+    # without images, a figure is known by its label only
+    labelled = [replace(s, image=None) for s in given_sources(record)]
+    passages = source_passages(session, labelled)
     assert [p.text for p in passages if p.labels] == [s for s in record.order if record.sources[s].kind != "text"]
-    index = retriever.index_passages(passages, known_labels=frozenset({"Figure 1", "Figure 2"}))
-    evidence = retriever.search(index, record.question, k=len(passages))
-    direct = answer_from_evidence(record.question, evidence, index, None, retriever, options=AskOptions(evidence_k=len(passages)))
-    assert [s.text for s in direct.sentences] == [s.text for s in answerer.answer(record).sentences]
+    search = retriever(session)
+    index = search.index_passages(passages, known_labels=frozenset({"Figure 1", "Figure 2"}))
+    evidence = search.search(index, record.question, k=len(passages))
+    direct = answer_from_evidence(record.question, evidence, index, None, search,
+                                  options=AskOptions(evidence_k=len(passages)))
+    no_images = replace(record, sources={key: replace(source, image=None) for key, source in record.sources.items()})
+    from_record = answer_record(session, no_images, EXTRACTIVE)
+    assert [s.text for s in direct.sentences] == [s.text for s in from_record.sentences]
     # an empty question is refused by the answer module itself, as in `mmdocsum ask`
-    from mmdocsum_desktop.errors import EmptyQuestionError
-
     with pytest.raises(EmptyQuestionError):
-        answer_from_evidence("  ", evidence, index, None, retriever)
+        answer_from_evidence("  ", evidence, index, None, search)

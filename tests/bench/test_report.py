@@ -24,7 +24,7 @@ def _mdocsum_metrics() -> dict:
         "per_paragraph": per_paragraph(scores),
         "by_length": breakdown(scores, {"a": "0–5k", "b": "5–10k"}),
         "by_image_count": breakdown(scores, {"a": "1–3", "b": "7–9"}),
-        "documents": [s.to_json() | {"rouge": {"rougeL": 0.4}} for s in scores],
+        "documents": [s.to_dict() | {"rouge": {"rougeL": 0.4}} for s in scores],
         "skipped": [{"line": 3, "id": "c", "reason": "document missing: c.pdf"}],
         "judge": {"judge": "llama:smol", "fingerprint": "f", "failures": [{"id": "a", "reasons": ["paragraph 1 coverage: garbage"]}]},
         "ablations": {

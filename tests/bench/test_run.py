@@ -7,7 +7,7 @@ import json
 from mmdocsum_desktop.app import Session
 from mmdocsum_desktop.bench.run import run_benchmark
 from mmdocsum_desktop.cli import main
-from mmdocsum_desktop.gui import core as gui_core
+from mmdocsum_desktop.gui import bench_child
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.settings import EngineChoice
 
@@ -37,7 +37,7 @@ def test_the_gui_runs_ftii_as_the_command_line_does(tmp_path):
     from mmdocsum_desktop.bench.splits import demo_ftii
 
     data, images_root, captions = demo_ftii()
-    gui_core.benchmark_in_this_process("ftii", "demo", "extractive", str(tmp_path / "gui"), JobControl())
+    bench_child.benchmark_in_this_process("ftii", "demo", "extractive", str(tmp_path / "gui"), JobControl())
     assert main(["bench", "ftii", "--data", str(data), "--images-root", str(images_root), "--captions",
                  str(captions), "-o", str(tmp_path / "cli")]) == 0
     assert _files(tmp_path / "gui") == _files(tmp_path / "cli") == ["metrics.json", "predictions.json"]

@@ -15,6 +15,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 NGRAM = 4
 # A block is attributed to a part when at least this share of its n-grams occurs there (else "nowhere").
@@ -291,7 +292,7 @@ class FlowScores:
     near: int
     n_gold_figures: int
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 

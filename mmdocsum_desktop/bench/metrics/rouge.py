@@ -33,8 +33,8 @@ class _CachedStemmer:
     """nltk's Porter stemmer (what rouge-score uses) with a memo: the same words recur constantly."""
 
     def __init__(self) -> None:
-        try:  # lazy: nltk loads its data tables on import, and only ROUGE needs it
-            from nltk.stem import porter
+        try:
+            from nltk.stem import porter  # lazy: nltk loads its data tables on import, only ROUGE needs it
         except ImportError as error:  # pragma: no cover — a dependency of rouge-score
             raise MissingDependencyError(
                 "ROUGE needs the rouge-score package: pip install rouge-score"
@@ -60,8 +60,8 @@ def tokens(text: str, language: str | None = None) -> list[str]:
     (rouge-score's drops them) and does not stem (issue 26)."""
     if language and not language.lower().startswith("en"):
         return rouge_tokens(text)
-    try:  # lazy, as the stemmer: only ROUGE needs rouge-score
-        from rouge_score import tokenize
+    try:
+        from rouge_score import tokenize  # lazy, as the stemmer: only ROUGE needs rouge-score
     except ImportError as error:  # pragma: no cover — a declared dependency
         raise MissingDependencyError(
             "ROUGE needs the rouge-score package: pip install rouge-score"
@@ -117,7 +117,7 @@ def lcs_indices(a: Sequence[int], b: Sequence[int], masks: dict[int, int] | None
     if not relevant:
         return []
     full = (1 << len(a)) - 1
-    columns = []
+    columns: list[int] = []
     keep = columns.append
     v = full
     for _, mask in relevant:
@@ -178,11 +178,11 @@ def _union_lcs_hits(ref_sentences: list[list[str]], cand_sentences: list[list[st
             if not candidate_set.isdisjoint(masks):
                 union.update(lcs_indices(ids, candidate, masks))
         for index in sorted(union):
-            token = sentence[index]
-            if counts_cand[token] > 0 and counts_ref[token] > 0:
+            word = sentence[index]
+            if counts_cand[word] > 0 and counts_ref[word] > 0:
                 hits += 1
-                counts_cand[token] -= 1
-                counts_ref[token] -= 1
+                counts_cand[word] -= 1
+                counts_ref[word] -= 1
     return hits, n, m
 
 

@@ -18,8 +18,8 @@ import numpy as np
 from mmdocsum_desktop.errors import InputNotFoundError
 from mmdocsum_desktop.fileio import write_bytes_atomic
 from mmdocsum_desktop.jobs import JobControl, ensure_control
-from mmdocsum_desktop.placement import ImageCandidate
 from mmdocsum_desktop.schemas.bench import FtiiArticle, SingleChoiceItem
+from mmdocsum_desktop.schemas.placement import ImageCandidate
 
 SUITE = "ftii"
 

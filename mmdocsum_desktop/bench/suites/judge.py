@@ -17,20 +17,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop.app.extract import export
+from mmdocsum_desktop.app.judging import check_aspects, summary_paragraphs
+from mmdocsum_desktop.app.placement import figure_candidates
 from mmdocsum_desktop.bench import report, runner
 from mmdocsum_desktop.bench.glue import (
     BenchEngine,
     EngineSpec,
-    build_judge_engine,
     current_session,
     engine_model_hashes,
+    summary_judge,
 )
 from mmdocsum_desktop.bench.metrics.judge import summarize_judgements
-from mmdocsum_desktop.document.reader import export_document
 from mmdocsum_desktop.errors import BenchError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
-from mmdocsum_desktop.judge.summary import SummaryJudge, check_aspects, summary_paragraphs
-from mmdocsum_desktop.placement.candidates import candidates_from_document
 from mmdocsum_desktop.schemas.bench import METRIC_KEYS, BenchmarkResult
 from mmdocsum_desktop.schemas.summary import ROLES
 
@@ -52,8 +52,8 @@ def document_ids(docs: Sequence[str | Path]) -> list[tuple[str, Path]]:
 def record_from_mdocsum(answer: list[Any], document: Any, assets: Path) -> dict[str, Any]:
     """A summary record from an M-DocSum answer (four {"summary", "image": {"imageRef", ...}}), with
     the document's figures (numbered in document order, as M-DocSum's imageRef counts them)."""
-    export_document(document, assets)
-    candidates = candidates_from_document(document, assets, require_image=False)
+    export(document, assets)
+    candidates = figure_candidates(document, assets, require_image=False)
     figures = [
         {"index": k, "label": c.label, "kind": c.kind, "caption": c.caption, "image": c.image}
         for k, c in enumerate(candidates, start=1)
@@ -112,101 +112,101 @@ def run_judge_suite(
     summaries_dir = Path(summaries) if summaries is not None else None
     if summaries_dir is not None and not summaries_dir.is_dir():
         raise BenchError(f"{summaries_dir}: the summaries folder does not exist")
-    judge = SummaryJudge(
-        build_judge_engine(judge_spec), self_consistency=self_consistency, time_limit_s=time_limit_s
-    )
-    engine = None
-    try:
-        if summaries_dir is None:
-            engine = BenchEngine.build(engine_spec or EngineSpec(engine="extractive"))
-        settings: dict[str, Any] = {
-            "suite": SUITE,
-            "documents": [str(path.resolve()) for _, path in items],
-            "aspects": list(names),
-            "judge": judge.describe(),
-        }
-        if engine is not None:
-            settings["engine"] = engine.describe()
-        else:
-            settings["predictions"] = str(summaries_dir.resolve())
-        folder = runner.RunFolder(out, settings, restart=restart)
-
-        def summarise(item: tuple[str, Path], ctl: JobControl) -> dict[str, Any]:
-            item_id, path = item
-            if not path.is_file():
-                raise BenchError(f"document missing: {path}")
-            assets = out / "summaries_files" / runner.safe_name(item_id)
+    # the session's judge engine, held for the run (the session keeps it and closes it with itself)
+    with summary_judge(judge_spec, self_consistency=self_consistency, time_limit_s=time_limit_s) as judge:
+        engine = None
+        try:
+            if summaries_dir is None:
+                engine = BenchEngine.build(engine_spec or EngineSpec(engine="extractive"))
+            settings: dict[str, Any] = {
+                "suite": SUITE,
+                "documents": [str(path.resolve()) for _, path in items],
+                "aspects": list(names),
+                "judge": judge.describe(),
+            }
             if engine is not None:
-                record = engine.summary_record(path, assets, control=ctl)
-                base = assets.parent
+                settings["engine"] = engine.describe()
             else:
-                summary_file = summaries_dir / f"{item_id}.json"
-                if not summary_file.is_file():
-                    raise BenchError(f"no summary {summary_file.name} in {summaries_dir}")
+                assert summaries_dir is not None  # no engine: the summaries are given
+                settings["predictions"] = str(summaries_dir.resolve())
+            folder = runner.RunFolder(out, settings, restart=restart)
+
+            def summarise(item: tuple[str, Path], ctl: JobControl) -> dict[str, Any]:
+                item_id, path = item
+                if not path.is_file():
+                    raise BenchError(f"document missing: {path}")
+                assets = out / "summaries_files" / runner.safe_name(item_id)
+                if engine is not None:
+                    record = engine.summary_record(path, assets, control=ctl)
+                    base = assets.parent
+                else:
+                    assert summaries_dir is not None
+                    summary_file = summaries_dir / f"{item_id}.json"
+                    if not summary_file.is_file():
+                        raise BenchError(f"no summary {summary_file.name} in {summaries_dir}")
+                    document = current_session().read(path, control=ctl)  # as summarize reads it (OCR)
+                    record, base = load_summary(summary_file, document, assets)
+                return {"record": record, "base_dir": str(Path(base).resolve())}
+
+            made = runner.run_stage(
+                folder, "summaries", items, lambda i: i[0], summarise, control=control, label="summaries"
+            )
+            skipped = [{"id": key, "reason": reason} for key, reason in made.failed.items()]
+            ready = [item for item in items if item[0] in made.results]
+
+            def judge_one(item: tuple[str, Path], ctl: JobControl) -> dict[str, Any]:
+                item_id, path = item
+                saved = made.results[item_id]
                 document = current_session().read(path, control=ctl)  # as summarize reads it (OCR)
-                record, base = load_summary(summary_file, document, assets)
-            return {"record": record, "base_dir": str(Path(base).resolve())}
+                judgement = judge.judge(
+                    document, saved["record"], base_dir=saved["base_dir"], aspects=names, control=ctl
+                )
+                return {"source": str(path), **judgement.to_json()}
 
-        made = runner.run_stage(
-            folder, "summaries", items, lambda i: i[0], summarise, control=control, label="summaries"
-        )
-        skipped = [{"id": key, "reason": reason} for key, reason in made.failed.items()]
-        ready = [item for item in items if item[0] in made.results]
-
-        def judge_one(item: tuple[str, Path], ctl: JobControl) -> dict[str, Any]:
-            item_id, path = item
-            saved = made.results[item_id]
-            document = current_session().read(path, control=ctl)  # as summarize reads it (OCR)
-            judgement = judge.judge(
-                document, saved["record"], base_dir=saved["base_dir"], aspects=names, control=ctl
+            judged = (
+                runner.run_stage(
+                    folder, "judgements", ready, lambda i: i[0], judge_one, control=control, label="judged"
+                )
+                if not made.cancelled
+                else runner.StageOutcome(cancelled=True)
             )
-            return {"source": str(path), **judgement.to_json()}
-
-        judged = (
-            runner.run_stage(
-                folder, "judgements", ready, lambda i: i[0], judge_one, control=control, label="judged"
-            )
-            if not made.cancelled
-            else runner.StageOutcome(cancelled=True)
-        )
-        skipped += [
-            {"id": key, "reason": f"judging failed: {reason}"} for key, reason in judged.failed.items()
-        ]
-        summary = summarize_judgements([judged.results[i] for i, _ in items if i in judged.results], names)
-        rows = summary.pop("documents")
-        metrics = BenchmarkResult(
-            suite=SUITE,
-            split=f"{len(items)} documents",
-            settings=settings,
-            metrics={key: summary.pop(key) for key in METRIC_KEYS[SUITE] if key in summary},
-            rows=rows,
-            details={
-                **summary,  # explanations and missing answers
-                "skipped": skipped,
-                "model_hashes": {
-                    **({} if engine is None else engine.model_hashes()),
-                    **{
-                        f"judge {k}": v
-                        for k, v in engine_model_hashes(judge.engine, judge.engine.name).items()
+            skipped += [
+                {"id": key, "reason": f"judging failed: {reason}"} for key, reason in judged.failed.items()
+            ]
+            summary = summarize_judgements([judged.results[i] for i, _ in items if i in judged.results], names)
+            rows = summary.pop("documents")
+            metrics = BenchmarkResult(
+                suite=SUITE,
+                split=f"{len(items)} documents",
+                settings=settings,
+                metrics={key: summary.pop(key) for key in METRIC_KEYS[SUITE] if key in summary},
+                rows=rows,
+                details={
+                    **summary,  # explanations and missing answers
+                    "skipped": skipped,
+                    "model_hashes": {
+                        **({} if engine is None else engine.model_hashes()),
+                        **{
+                            f"judge {k}": v
+                            for k, v in engine_model_hashes(judge.engine, judge.engine.name).items()
+                        },
                     },
+                    "notes": _notes(judge),
+                    "timings": {
+                        "summaries_s": round(made.seconds, 3),
+                        "judging_s": round(judged.seconds, 3),
+                        "total_s": round(time.perf_counter() - started, 3),
+                    },
+                    "cancelled": bool(made.cancelled or judged.cancelled),
                 },
-                "notes": _notes(judge),
-                "timings": {
-                    "summaries_s": round(made.seconds, 3),
-                    "judging_s": round(judged.seconds, 3),
-                    "total_s": round(time.perf_counter() - started, 3),
-                },
-                "cancelled": bool(made.cancelled or judged.cancelled),
-            },
-        ).to_json()
-        return report.finish_run(out, metrics, kept="documents")
-    finally:
-        if engine is not None:
-            engine.close()
-        runner.close_engine(judge.engine)
+            ).to_dict()
+            return report.finish_run(out, metrics, kept="documents")
+        finally:
+            if engine is not None:
+                engine.close()
 
 
-def _notes(judge: SummaryJudge) -> list[str]:
+def _notes(judge: Any) -> list[str]:
     notes = [
         "scores 0-5 from a reference-free judge, one call per aspect; missing answers are left out, never 0"
     ]

@@ -4,11 +4,11 @@ citing the sources; scored by :mod:`mmdocsum_desktop.bench.metrics.mcite`.
 Stages of a resumable run: **responses** (every question answered, or ``--predictions`` read),
 rule-based scoring of the citations, **judge** (citation support and relevance, answer rating).
 
-Answers come from the app's own answering path, the one ``mmdocsum ask`` uses
-(:func:`~mmdocsum_desktop.answer.ask.answer_from_evidence`): the record's sources stand in for the
-search over a document — text sources are split into sentences, a figure or table is the text OCR reads
-in its image (MCiteBench gives no captions) — ranked by the same retriever (BM25 + MiniLM, rescored by
-the cross-encoder), then answered extractively (no model) or by the language model, checked and cited.
+Answers come from the app's own answering path, the one ``mmdocsum ask`` uses, through the run's session
+(:func:`~mmdocsum_desktop.app.ask.ask_sources`): the record's sources stand in for the search over a
+document — text sources are split into sentences, a figure or table is the text OCR reads in its image
+(MCiteBench gives no captions) — ranked by the same retriever (BM25 + MiniLM, rescored by the
+cross-encoder), then answered extractively (no model) or by the language model, checked and cited.
 Each answer is written in MCiteBench's output form: ``response`` (sentences ending in their citations,
 ``[1]`` for a text source, ``Figure N`` / ``Table N``) and ``sentence_citation_list``
 (``{"Sentence", "Citation"}`` pairs, what MCiteBench's scripts score), in ``OUT/responses.jsonl``.
@@ -18,88 +18,42 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.answer.ask import AskOptions, answer_from_evidence
+from mmdocsum_desktop.app import Session
+from mmdocsum_desktop.app.ask import GivenSource, ask_sources, retriever
 from mmdocsum_desktop.bench import report, runner, splits
-from mmdocsum_desktop.bench.glue import build_judge, current_session, engine_file_hashes
+from mmdocsum_desktop.bench.glue import current_session, engine_file_hashes, source_judge
 from mmdocsum_desktop.bench.metrics.common import harmonic
 from mmdocsum_desktop.bench.metrics.mcite import aggregate, score_record, sentence_citations
-from mmdocsum_desktop.engines.factory import build_engine, choose_engine_name
 from mmdocsum_desktop.errors import BenchError, MmdocsumError
 from mmdocsum_desktop.fileio import write_text_atomic
-from mmdocsum_desktop.jobs import ensure_control
-from mmdocsum_desktop.judge.sources import Judge, SourceForJudge
-from mmdocsum_desktop.retrieval.passages import MAX_OCR_CHARS, MIN_SENTENCE_CHARS, Passage
+from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.schemas.answer import Answer
-from mmdocsum_desktop.schemas.bench import BenchmarkResult, MCiteRecord, Source
-from mmdocsum_desktop.text.sentences import split_sentences
+from mmdocsum_desktop.schemas.bench import BenchmarkResult, MCiteRecord
+from mmdocsum_desktop.schemas.settings import EngineChoice
 
 SUITE = "mcite"
 
 # ------------------------------------------------------------------------------------------ answering
 
 
-class RecordAnswerer:
-    """Answers MCiteBench records through the app's answering path (see the module docstring).
+def given_sources(record: MCiteRecord) -> list[GivenSource]:
+    """The record's sources in the order they are shown, as the app's answering path takes them: a text
+    source is prose, a figure or table is its image (read with OCR), each cited by its MCiteBench id."""
+    return [
+        GivenSource(source_id, text=source.text or "", image=source.image, visual=source.kind != "text")
+        for source_id, source in ((i, record.sources[i]) for i in record.order)
+    ]
 
-    ``engine``: a TextEngine or None (extractive). ``ocr``: an OcrEngine reading figure and table
-    images, or None (a figure is then known by its label only, and ``notes`` says so)."""
 
-    def __init__(self, engine: Any | None, retriever: Any, ocr: Any | None, notes: list[str] | None = None):
-        self.engine = engine
-        self.retriever = retriever
-        self.ocr = ocr
-        self.notes = list(notes or [])
-
-    def passages(self, record: MCiteRecord, control=None) -> list[Passage]:
-        """The record's sources as retrieval passages, in the order they are shown; a passage's block
-        is its source id, so what an answer rests on maps back to MCiteBench's ids."""
-        found: list[Passage] = []
-
-        def add(kind, text, source_id, labels) -> None:
-            found.append(Passage(len(found), kind, text, None, source_id, tuple(labels),
-                                 figure=None if not labels else source_id))
-
-        for source_id in record.order:
-            source = record.sources[source_id]
-            if source.kind == "text":
-                text = " ".join((source.text or "").split())
-                # A text source rests on itself: a figure its prose mentions is not one of the sources.
-                pieces = [p for p in split_sentences(text) if len(p) >= MIN_SENTENCE_CHARS] or ([text] if text else [])
-                for piece in pieces:
-                    add("sentence", piece, source_id, [])
-                continue
-            image_text = self._read_image(source, control)
-            if image_text:
-                add("ocr", f"Text in {source_id}: {image_text[:MAX_OCR_CHARS]}", source_id, [source_id])
-            else:
-                add("caption", source_id, source_id, [source_id])
-        return found
-
-    def _read_image(self, source: Source, control) -> str:
-        if self.ocr is None or source.image is None or not source.image.is_file():
-            return ""
-        try:
-            return " ".join(self.ocr.read_text(source.image, control=control).split())
-        except MmdocsumError as error:  # a damaged image is read as no text; the record goes on
-            note = f"{source.image.name}: not read ({error})"
-            if note not in self.notes:
-                self.notes.append(note)
-            return ""
-
-    def answer(self, record: MCiteRecord, control=None) -> Answer:
-        passages = self.passages(record, control)
-        labels = frozenset(s for s, source in record.sources.items() if source.kind != "text")
-        index = self.retriever.index_passages(passages, known_labels=labels, key=record.id, control=control)
-        started = time.perf_counter()
-        evidence = self.retriever.search(index, record.question, k=max(1, len(passages)), control=control)
-        return answer_from_evidence(
-            record.question, evidence, index, self.engine, self.retriever, control,
-            options=AskOptions(evidence_k=max(1, len(passages))), source=record.pdf_id,
-            notes=[*self.retriever.notes, *self.notes], started=started,
-        )
+def answer_record(session: Session, record: MCiteRecord, choice: EngineChoice | None = None, *,
+                  control: JobControl | None = None) -> Answer:
+    """The answer `mmdocsum ask` would give from the record's sources (``app.ask.ask_sources``)."""
+    return ask_sources(session, record.question, given_sources(record), key=record.id, source=record.pdf_id,
+                       choice=choice, control=control).answer
 
 
 def sentence_citation_list(record: MCiteRecord, answer: Answer) -> list[dict[str, Any]]:
@@ -135,7 +89,7 @@ def response_text(answer: Answer, pairs: list[dict[str, Any]]) -> str:
 def judge_record(
     record: MCiteRecord,
     response: str,
-    judge: Judge,
+    judge: Any,
     *,
     control=None,
     sentence_citation_list: list[dict[str, Any]] | None = None,
@@ -157,7 +111,8 @@ def judge_record(
             supports.append(0.0)
             precisions.append(0.0)
             continue
-        verdict = judge.support(sentence, [_for_judge(record.sources[c]) for c in found], control=control)
+        # a record's Source has what the judge reads of a cited source: its id, text and image
+        verdict = judge.support(sentence, [record.sources[c] for c in found], control=control)
         if verdict.ok:
             supports.append(verdict.value / 2)
         else:
@@ -171,7 +126,7 @@ def judge_record(
             if citation not in record.sources:
                 relevances.append(0.0)
                 continue
-            verdict = judge.relevance(sentence, _for_judge(record.sources[citation]), control=control)
+            verdict = judge.relevance(sentence, record.sources[citation], control=control)
             if verdict.ok:
                 relevances.append(float(verdict.value))
             else:
@@ -199,10 +154,6 @@ def judge_record(
         )
     result["judge_failures"] = failures
     return result
-
-
-def _for_judge(source: Source) -> SourceForJudge:
-    return SourceForJudge(source.id, text=source.text, image=source.image)
 
 
 # ------------------------------------------------------------------------------------------ running
@@ -281,7 +232,7 @@ def run_mcite(
     concurrency: int = 1,
     restart: bool = False,
     control: Any = None,
-    judge: Judge | None = None,
+    judge: Any = None,
 ) -> dict[str, Any]:
     """Run (or resume) the MCiteBench suite into ``out``; returns the metrics written there."""
     control = ensure_control(control)
@@ -291,30 +242,37 @@ def run_mcite(
     records = loaded.items
     skipped = [s.to_json() for s in loaded.skipped]
     mode = "predictions" if predictions is not None else "generate"
-    engine = None
-    owns_judge = judge is None and judge_spec is not None
-    if owns_judge:
-        judge = build_judge(judge_spec)
-    try:
+    session = current_session()  # the run's: the settings the CLI or the window runs with
+    with ExitStack() as held:
+        if judge is None and judge_spec is not None:
+            # the session's judge engine, held for the run (the session closes it with itself)
+            judge = held.enter_context(source_judge(judge_spec))
         settings = runner.split_settings(SUITE, loaded.path, mode, shuffle_seed=splits.SHUFFLE_SEED)
+        model_hashes: dict[str, str] = {}
+        figure_text = False
         if mode == "generate":
-            # the run's session: the settings the CLI or the window runs with, not a second reading of them
-            engine_settings = current_session().settings.engines
-            if choose_engine_name(engine_spec.request(), engine_settings) == "extractive":
+            choice = engine_spec.request()
+            if session.engine_name(choice) == "extractive":
                 settings["engine"] = {"engine": "extractive", "model": "the app's extractive answer (no model)"}
             else:
-                engine = build_engine(engine_spec.request(), engine_settings, embedder=None)
-                settings["engine"] = engine.describe()
-            answerer = _answerer(engine)
-            settings["answer"] = {"path": "answer.answer_from_evidence", "reranker": answerer.retriever.uses_reranker,
-                                  "figure_text": "ocr" if answerer.ocr is not None else "label only"}
+                # the engine `mmdocsum ask` builds (loaded now: a bad model is reported before any question)
+                with session.engine(choice.model_copy(update={"ocr": False})) as run:
+                    settings["engine"] = run.describe().model_dump(mode="json")
+                    model_hashes = engine_file_hashes(run.engine)
+            figure_text = _ocr_loads(session)
+            settings["answer"] = {"path": "app.ask.ask_sources", "reranker": retriever(session).uses_reranker,
+                                  "figure_text": "ocr" if figure_text else "label only"}
         else:
+            assert predictions is not None  # scoring given responses
             settings["predictions"] = str(Path(predictions).resolve())
         folder = runner.RunFolder(out, settings, restart=restart)
+        answer_notes: list[str] = []
         if mode == "generate":
-            responses, generation = _responses_stage(folder, records, answerer, concurrency, control, skipped)
+            responses, generation = _responses_stage(folder, records, session, engine_spec.request(), concurrency,
+                                                     control, skipped, answer_notes)
             _write_responses(out, records, responses)
         else:
+            assert predictions is not None
             responses, generation = _given_responses(Path(predictions), records, skipped), None
         rows = _score_stage(records, responses)
         judge_info, judge_cancelled = _judge_stage(folder, records, responses, rows, judge, control)
@@ -322,9 +280,9 @@ def run_mcite(
             [] if judge is not None else ["no judge configured: Citation F1 and answer accuracy are absent"]
         )
         if mode == "generate":
-            notes += answerer.notes
+            notes += answer_notes
             notes.append("answers read figures and tables as the text OCR finds in them (the answering path shows "
-                         "a model no images)" if answerer.ocr is not None else
+                         "a model no images)" if figure_text else
                          "figures and tables were known by their labels only (no OCR)")
         overall = aggregate(rows)
         by_category = overall.pop("by_category")
@@ -340,7 +298,7 @@ def run_mcite(
                 "papers": splits.papers_for(loaded.path, [record.pdf_id for record in records]),
                 "judge": judge_info,
                 "notes": notes,
-                "model_hashes": engine_file_hashes(engine),
+                "model_hashes": model_hashes,
                 "timings": {
                     "generation_s": round(generation.seconds, 3) if generation else None,
                     "judge_s": judge_info["seconds"] if judge_info else None,
@@ -348,52 +306,45 @@ def run_mcite(
                 },
                 "cancelled": bool(generation and generation.cancelled) or judge_cancelled,
             },
-        ).to_json()
+        ).to_dict()
         return report.finish_run(out, metrics, kept="questions")
-    finally:
-        if engine is not None:
-            engine.close()
-        if owns_judge and judge is not None:
-            runner.close_engine(judge.engine)
 
 
-def _answerer(engine: Any | None) -> RecordAnswerer:
-    """The retriever ``mmdocsum ask`` uses (MiniLM, the cross-encoder when present) and OCR for images."""
-    notes: list[str] = []
-    ocr = None
-    models = current_session().models  # the run's session: the same models `mmdocsum ask` loads
+def _ocr_loads(session: Session) -> bool:
+    """Whether figure and table images can be read (the session's OCR model loads)."""
     try:
-        ocr = models.ocr()
-    except MmdocsumError as error:
-        notes.append(f"no OCR ({error}): figures and tables are known by their labels only")
-    return RecordAnswerer(engine, models.retriever(), ocr, notes)
+        session.models.ocr()
+    except MmdocsumError:
+        return False
+    return True
 
 
 def _responses_stage(
     folder: runner.RunFolder,
     records: list[MCiteRecord],
-    answerer: RecordAnswerer,
+    session: Session,
+    choice: EngineChoice,
     concurrency: int,
     control: Any,
     skipped: list[dict[str, Any]],
+    notes: list[str],
 ) -> tuple[dict[str, dict[str, Any]], runner.StageOutcome]:
-    """Every question answered through the app's answering path; resumable."""
+    """Every question answered through the app's answering path; resumable. What the answers note about
+    the models (no OCR, an image not read, no rescoring) is collected once in ``notes``."""
 
-    def answer(record: MCiteRecord, ctl) -> dict[str, Any]:
+    def answer(record: MCiteRecord, ctl: JobControl) -> dict[str, Any]:
         t = time.perf_counter()
-        result = answerer.answer(record, ctl)
+        result = answer_record(session, record, choice, control=ctl)
+        notes.extend(n for n in result.notes if n not in notes)
         pairs = sentence_citation_list(record, result)
         return {
             "response": response_text(result, pairs),
             "sentence_citation_list": pairs,
             "seconds": round(time.perf_counter() - t, 3),
-            "answer": json.loads(result.to_json()),
+            "answer": result.model_dump(mode="json"),
         }
 
-    engine = answerer.engine
-    server = (
-        engine is not None and getattr(engine, "name", "") == "openai"
-    )  # only a server answers in parallel
+    server = session.engine_name(choice) == "openai"  # only a server answers in parallel
     outcome = runner.run_stage(
         folder,
         "responses",
@@ -472,7 +423,7 @@ def _judge_stage(
     records: list[MCiteRecord],
     responses: dict[str, dict[str, Any]],
     rows: list[dict[str, Any]],
-    judge: Judge | None,
+    judge: Any,
     control: Any,
 ) -> tuple[dict[str, Any] | None, bool]:
     """Citation F1 and the answer rating from the judge, into ``rows`` (resumable; re-judged when the

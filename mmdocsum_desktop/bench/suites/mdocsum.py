@@ -17,12 +17,13 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop.bench import report, runner, splits
-from mmdocsum_desktop.bench.glue import BenchEngine, build_judge, document_stats
+from mmdocsum_desktop.bench.glue import BenchEngine, document_stats, source_judge
 from mmdocsum_desktop.bench.metrics.mdocsum import (
     ABLATION_METRICS,
     aggregate,
@@ -122,28 +123,27 @@ def run_mdocsum(
     out = Path(out)
     mode = "predictions" if predictions is not None else "generate"
     owns_engine = mode == "generate" and engine is None
-    owns_judge = judge is None and judge_spec is not None
     if owns_engine:
         engine = BenchEngine.build(engine_spec)
-    if owns_judge:
-        judge = build_judge(judge_spec)
-    try:
-        run = _open_run(split, out, mode, engine, judge, predictions, options, control)
-        prediction_rows, generation = _predictions_stage(run)
-        stats, unreadable = _documents_stage(run, prediction_rows)
-        scored = _score_stage(run, prediction_rows, stats, unreadable)
-        judged, judge_info, judge_cancelled = _judge_stage(run, prediction_rows, scored)
-        metrics = _metrics(run, scored, judged, judge_info, generation, prediction_rows)
-        metrics["cancelled"] = bool(generation and generation.cancelled) or judge_cancelled
-        if _ablation is None and mode == "generate" and not metrics["cancelled"]:
-            _ablations_stage(run, split, out, metrics)
-        metrics["timings"]["total_s"] = round(time.perf_counter() - started, 3)
-        return report.finish_run(out, metrics, kept="documents", hint=" (the same command continues)")
-    finally:
-        if owns_engine and engine is not None:
-            engine.close()
-        if owns_judge and judge is not None:
-            runner.close_engine(judge.engine)
+    with ExitStack() as held:
+        if judge is None and judge_spec is not None:
+            # the session's judge engine, held for the run (the session closes it with itself)
+            judge = held.enter_context(source_judge(judge_spec))
+        try:
+            run = _open_run(split, out, mode, engine, judge, predictions, options, control)
+            prediction_rows, generation = _predictions_stage(run)
+            stats, unreadable = _documents_stage(run, prediction_rows)
+            scored = _score_stage(run, prediction_rows, stats, unreadable)
+            judged, judge_info, judge_cancelled = _judge_stage(run, prediction_rows, scored)
+            metrics = _metrics(run, scored, judged, judge_info, generation, prediction_rows)
+            metrics["cancelled"] = bool(generation and generation.cancelled) or judge_cancelled
+            if _ablation is None and mode == "generate" and not metrics["cancelled"]:
+                _ablations_stage(run, split, out, metrics)
+            metrics["timings"]["total_s"] = round(time.perf_counter() - started, 3)
+            return report.finish_run(out, metrics, kept="documents", hint=" (the same command continues)")
+        finally:
+            if owns_engine and engine is not None:
+                engine.close()
 
 
 # ------------------------------------------------------------------------------------------ stages
@@ -169,6 +169,7 @@ def _open_run(
     if engine is not None and mode == "generate":
         settings["engine"] = engine.describe()
     else:
+        assert predictions is not None  # no engine: the answers are given
         settings["predictions"] = str(Path(predictions).resolve())
     run = _Run(
         loaded=loaded,
@@ -192,12 +193,18 @@ def _open_run(
     return run
 
 
+def _document_of(item: MDocSumItem) -> Path:
+    """The document file of an item the stage kept (items without one were skipped before)."""
+    assert item.document is not None
+    return item.document
+
+
 def _predictions_stage(run: _Run) -> tuple[dict[str, dict[str, Any]], runner.StageOutcome | None]:
     """Stage 1: an answer record per document, generated (resumable) or read from the folder."""
     if run.engine is None:
         return _read_predictions(run), None
     engine = run.engine
-    runnable = []
+    runnable: list[MDocSumItem] = []
     for item in run.items:
         if item.document is None or not item.document.is_file():
             run.skip(item, f"document missing: {item.document}")
@@ -209,7 +216,7 @@ def _predictions_stage(run: _Run) -> tuple[dict[str, dict[str, Any]], runner.Sta
         runnable,
         lambda item: item.id,
         lambda item, ctl: engine.summarize(
-            item.document,
+            _document_of(item),
             include_abstract=not run.options.no_abstract,
             shuffle_seed=run.options.shuffle_seed,
             control=ctl,
@@ -278,7 +285,7 @@ def _documents_stage(
         "documents",
         need,
         lambda item: item.id,
-        lambda item, ctl: document_stats(item.document),
+        lambda item, ctl: document_stats(_document_of(item)),
         control=run.control,
         label="documents",
     )
@@ -333,7 +340,7 @@ def _score_stage(
         gold_text = summary_text([g.summary for g in item.gold])
         prediction_text = summary_text([p.summary for p in parsed.paragraphs[:4]]) if parsed.parsed else ""
         scored.rouge_rows[item.id] = rouge(prediction_text, gold_text)
-        row = score.to_json()
+        row = score.to_dict()
         row.update(
             n_images=n_images,
             n_tokens=n_tokens,
@@ -454,7 +461,7 @@ def _metrics(
         rows=scored.rows,
         details=details,
     )
-    return result.to_json()
+    return result.to_dict()
 
 
 def _ablations_stage(run: _Run, split: str | Path, out: Path, metrics: dict[str, Any]) -> None:
@@ -549,6 +556,7 @@ def judge_document(judge: Any, item: MDocSumItem, parsed: ParsedAnswer, control:
             acc_by.append(None)
     complete = not failures
     com = (covered / total_points if total_points else None) if complete and item.key_points else None
+    acc: float | None
     if not parsed.parsed:
         com, acc = (0.0 if item.key_points else None), 0.0
     else:

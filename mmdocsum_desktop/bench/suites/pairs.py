@@ -27,6 +27,7 @@ settings include a fingerprint of the ingestion code, so a resumed run never mix
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -34,17 +35,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mmdocsum_desktop.app import Session
+from mmdocsum_desktop.app import place as app_place
 from mmdocsum_desktop.app import summarize as app_summarize
+from mmdocsum_desktop.app.extract import export
+from mmdocsum_desktop.app.placement import figure_candidates
 from mmdocsum_desktop.bench.glue import current_session
 from mmdocsum_desktop.bench.metrics import pairs as m
+from mmdocsum_desktop.bench.metrics.rouge import rouge
 from mmdocsum_desktop.bench.pairs_gold import GoldError, PairGold, read_gold, strip_citations
 from mmdocsum_desktop.bench.pairs_split import PairFiles, pairs_in
 from mmdocsum_desktop.bench.runner import RunFolder, run_stage
-from mmdocsum_desktop.errors import BenchError, InputNotFoundError, MmdocsumError
+from mmdocsum_desktop.errors import BenchError, InputNotFoundError, JobCancelled, MmdocsumError
 from mmdocsum_desktop.fileio import write_json_atomic, write_text_atomic
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.schemas.document import Block, Document
+from mmdocsum_desktop.schemas.placement import ImageCandidate
 from mmdocsum_desktop.schemas.settings import EngineChoice
+from mmdocsum_desktop.text.sentences import split_sentences
 
 STAGES = ("figures", "text", "flow", "summary")
 SUITE = "pairs"
@@ -52,8 +60,10 @@ DOCUMENTS = "documents"
 # A crop "mostly body text": more than this share of its words is running text of the article.
 BODY_CROP_SHARE = 0.5
 
-# (paragraph texts, candidates) → the chosen candidate index or None per paragraph
-Placer = Callable[[list[str], list[Any]], list[int | None]]
+# Each paragraph's section titles (outermost first), or None where not known
+Sections = Sequence[Sequence[str] | str | None]
+# (paragraph texts, candidates, their sections) → the chosen candidate index or None per paragraph
+Placer = Callable[[list[str], list[ImageCandidate], Sections], list[int | None]]
 # (document, folder of its figure crops) → per paragraph, in role order (background, method, results,
 # conclusion): (text, figure label or None[, why no figure or None[, source]]); source "absent": the
 # paragraph says the paper has no such part (its words are the app's, not the paper's)
@@ -70,28 +80,29 @@ class PairsHooks:
 
     placer: Placer | None = None
     summarizer: Summarizer | None = None
-    placer_name: str = "placement engine (default models, no OCR)"
-    summarizer_name: str = "extractive engine, no abstract"
+    placer_name: str = "app.place with the session's settings, the paragraphs' sections given"
+    summarizer_name: str = "app.summarize, extractive, no abstract"
 
 
 # ------------------------------------------------------------------------------------------ defaults
 
 
-def default_placer() -> tuple[Placer, str]:
-    """The placement engine of the run's session (its settings), as `mmdocsum place` builds it."""
-    engine = current_session().placement_engine()
+def default_placer(session: Session | None = None) -> tuple[Placer, str]:
+    """``app.place`` with the run's session (its settings), as `mmdocsum place` and the Authoring view place,
+    given the section each paragraph sits under (a paper's own text knows them)."""
+    session = session or current_session()
 
-    def place(paragraphs: list[str], candidates: list[Any]) -> list[int | None]:
-        return [p.candidate for p in engine.place(paragraphs, candidates)]
+    def place(paragraphs: list[str], candidates: list[ImageCandidate], sections: Sections) -> list[int | None]:
+        run = app_place(session, paragraphs, candidates, sections=sections)
+        return [p.candidate for p in run.placements]
 
-    warnings = f"; {'; '.join(engine.model_warnings)}" if engine.model_warnings else ""
-    return place, "placement engine of the session (as `mmdocsum place`)" + warnings
+    return place, "app.place with the session's settings and models (as `mmdocsum place`), paragraphs' sections given"
 
 
-def default_summarizer() -> tuple[Summarizer, str]:
+def default_summarizer(session: Session | None = None) -> tuple[Summarizer, str]:
     """The extractive summary through the application's use case (``app.summarize``, the session's
     settings), abstract left out: what `mmdocsum summarize --engine extractive --no-abstract` writes."""
-    session = current_session()
+    session = session or current_session()
     choice = EngineChoice(engine="extractive")
 
     def summarize(document: Document, assets: Path) -> list[tuple[Any, ...]]:
@@ -103,12 +114,14 @@ def default_summarizer() -> tuple[Summarizer, str]:
     return summarize, "extractive engine through app.summarize (the session's settings), no abstract"
 
 
+# the reader's code (mmdocsum_desktop/document/), whose version a run's saved documents depend on
+INGESTION_CODE = Path(__file__).resolve().parents[2] / "document"
+
+
 def ingestion_fingerprint() -> str:
     """sha256 over the ingestion code: a resumed run must not mix documents read by two versions."""
-    import mmdocsum_desktop.document as package
-
     digest = hashlib.sha256()
-    for path in sorted(Path(package.__file__).parent.glob("*.py")):
+    for path in sorted(INGESTION_CODE.glob("*.py")):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
@@ -146,6 +159,8 @@ class PairsRun:
     out: Path
     hooks: PairsHooks = field(default_factory=PairsHooks)
     documents_from: Path | None = None  # score the documents an earlier run saved instead of reading PDFs
+    # the run's session: read, place and summarise as the commands do (one session, its models loaded once)
+    session: Session = field(default_factory=current_session)
     _index_cache: dict[str, m.PartIndex] = field(default_factory=dict)
 
     # --------------------------------------------------------------------------------- loading
@@ -187,7 +202,7 @@ class PairsRun:
         started = time.perf_counter()
         try:
             # the session's reader, as every command reads: scanned pages with OCR
-            document = current_session().read(path, control=control)
+            document = self.session.read(path, control=control)
         except MmdocsumError as error:
             raise PairSkipped(str(error)) from error
         return document, time.perf_counter() - started
@@ -215,7 +230,7 @@ class PairsRun:
                 found_by_label.setdefault(visual.label.lower(), visual)
         labels = m.label_scores(gold_by_label, found_by_label)
         f1s = {key: m.caption_f1(found_by_label[key].caption, gold_by_label[key].caption) for key in labels.matched}
-        regions = [(v.id, v.page, tuple(v.bbox) if v.bbox else None) for v in document.visuals]
+        regions = [(v.id, v.page, v.bbox) for v in document.visuals]
         continued = {(v.id, v.continues) for v in document.visuals if v.continues}
         shared = [p for p in m.shared_regions(regions) if p not in continued and p[::-1] not in continued]
         crops = self._crop_checks(loaded)
@@ -247,7 +262,7 @@ class PairsRun:
 
     def _crop_checks(self, loaded: LoadedPair) -> dict[str, Any]:
         """Each region's words (is it mostly body text?) and a tiny rendering (is it blank?)."""
-        import pymupdf
+        import pymupdf  # loaded by the figures stage only (the text and summary stages need no PDF library)
 
         index = self.index(loaded)
         rows = {}
@@ -325,10 +340,8 @@ class PairsRun:
         started = time.perf_counter()
         gold, document = loaded.gold, loaded.document
         if self.hooks.placer is None:
-            self.hooks.placer, self.hooks.placer_name = default_placer()
-        from mmdocsum_desktop.placement import candidates_from_document
-
-        candidates = candidates_from_document(document, None, include_tables=False, require_image=False)
+            self.hooks.placer, self.hooks.placer_name = default_placer(self.session)
+        candidates = figure_candidates(document, None, include_tables=False, require_image=False)
         for candidate in candidates:
             # FTII gives the placer captions only: the PDF's citing sentences would hand it the answer
             candidate.context = []
@@ -337,10 +350,11 @@ class PairsRun:
         label_of = {v.id: (v.label or v.id).lower() for v in gold.visuals}
         gold_keys = [label_of.get(g) if g else None for g in gold_ids]
         paragraphs = [p.flow_text for p in gold.paragraphs]
+        sections = [tuple(p.section_path) or None for p in gold.paragraphs]
         result: dict[str, Any] = {"read_s": round(loaded.read_s, 4), "pool": len(candidates)}
-        chosen = self.hooks.placer(paragraphs, candidates) if candidates else [None] * len(paragraphs)
+        chosen = self.hooks.placer(paragraphs, candidates, sections) if candidates else [None] * len(paragraphs)
         predicted = [keys[c] if c is not None else None for c in chosen]
-        result["jats"] = m.flow_scores(gold_keys, predicted).to_json()
+        result["jats"] = m.flow_scores(gold_keys, predicted).to_dict()
         result["jats_predicted"] = predicted
         result["jats_gold"] = gold_keys
         # the second variant: the paragraphs the app itself read from the PDF, mentions removed
@@ -348,9 +362,11 @@ class PairsRun:
         own_texts = [strip_citations(b.text) for b in own]
         matches = m.match_paragraphs(own_texts, [p.text for p in gold.paragraphs])
         own_gold = m.transfer_gold(matches, gold_keys)
-        own_chosen = self.hooks.placer(own_texts, candidates) if candidates and own_texts else [None] * len(own_texts)
+        own_sections = [b.section for b in own]
+        own_chosen = (self.hooks.placer(own_texts, candidates, own_sections) if candidates and own_texts
+                      else [None] * len(own_texts))
         own_predicted = [keys[c] if c is not None else None for c in own_chosen]
-        result["own"] = m.flow_scores(own_gold, own_predicted).to_json()
+        result["own"] = m.flow_scores(own_gold, own_predicted).to_dict()
         result["own_unmatched"] = sum(x is None for x in matches)
         result["seconds"] = round(time.perf_counter() - started, 4)
         return result
@@ -360,18 +376,13 @@ class PairsRun:
         started = time.perf_counter()
         gold, document = loaded.gold, loaded.document
         if self.hooks.summarizer is None:
-            self.hooks.summarizer, self.hooks.summarizer_name = default_summarizer()
+            self.hooks.summarizer, self.hooks.summarizer_name = default_summarizer(self.session)
         assets = self.out / "crops" / pair.name
         if document.kind == "pdf":
-            from mmdocsum_desktop.document.limits import DEFAULT_LIMITS
-            from mmdocsum_desktop.document.pdf import render_visuals
-
-            (assets / "figures").mkdir(parents=True, exist_ok=True)
-            render_visuals(document, assets / "figures", dpi=72, password=None, limits=DEFAULT_LIMITS, control=control)
+            # the figure crops the summary shows, written as every command writes them (small: 72 dpi)
+            export(document, assets, dpi=72, control=control)
         paragraphs = self.hooks.summarizer(document, assets)
-        from mmdocsum_desktop.bench.metrics.rouge import rouge
         from mmdocsum_desktop.engines.extractive import section_role
-        from mmdocsum_desktop.text.sentences import split_sentences
 
         texts = [p[0] or "" for p in paragraphs]
         figures = [p[1] for p in paragraphs]
@@ -501,8 +512,6 @@ def run_pairs(
     write_text_atomic(out_path / "report.md", to_markdown(metrics))
     write_text_atomic(out_path / "report.html", to_html(metrics))
     if control.cancelled:
-        from mmdocsum_desktop.errors import JobCancelled
-
         raise JobCancelled("the pairs benchmark was stopped; run the same command again to continue")
     return metrics
 
@@ -557,7 +566,7 @@ def _pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
             body_foreign_per_1000=m.per_thousand(sum(r.get("body_foreign", 0) for r in text),
                                                  sum(r.get("body_words", 0) for r in text)),
         )
-        kinds = {}
+        kinds: dict[str, int] = {}
         for r in text:
             for k, v in r["broken"].items():
                 kinds[k] = kinds.get(k, 0) + v
@@ -664,7 +673,7 @@ def summarise(
     settings: dict[str, Any],
 ) -> dict[str, Any]:
     rows = []
-    skipped = {}
+    skipped: dict[str, str] = {}
     for reasons in failed.values():
         for name, reason in reasons.items():
             skipped.setdefault(name, reason)
@@ -834,8 +843,6 @@ def to_markdown(metrics: dict[str, Any]) -> str:
 
 
 def to_html(metrics: dict[str, Any]) -> str:
-    import html
-
     def table(header: list[str], rows: list[list[str]]) -> str:
         head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
         body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)

@@ -78,7 +78,7 @@ def run_rouge(
                 },
                 "cancelled": bool(outcome and outcome.cancelled),
             },
-        ).to_json()
+        ).to_dict()
         return report.finish_run(out, metrics, kept="documents")
     finally:
         if engine is not None:
