@@ -3,11 +3,19 @@ finish_reason "timeout"; the engine's own clean-up still runs and the engine sta
 
 from __future__ import annotations
 
+import http.server
+import json
+import threading
 import time
 
 import pytest
 
+from mmdocsum_desktop.cli import main
 from mmdocsum_desktop.engines.base import Generation, GenerationOptions, GenerationStream, Message, run_stream
+from mmdocsum_desktop.engines.openai import OpenAIConfig, OpenAIEngine
+from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.schemas.summary import SummaryOptions
+from mmdocsum_desktop.summarize.strategies.full_document import ModelRun
 
 STORY = [Message("user", "Tell a long story about a river, with many details about each town on its banks.")]
 
@@ -82,19 +90,14 @@ def test_llama_tiny_time_limit_still_returns_a_generation(smollm_engine, limit):
 
 
 def test_summary_time_limit_is_shared_by_all_model_calls_of_a_job(smollm_engine):
-    from mmdocsum_desktop.jobs import JobControl
-    from mmdocsum_desktop.summarize.pipeline import SummaryOptions, _Run
-
-    run = _Run(smollm_engine, SummaryOptions(time_limit_s=0.5), JobControl())
+    run = ModelRun(smollm_engine, SummaryOptions(time_limit_s=0.5), JobControl())
     time.sleep(0.6)  # the job's time is spent before its first call
     text = run.generate(STORY, "summary", max_tokens=60)
-    assert run.generations[0]["finish_reason"] == "timeout"
-    assert run.generations[0]["completion_tokens"] <= 2 and len(text) < 40
+    assert run.generations[0].finish_reason == "timeout"
+    assert run.generations[0].completion_tokens <= 2 and len(text) < 40
 
 
 def test_cli_refuses_a_time_limit_that_is_not_positive(tmp_path, capsys):
-    from mmdocsum_desktop.cli import main
-
     with pytest.raises(SystemExit) as exited:
         main(["summarize", str(tmp_path / "missing.pdf"), "-o", str(tmp_path / "s.json"), "--time-limit", "0"])
     assert "--time-limit must be a positive number" in str(exited.value)
@@ -102,12 +105,6 @@ def test_cli_refuses_a_time_limit_that_is_not_positive(tmp_path, capsys):
 
 def test_openai_stream_past_its_time_limit_is_closed():
     """A server that keeps sending: the engine stops at the limit and hangs up, so the server stops too."""
-    import http.server
-    import json
-    import threading
-
-    from mmdocsum_desktop.engines.openai import OpenAIConfig, OpenAIEngine
-
     sent: list[int] = []
 
     class SlowStream(http.server.BaseHTTPRequestHandler):
