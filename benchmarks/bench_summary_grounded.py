@@ -43,9 +43,9 @@ from mmdocsum_desktop.bench.metrics import pairs as m  # noqa: E402
 from mmdocsum_desktop.bench.metrics.rouge import rouge  # noqa: E402
 from mmdocsum_desktop.bench.pairs_gold import read_gold  # noqa: E402
 from mmdocsum_desktop.bench.pairs_split import pairs_in  # noqa: E402
-from mmdocsum_desktop.engines.extractive import opener  # noqa: E402
 from mmdocsum_desktop.jobs import JobControl  # noqa: E402
 from mmdocsum_desktop.schemas.document import Document  # noqa: E402
+from mmdocsum_desktop.summarize.extractive import opener  # noqa: E402
 from mmdocsum_desktop.text.sentences import split_sentences  # noqa: E402
 
 PAIRS = ROOT.parent / "shared" / "corpus" / "pmc"
@@ -95,9 +95,7 @@ def make_engine(args):
 
     embedder = TextEmbedder()
     if args.engine == "extractive":
-        from mmdocsum_desktop.engines.extractive import ExtractiveEngine
-
-        return ExtractiveEngine(embedder), embedder
+        return None, embedder  # the extractive summary needs no text engine
     from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine, resolve_model_path
 
     engine = LlamaEngine(LlamaConfig(model=resolve_model_path(args.model), n_ctx=args.n_ctx, n_threads=args.threads))
@@ -266,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
             row = score_paper(pair, document, summary, gold, adjacent_pairs(gold), extracted=args.engine == "extractive")
             row["summary"] = [{"text": p.text, "figure": p.figure.label if p.figure else None,
                                "caption": p.image_caption} for p in summary.paragraphs]
-            row["repairs"] = summary.repairs
+            row["repairs"] = [r.model_dump(mode="json") for r in summary.repairs]
             row["load_average_1min"] = round(load, 2)
             rows.append(row)
             write_result(args, rows)  # after every paper: a run stopped early still leaves its numbers
@@ -274,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"junk={ {k: v for k, v in row['sentences'].items() if k != 'body'} } "
                   f"dangling={row['dangling']} figs={row['figures']} grounded={row['grounded']} "
                   f"{row['seconds']:.1f}s written={row['written']} supported={row['supported']}", flush=True)
-    engine.close()
+    if engine is not None:
+        engine.close()
     result, output = write_result(args, rows)
     print(json.dumps(result["pooled"], indent=1))
     print(f"written {output}")

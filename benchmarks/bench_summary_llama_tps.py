@@ -64,7 +64,7 @@ def main() -> None:
     from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine, resolve_model_path
     from mmdocsum_desktop.placement import candidates_from_document
     from mmdocsum_desktop.summarize import prompt as prompts
-    from mmdocsum_desktop.summarize.pipeline import build_engine_messages_preview
+    from mmdocsum_desktop.summarize.strategies.full_document import build_engine_messages_preview
 
     model = resolve_model_path(args.model)
     document = read_document(PAPERS / args.paper)

@@ -29,7 +29,6 @@ from _corpus import PAPERS, RESULTS, write_result
 
 from mmdocsum_desktop.bench.metrics.rouge import mean_rouge, rouge
 from mmdocsum_desktop.document.reader import export_document, read_document
-from mmdocsum_desktop.engines.extractive import ExtractiveEngine
 from mmdocsum_desktop.models.embed import TextEmbedder
 from mmdocsum_desktop.summarize.pipeline import SummaryOptions, summarize_document
 
@@ -141,7 +140,8 @@ def main() -> None:
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        results.append(run_engine("extractive", ExtractiveEngine(embedder), papers, embedder, work, args.max_tokens))
+        # no text engine: the extractive summary
+        results.append(run_engine("extractive", None, papers, embedder, work, args.max_tokens))
         for model in args.model:
             from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine, resolve_model_path
 

@@ -60,9 +60,11 @@ def warm(engine_factory, tmp: Path, runs: int) -> tuple[list[float], dict]:
             write_summary(summary, tmp / f"warm{k}.json", "json", base_dir=folder)
             if k:
                 times.append(time.perf_counter() - started)
-            last = {"timings": summary.timings, "generations": summary.generations}
+            last = {"timings": summary.timings,
+                    "generations": [g.model_dump(mode="json") for g in summary.generations]}
     finally:
-        engine.close()
+        if engine is not None:
+            engine.close()
     return times, last
 
 
@@ -76,10 +78,8 @@ def main() -> None:
     results = {}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        from mmdocsum_desktop.engines.extractive import ExtractiveEngine
-
-        plans = [] if args.no_extractive else [
-            ("extractive", ["--engine", "extractive"], lambda embedder: ExtractiveEngine(embedder))]
+        # the extractive summary needs no text engine (None)
+        plans = [] if args.no_extractive else [("extractive", ["--engine", "extractive"], lambda embedder: None)]
         for model in args.model:
             def factory(embedder, model=model):
                 from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine, resolve_model_path

@@ -17,12 +17,12 @@ Label recall: gold labels (canonicalised by the app's own ``parse_caption_start`
 one after case and spacing are folded. A translation leak: a block in the document's language marked as a
 translation, or a block in another language left as body text.
 
-Summaries (sets ``pdf`` and ``rendered``): the extractive engine's four paragraphs (``ExtractiveEngine.draft``,
+Summaries (sets ``pdf`` and ``rendered``): the extractive engine's four paragraphs (``summarize.extractive.Extractor.draft``,
 what every summary mode starts from) with and without the abstract: empty paragraphs, sentences the
 detector puts in another language than the document's, and ROUGE-1/2/L of the ``--no-abstract`` summary
 against the abstract in the document's language, scored with text.tokens.rouge_tokens (NFKC, lower case,
 accents and Hangul kept, Han/kana per character, no stemming; rouge-score's own tokenizer drops them).
-``--localised-roles`` lets engines.extractive.section_role fall back to document.sections.summary_part (the
+``--localised-roles`` lets summarize.roles.section_role fall back to document.sections.summary_part (the
 one-line change the summary owner is asked for) and reports that run instead.
 
     python benchmarks/multilingual.py [--localised-roles]   # writes benchmarks/results/multilingual[_localised_roles].json
@@ -50,9 +50,10 @@ from mmdocsum_desktop.document.labels import parse_caption_start
 from mmdocsum_desktop.document.language import guess_language
 from mmdocsum_desktop.document.reader import read_document
 from mmdocsum_desktop.document.sections import summary_part
-from mmdocsum_desktop.engines import extractive
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.models.embed import TextEmbedder
+from mmdocsum_desktop.summarize import roles
+from mmdocsum_desktop.summarize.extractive import Extractor
 
 MULTILINGUAL = CORPUS / "multilingual"
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
@@ -140,7 +141,7 @@ def summary_checks(document, gold_abstract: str | None) -> dict:
     """Empty paragraphs, sentences in another language, and ROUGE of the --no-abstract summary."""
     if not _EMBEDDER:
         _EMBEDDER.append(TextEmbedder())
-    engine = extractive.ExtractiveEngine(_EMBEDDER[0])
+    engine = Extractor(_EMBEDDER[0])
     result = {}
     for include_abstract in (True, False):
         drafted = engine.draft(document, include_abstract=include_abstract)
@@ -371,8 +372,8 @@ def main() -> int:
         return 2
     localised = "--localised-roles" in sys.argv[1:]
     if localised:
-        english_roles = extractive.section_role
-        extractive.section_role = lambda heading: english_roles(heading) or summary_part(heading)
+        english_roles = roles.section_role
+        roles.section_role = lambda heading: english_roles(heading) or summary_part(heading)
     languages = manifest()
     started, cpu = time.perf_counter(), time.process_time()
     pdf_rows = run_pdfs(languages)
@@ -380,7 +381,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         rendered_rows = run_rendered(Path(folder))
     result = {
-        "section_roles": "English + document.sections.summary_part (--localised-roles)" if localised else "engines.extractive.section_role as shipped",
+        "section_roles": "English + document.sections.summary_part (--localised-roles)" if localised else "summarize.roles.section_role as shipped",
         "sets": {
             "pdf (4 real SciELO PDFs + 1 real Korean PDF)": {"summary": summarise(pdf_rows), "documents": pdf_rows},
             "jats (40 XML: jats/ and the 4 beside the PDFs)": {"summary": summarise(jats_rows), "documents": jats_rows},

@@ -52,6 +52,9 @@ from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.schemas.placement import ImageCandidate
 from mmdocsum_desktop.schemas.settings import EngineChoice
+
+# the app's heading → summary role rule; to come through app.summary (asked for), bench may not import summarize
+from mmdocsum_desktop.summarize.roles import section_role
 from mmdocsum_desktop.text.sentences import split_sentences
 
 STAGES = ("figures", "text", "flow", "summary")
@@ -382,7 +385,6 @@ class PairsRun:
             # the figure crops the summary shows, written as every command writes them (small: 72 dpi)
             export(document, assets, dpi=72, control=control)
         paragraphs = self.hooks.summarizer(document, assets)
-        from mmdocsum_desktop.engines.extractive import section_role
 
         texts = [p[0] or "" for p in paragraphs]
         figures = [p[1] for p in paragraphs]
