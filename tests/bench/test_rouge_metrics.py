@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from mmdocsum_desktop.bench.metrics.rouge import mean_rouge, rouge, sentences_per_line
+from mmdocsum_desktop.bench.metrics.rouge import (
+    lcs_indices,
+    lcs_length,
+    mean_rouge,
+    rouge,
+    sentences_per_line,
+)
 
 
 def test_identical_texts_score_one():
@@ -50,8 +56,6 @@ def test_same_numbers_as_rouge_score_itself():
 
     from rouge_score import rouge_scorer
     from rouge_score.rouge_scorer import lcs_ind
-
-    from mmdocsum_desktop.bench.metrics.rouge import lcs_indices, lcs_length
 
     rng = random.Random(11)
     for _ in range(3000):  # tiny alphabets: many ties, the hard case for picking the same LCS

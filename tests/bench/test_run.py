@@ -6,6 +6,7 @@ import json
 
 from mmdocsum_desktop.app import Session
 from mmdocsum_desktop.bench.run import run_benchmark
+from mmdocsum_desktop.bench.splits import demo_ftii
 from mmdocsum_desktop.cli import main
 from mmdocsum_desktop.gui import bench_child
 from mmdocsum_desktop.jobs import JobControl
@@ -34,8 +35,6 @@ def test_rouge_demo_as_the_command_line_runs_it(tmp_path):
 
 
 def test_the_gui_runs_ftii_as_the_command_line_does(tmp_path):
-    from mmdocsum_desktop.bench.splits import demo_ftii
-
     data, images_root, captions = demo_ftii()
     bench_child.benchmark_in_this_process("ftii", "demo", "extractive", str(tmp_path / "gui"), JobControl())
     assert main(["bench", "ftii", "--data", str(data), "--images-root", str(images_root), "--captions",

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from mmdocsum_desktop.cli import main
 from tests.engines.conftest import smollm  # noqa: F401 — the SmolLM2 GGUF for the judge's command-line tests
 
 
@@ -20,8 +21,6 @@ def env(tmp_path_factory):
 @pytest.fixture()
 def cli(env, monkeypatch, capsys):
     """Run ``mmdocsum ARGS`` in this process: (exit code, stdout, stderr)."""
-    from mmdocsum_desktop.cli import main
-
     monkeypatch.setenv("MMDOCSUM_CACHE_DIR", env["MMDOCSUM_CACHE_DIR"])
     monkeypatch.setenv("MMDOCSUM_DATA_DIR", env["MMDOCSUM_DATA_DIR"])
 

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from mmdocsum_desktop.answer import Answer
 from tests.conftest import PAPERS
 
 HYDROLOGY = PAPERS / "mineru_demo1.pdf"
@@ -28,8 +29,6 @@ def test_ask_as_a_user_runs_it(env):
 
 
 def test_json_answer_follows_the_schema(cli):
-    from mmdocsum_desktop.answer import Answer
-
     code, out, _err = cli("ask", HYDROLOGY, "Where are the Thalf values of all catchments given?",
                           "--engine", "extractive", "--format", "json", "--quiet")
     assert code == 0

@@ -13,6 +13,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from mmdocsum_desktop.schemas.placement import Placement
 from tests.conftest import PAPERS
 
 MEMORY_BOUND = int(1.5 * 1024**3)
@@ -95,8 +96,6 @@ def test_text_addressed_to_a_model_stays_out_of_the_summary(cli, tmp_path):
 
 
 def test_placement_figure_is_always_a_label():
-    from mmdocsum_desktop.schemas.placement import Placement
-
     assert Placement(paragraph=1, paragraph_text="p", figure=8).summary()["figure"] == "image 8"
     assert Placement(paragraph=1, paragraph_text="p", figure="Figure 5").summary()["figure"] == "Figure 5"
 

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from mmdocsum_desktop.document.reader import read_document
+from mmdocsum_desktop.fileio import OutputError, write_text_atomic
 from tests.conftest import PAPERS
 
 ARTICLE = """# Sourdough rises faster in a warm kitchen
@@ -96,9 +98,6 @@ def test_system_folders_are_refused(cli, notes, target):
 def test_the_guard_holds_for_every_atomic_write(tmp_path, notes):
     """The desktop app's exports write through fileio too: a document this process read is protected
     even where no front end named it."""
-    from mmdocsum_desktop.document.reader import read_document
-    from mmdocsum_desktop.fileio import OutputError, write_text_atomic
-
     read_document(notes)
     with pytest.raises(OutputError, match="input document notes.md"):
         write_text_atomic(notes, "a summary")

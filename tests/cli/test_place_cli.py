@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from mmdocsum_desktop.placement.text import strip_mentions
 from tests.conftest import PAPERS, read_paper
 from tests.placement.ftii_split import build_paper_split
 from tests.placement.test_engine import CITED, first_citing
@@ -25,8 +26,6 @@ def run_cli(env, *args: str, timeout: float = 180) -> subprocess.CompletedProces
 
 @pytest.fixture(scope="module")
 def paragraphs_md(tmp_path_factory):
-    from mmdocsum_desktop.placement.text import strip_mentions
-
     document = read_paper("pymupdf_test_3780.pdf")
     citing = [first_citing(document, label) for label in CITED]  # Figures 1, 2 and 3, in that order
     text = "\n\n".join(
