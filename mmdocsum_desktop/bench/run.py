@@ -7,10 +7,12 @@ to the suites (``glue.using_session``), and they read and summarise through it e
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.app.placement import read_captions_file
+from mmdocsum_desktop.app.placement import Strategy, place, read_captions_file
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.bench import splits
 from mmdocsum_desktop.bench.glue import using_session
@@ -21,6 +23,7 @@ from mmdocsum_desktop.bench.suites.ftii import run_flow_insertion
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.fileio import write_json_atomic
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.schemas.placement import ImageCandidate, Placement
 from mmdocsum_desktop.schemas.settings import EngineChoice, PlacementSettings
 
 # Suites that score with a judge model when one is given (their entry points take ``judge_spec``).
@@ -78,7 +81,7 @@ def run_ftii(
     *,
     images_root: Path | None = None,
     captions: Path | None = None,
-    strategy: str = "global",
+    strategy: Strategy = "global",
     placement: PlacementSettings | None = None,
     threshold: float | None = None,
     control: JobControl | None = None,
@@ -92,7 +95,7 @@ def run_ftii(
     if images_root is None:
         raise MmdocsumError("--images-root is needed to place images (or give --predictions to score them)")
     articles = load_flow_insertion(data)
-    engine = session.placement_engine(placement, threshold=threshold)
+    engine = AppPlacer(session, placement, threshold)
     known_captions = read_captions_file(captions) if captions is not None else None
     run = run_flow_insertion(articles, engine, images_root, captions=known_captions, strategy=strategy,
                              control=control)
@@ -100,6 +103,25 @@ def run_ftii(
     metrics = score_articles(articles, run.predictions).metrics()
     write_ftii_outputs(out, predictions, metrics)
     return {**metrics, "warnings": list(dict.fromkeys(run.warnings))}
+
+
+@dataclass
+class AppPlacer:
+    """``app.place`` with the run's session, settings and threshold — what `mmdocsum place` runs — in the
+    shape FTII's flow insertion takes (``place(paragraphs, candidates, strategy)`` and the last call's
+    ``warnings``)."""
+
+    session: Session
+    placement: PlacementSettings | None = None
+    threshold: float | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def place(self, paragraphs: Sequence[str], candidates: Sequence[ImageCandidate],
+              strategy: Strategy = "sequence") -> list[Placement]:
+        run = place(self.session, paragraphs, candidates, placement=self.placement, strategy=strategy,
+                    threshold=self.threshold)
+        self.warnings = run.warnings
+        return run.placements
 
 
 def write_ftii_outputs(out: Path, predictions: Any, metrics: dict[str, Any]) -> None:

@@ -40,7 +40,8 @@ def run_flow_insertion(
     strategy: str = "global",
     control: JobControl | None = None,
 ) -> FlowRun:
-    """Place images with ``engine`` (a PlacementEngine) for every article; predictions as pool paths."""
+    """Place images with ``engine`` for every article (``bench.run.AppPlacer``: app.place, as `mmdocsum place`;
+    or a PlacementEngine of an experiment); predictions as pool paths."""
     control = ensure_control(control)
     root = Path(images_root)
     if not root.is_dir():
