@@ -3,7 +3,7 @@ where they would run, what a language model is fit for, and where the app keeps 
 
 ``mmdocsum models ...`` and the Settings dialog both ask here, so the two list the same models with the
 same presence, device and fitness. Everything is re-exported or wrapped from the model layer
-(``models.registry``, ``models.devices``, ``models.fitness``, ``models.paths``, ``engines.gguf_check``);
+(``models.registry``, ``models.devices``, ``models.fitness``, ``paths``, ``engines.gguf_check``);
 no model is loaded by anything in this module (the device probes only ask the runtimes what they support).
 """
 
