@@ -446,7 +446,7 @@ def answer_inputs() -> st.SearchStrategy[tuple[str, int]]:
 def check_answer(text: str, n_images: int, *, seconds: float = 30.0) -> str:
     """The summaries parser and the benchmark's scorer read any text; the parser's answer is well-formed."""
     from mmdocsum_desktop.bench.metrics.mdocsum import parse_answer as score_parse
-    from mmdocsum_desktop.summarize.parse import parse_answer
+    from mmdocsum_desktop.text.summary_parse import parse_answer
 
     with time_bound(seconds):
         parsed = parse_answer(text, n_images)

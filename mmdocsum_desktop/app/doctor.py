@@ -309,8 +309,8 @@ def _llama_settings() -> tuple[devices.GpuLayers, int]:
 def _keyring(report: DoctorReport) -> None:
     section = "keyring (API keys of OpenAI-compatible endpoints)"
     try:  # keyring's backends import system libraries (D-Bus, Keychain): only when the doctor looks
-        import keyring
-        from keyring.backends import fail
+        import keyring  # backends load system libraries: only when the doctor looks
+        from keyring.backends import fail  # with keyring, above
     except Exception as error:  # noqa: BLE001 — keyring's backends import system libraries
         report.add(section, "backend", f"keyring does not load: {error}", ok=False, advice="pip install keyring")
         return

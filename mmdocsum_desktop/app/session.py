@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mmdocsum_desktop.app.models import Models
+from mmdocsum_desktop.document.reader import read_document
 from mmdocsum_desktop.engines import factory
 from mmdocsum_desktop.engines.factory import ConfiguredEngine
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.models.ocr import page_reader
 from mmdocsum_desktop.schemas.engine import EngineInfo
 from mmdocsum_desktop.schemas.settings import EngineChoice, PlacementSettings, Settings, load_settings
 
@@ -68,10 +70,6 @@ class Session:
         recognised with OCR (progress "OCR page N" on ``control``; results cached by the page image's
         hash, so a file is recognised once). ``ocr=False`` (the commands' --no-ocr) refuses a scanned
         PDF with a message saying how to get it read."""
-        # PyMuPDF, onnxruntime and RapidOCR load when a document is first read, not when the app starts
-        from mmdocsum_desktop.document.reader import read_document
-        from mmdocsum_desktop.models.ocr import page_reader
-
         hook = page_reader(engine_factory=self.models.ocr) if ocr else None
         if limits is None:  # the reader's default limits
             return read_document(Path(path), password=password, control=control, ocr=hook)

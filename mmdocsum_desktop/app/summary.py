@@ -30,6 +30,7 @@ from mmdocsum_desktop.schemas.summary import (
 )
 from mmdocsum_desktop.summarize.citations import Citer
 from mmdocsum_desktop.summarize.pipeline import summarize_document
+from mmdocsum_desktop.summarize.roles import section_role  # noqa: F401 — the pairs benchmark counts roles with it
 from mmdocsum_desktop.summarize.strategies import RewriteSettings, SummaryStrategy, choose_strategy
 from mmdocsum_desktop.text.sentences import split_sentences
 

@@ -234,7 +234,7 @@ def estimate_tokens(text: str) -> int:
 
 def encode_image(path: Path, max_side: int) -> tuple[bytes, str]:
     """The image at ``path`` as PNG bytes with its longer side at most ``max_side`` pixels."""
-    from PIL import Image, UnidentifiedImageError
+    from PIL import Image, UnidentifiedImageError  # Pillow's decoders load only when an image is sent
 
     try:
         with Image.open(path) as image:

@@ -88,7 +88,9 @@ class Judge:
         details: Any = {}
         if callable(describe):
             try:
-                details = describe()
+                # the description as a plain dict, as the cache key was computed before engines typed it
+                described = describe()
+                details = described.model_dump(mode="json") if hasattr(described, "model_dump") else described
             except Exception:  # noqa: BLE001 — a description is informative only
                 details = {}
         digest = hashlib.sha256(

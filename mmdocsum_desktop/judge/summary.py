@@ -369,7 +369,7 @@ class SummaryJudge:
         describe = getattr(self.engine, "describe", None)
         return {
             "judge": self.name,
-            "engine": describe() if callable(describe) else {},
+            "engine": _as_json(describe()) if callable(describe) else {},
             "sees_images": self.sees_images,
             "figures_as_text": not self.sees_images,
             "self_consistency": self.self_consistency,
@@ -516,6 +516,11 @@ class SummaryJudge:
             "seconds": round(time.perf_counter() - started, 3),
             "prompt_tokens": int(getattr(generation, "prompt_tokens", 0) or 0),
         }
+
+
+def _as_json(described: Any) -> Any:
+    """An engine's description for a JSON file: engines describe themselves as an EngineInfo."""
+    return described.model_dump(mode="json") if hasattr(described, "model_dump") else described
 
 
 def judge_document(

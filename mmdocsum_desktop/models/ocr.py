@@ -119,7 +119,7 @@ class OcrEngine:
     ) -> None:
         """``model_paths``: {"det"|"cls"|"rec": ONNX file} in place of the files RapidOCR ships with."""
         try:  # RapidOCR loads its ONNX sessions on import: only when a page or figure is read
-            from rapidocr_onnxruntime import RapidOCR
+            from rapidocr_onnxruntime import RapidOCR  # starts ONNX sessions on import: first read only
         except ImportError as error:
             raise MissingDependencyError(
                 "OCR needs RapidOCR: pip install rapidocr-onnxruntime==1.4.4"

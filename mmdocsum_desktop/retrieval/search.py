@@ -86,7 +86,7 @@ def _stem(word: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _stemmer():
-    from nltk.stem.snowball import SnowballStemmer
+    from nltk.stem.snowball import SnowballStemmer  # nltk is slow to import: only when evidence is searched
 
     return SnowballStemmer("english", ignore_stopwords=False)
 
@@ -287,7 +287,7 @@ class Retriever:
         texts = [p.text for p in passages]
         bm25 = None
         if passages:
-            import bm25s
+            import bm25s  # scipy.sparse and its tokenizer load with the first index, not the app
 
             bm25 = bm25s.BM25()
             # every passage gets at least one token: bm25s refuses an empty document
@@ -299,7 +299,7 @@ class Retriever:
         profiles = build_profiles(passages, labels_in_order)
         visual_bm25 = None
         if profiles:
-            import bm25s
+            import bm25s  # scipy.sparse and its tokenizer load with the first index, not the app
 
             visual_bm25 = bm25s.BM25()
             visual_bm25.index([tokens(visual_text(p, passages), language) or ["\u2205"] for p in profiles],

@@ -49,7 +49,7 @@ def _read_region_text(document: Document) -> dict[str, RegionText]:
     path = Path(document.source)
     if not path.is_file():
         return {}
-    import pymupdf
+    import pymupdf  # PyMuPDF loads only when a figure's text layer is read
 
     found: dict[str, RegionText] = {}
     try:

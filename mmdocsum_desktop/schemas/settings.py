@@ -300,8 +300,8 @@ def _keyring() -> tuple[Any, Any]:
     """The keyring module and its errors (imported when a key is first needed: its backends load system
     libraries)."""
     try:
-        import keyring
-        import keyring.errors
+        import keyring  # its backends load system libraries (D-Bus, Keychain): only when a key is used
+        import keyring.errors  # with keyring, above
     except ImportError as error:
         raise SecretError("API keys are kept in the system keyring: pip install keyring") from error
     return keyring, keyring.errors

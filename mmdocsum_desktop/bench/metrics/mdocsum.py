@@ -43,14 +43,14 @@ from mmdocsum_desktop.schemas.bench import (
     ParsedAnswer,
     PredParagraph,
 )
-from mmdocsum_desktop.summarize import parse as answer_parser
+from mmdocsum_desktop.text import summary_parse as answer_parser
 
 LENGTH_BUCKET_TOKENS = 5000
 IMAGE_BUCKET_SIZE = 3
 
 
 # --------------------------------------------------------------------------------------------------
-# Reading answers: the app's one tolerant parser (summarize/parse.py), M-DocEval's rules applied here
+# Reading answers: the app's one tolerant parser (text/summary_parse.py), M-DocEval's rules applied here
 # --------------------------------------------------------------------------------------------------
 
 
@@ -64,7 +64,7 @@ def parse_answer(answer: Any, n_images: int | None) -> ParsedAnswer:
     """Read a model's answer (raw text or an already-decoded list) into paragraphs *as given*.
 
     The tolerant reading (code fences, trailing text, single quotes, plain text) is the summaries
-    parser's job (``mmdocsum_desktop.summarize.parse``); this function keeps the raw paragraph list it
+    parser's job (``mmdocsum_desktop.text.summary_parse``); this function keeps the raw paragraph list it
     returns and applies M-DocEval's rules itself, so scoring never depends on a repair. Format: the
     answer must hold a valid JSON list (a code fence or text around it is forgiven, see
     BENIGN_FORMAT_ISSUES); anything the parser had to repair beyond that (single quotes, trailing

@@ -40,6 +40,7 @@ from mmdocsum_desktop.app import place as app_place
 from mmdocsum_desktop.app import summarize as app_summarize
 from mmdocsum_desktop.app.extract import export
 from mmdocsum_desktop.app.placement import figure_candidates
+from mmdocsum_desktop.app.summary import section_role  # the app's heading → summary role rule
 from mmdocsum_desktop.bench.glue import current_session
 from mmdocsum_desktop.bench.metrics import pairs as m
 from mmdocsum_desktop.bench.metrics.rouge import rouge
@@ -52,9 +53,6 @@ from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.schemas.placement import ImageCandidate
 from mmdocsum_desktop.schemas.settings import EngineChoice
-
-# the app's heading → summary role rule; to come through app.summary (asked for), bench may not import summarize
-from mmdocsum_desktop.summarize.roles import section_role
 from mmdocsum_desktop.text.sentences import split_sentences
 
 STAGES = ("figures", "text", "flow", "summary")

@@ -71,7 +71,7 @@ def svg(body: str) -> str:
 
 
 def app_icon_png(svg_text: str, size: int) -> bytes:
-    import pymupdf
+    import pymupdf  # a developer's tool: PyMuPDF renders the SVG only when icons are rebuilt
 
     with pymupdf.open(stream=svg_text.encode("utf-8"), filetype="svg") as drawing:
         page = drawing[0]

@@ -37,10 +37,10 @@ from mmdocsum_desktop.schemas.summary import (
 )
 from mmdocsum_desktop.summarize import prompt as prompts
 from mmdocsum_desktop.summarize.extractive import DraftParagraph, Extractor
-from mmdocsum_desktop.summarize.parse import ParsedAnswer, ParsedParagraph, parse_answer
 from mmdocsum_desktop.summarize.sentences import Embedder, Sentence, split_sentences
 from mmdocsum_desktop.summarize.strategies.base import Draft, LanguageModelText, SummaryContext
 from mmdocsum_desktop.text.paragraphs import split_paragraphs
+from mmdocsum_desktop.text.summary_parse import ParsedAnswer, ParsedParagraph, parse_answer
 
 IMAGE_TOKENS = 300  # what one resized image costs a vision model's context, roughly
 MESSAGE_OVERHEAD = 12  # chat-template tokens per message

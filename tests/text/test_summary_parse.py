@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from mmdocsum_desktop.bench.metrics.mdocsum import normalise_ref as score_ref
 from mmdocsum_desktop.schemas.bench import INVALID
-from mmdocsum_desktop.summarize.parse import normalise_ref, parse_answer
+from mmdocsum_desktop.text.summary_parse import normalise_ref, parse_answer
 from tests.fuzzing import answer_inputs, check_answer
 
 FEW = settings(max_examples=40, deadline=None)
