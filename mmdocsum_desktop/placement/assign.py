@@ -127,8 +127,8 @@ def _improve_order(
                 dropped = dict(assignment)
                 del dropped[j]
                 options.append(dropped)
-            for i in rows:
-                i = int(i)
+            for row in rows:
+                i = int(row)
                 if assignment.get(j) == i:
                     continue
                 moved = dict(assignment)

@@ -162,6 +162,7 @@ class PlacementProblem:
         return self._sequence_z
 
     def sequence_probabilities(self) -> np.ndarray:
+        assert self.sequence_model is not None  # chosen by the engine's rescore step
         return cal.column_probabilities(self.sequence_logits(), self.sequence_model.nowhere, ~self._empty_rows())
 
     def sequence_utility(self, threshold: float) -> np.ndarray:
@@ -376,6 +377,7 @@ class PlacementEngine:
         mark = time.perf_counter()
         control.report(1, 2, "placing")
         probs = problem.sequence_probabilities()
+        assert problem.sequence_model is not None  # rescore() chose it
         threshold = self.threshold if self.threshold is not None else problem.sequence_model.threshold
         utility = problem.sequence_utility(threshold)
         choices = monotone_assign(utility, problem.ranks, out_of_order=problem.sequence_model.out_of_order)
@@ -552,7 +554,7 @@ class PlacementEngine:
         kinds, opens = paragraph_sections(texts, sections)
         head = self.fitted.paragraph_head
         head_logits = None
-        if head is not None and similarity.has_embeddings and head.applies_to(similarity.embedder):
+        if head is not None and similarity.para_emb is not None and head.applies_to(similarity.embedder):
             head_logits = head.logits(similarity.para_emb)
         return PlacementProblem(
             paragraph_head=head_logits,
@@ -595,6 +597,7 @@ class PlacementEngine:
             # Crops read before (this document opened, summarised or placed earlier, in any process):
             # their text comes from the content cache by the file's hash, without loading OCR.
             for candidate in todo:
+                assert candidate.image is not None  # todo holds candidates with an image only
                 candidate.ocr_text = self.ocr_lookup(candidate.image)
             todo = [c for c in todo if c.ocr_text is None]
         if todo and self.ocr is None and self.ocr_loader is not None:
@@ -604,6 +607,7 @@ class PlacementEngine:
             return
         for done, candidate in enumerate(todo):
             control.report(done, len(todo), "reading text in images")
+            assert candidate.image is not None
             try:
                 candidate.ocr_text = self.ocr.read_text(candidate.image, control=control)
             except JobCancelled:

@@ -216,7 +216,8 @@ class SimilarityModel:
         self._rare: dict[str, float] = {}
         self.para_emb: np.ndarray | None = None
         self.sent_emb: list[np.ndarray] = []
-        self.cap_emb = self.ocr_emb = None
+        self.cap_emb: np.ndarray | None = None
+        self.ocr_emb: np.ndarray | None = None
         self.ctx_emb: list[np.ndarray] = []
         if embedder is not None:
             self._embed()
@@ -381,6 +382,7 @@ class SimilarityModel:
                 out["context_lex"][i, j] = max(LexicalIndex.cosine(self.para_lex[i], self.ctx_lex[j][k]) for k in allowed)
                 if self.has_embeddings:
                     out["context"][i, j] = float(sims[i, allowed].max())
+                    assert self.para_emb is not None  # has_embeddings
                     sentences = self.sent_emb[i] if len(self.sent_emb[i]) else self.para_emb[i][None, :]
                     out["context_sent"][i, j] = float((sentences @ self.ctx_emb[j][allowed].T).max())
         self._context_cache = out
@@ -402,7 +404,7 @@ def clip_similarities(
         if isinstance(error, JobCancelled):
             raise
         return None, [f"CLIP cannot encode text ({_short(error)}); placing without CLIP"]
-    rows = []
+    rows: list[np.ndarray | None] = []
     for candidate in candidates:
         if not candidate.image:
             rows.append(None)

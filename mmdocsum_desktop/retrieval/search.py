@@ -190,7 +190,8 @@ class EvidenceIndex:
 
 
 class Embedder:  # the part of models.embed.TextEmbedder used here (a Protocol would need typing_extensions)
-    def embed(self, texts: Sequence[str], batch_size: int = 32, control: JobControl | None = None) -> np.ndarray: ...
+    def embed(self, texts: Sequence[str], batch_size: int = 32, control: JobControl | None = None) -> np.ndarray:
+        raise NotImplementedError
 
 
 class Retriever:
