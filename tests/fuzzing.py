@@ -1,4 +1,4 @@
-"""Hostile-input fuzzing shared by the bounded tests and the long run (benchmarks/fuzz_inputs.py).
+"""Hostile-input fuzzing shared by the bounded tests and the long run (tests/fuzz_inputs.py).
 
 Each target is a hypothesis strategy of inputs and a ``check_*`` function that asserts the property every
 reader and loader must keep: it returns a valid object or raises the project's one-line MmdocsumError —

@@ -1,7 +1,7 @@
 """The split loaders on hostile files: mutated and truncated real splits, wrong types, missing keys,
 paths out of the split's folder, non-UTF-8 bytes, huge numbers and deep nesting. A loader returns its
 items and the reasons for what it skipped, or raises a one-line MmdocsumError — nothing else. The
-strategies and checks live in tests/fuzzing.py; the long run is benchmarks/fuzz_inputs.py."""
+strategies and checks live in tests/fuzzing.py; the long run is tests/fuzz_inputs.py."""
 
 from __future__ import annotations
 

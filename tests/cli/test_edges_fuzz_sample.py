@@ -1,30 +1,18 @@
-"""A sample of benchmarks/fuzz_cli.py (issue 28's hostile cases through the real command) in the suite:
+"""A sample of tests/fuzz_cli.py (issue 28's hostile cases through the real command) in the suite:
 four of the quick cases, drawn with a fixed seed, must come out clean. The whole generator, with the
 slow cases and the before/after table, is the benchmark."""
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import random
-import sys
 
 import pytest
 
+from tests import fuzz_cli as FUZZ
 from tests.conftest import REPO_ROOT
 
-
-def _fuzz_cli():
-    sys.path.insert(0, str(REPO_ROOT / "benchmarks"))  # fuzz_cli imports its neighbour _corpus
-    spec = importlib.util.spec_from_file_location("fuzz_cli", REPO_ROOT / "benchmarks" / "fuzz_cli.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fuzz_cli"] = module  # its dataclasses look their module up while they are made
-    spec.loader.exec_module(module)
-    return module
-
-
-FUZZ = _fuzz_cli()
 # the cases that end before a model or a server is involved: a few seconds each
 QUICK = [c.name for c in FUZZ.cases() if c.timeout_s <= 90 and not c.server and not c.full_disk_kb
          and "summarize md with" not in c.name and "html" not in c.name]

@@ -1,7 +1,7 @@
 """Bounded property-based fuzzing of the article readers (HTML, Markdown, JATS): mutated real articles,
 generated markup and hand-written attacks. The only way out is a valid Document or a one-line
 MmdocsumError, within a time bound, without reading a planted local file or touching the network. The
-long run is benchmarks/fuzz_inputs.py; the strategies and checks live in tests/fuzzing.py."""
+long run is tests/fuzz_inputs.py; the strategies and checks live in tests/fuzzing.py."""
 
 from __future__ import annotations
 

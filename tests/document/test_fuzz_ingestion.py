@@ -1,5 +1,5 @@
 """Bounded fuzzing of PDF ingestion with mutated real PDFs: the only way out is a Document or a
-user-facing MmdocsumError (the long run is benchmarks/fuzz_ingestion.py)."""
+user-facing MmdocsumError (the long run is tests/fuzz_ingestion.py)."""
 
 from __future__ import annotations
 

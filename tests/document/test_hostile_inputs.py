@@ -126,7 +126,7 @@ def test_markdown_and_html_images_never_reach_the_network(tmp_path):
 
 
 def test_jats_syntax_error_message_stays_on_one_line(tmp_path):
-    # found by benchmarks/fuzz_inputs.py: libxml2's message for a NUL ends in a line break
+    # found by tests/fuzz_inputs.py: libxml2's message for a NUL ends in a line break
     body = b"<front><journal-meta><journal-id>X</journal-id></journal-meta></front><body>" + b"<p>Text.</p>" * 60
     path = tmp_path / "nul.nxml"
     path.write_bytes(b'<!DOCTYPE article\nPUBLIC "-//NLM//DTD JATS//EN" "x.dtd' + b"\x00" * 40 + b">" + body + b"</body>")

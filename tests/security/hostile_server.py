@@ -1,5 +1,5 @@
 """An OpenAI-compatible server on 127.0.0.1 that misbehaves on purpose, for the deadline and secret tests
-(and benchmarks/fuzz_cli.py). It lists one model ("canned") normally; chat requests get, by ``mode``:
+(and tests/fuzz_cli.py). It lists one model ("canned") normally; chat requests get, by ``mode``:
 
 * ``stall`` — the request is read and never answered;
 * ``drip`` — the status line and headers sent one byte every ``interval_s`` seconds;

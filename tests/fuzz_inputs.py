@@ -3,7 +3,10 @@ the bounded tests (tests/fuzzing.py) for many more inputs. Each target runs in a
 bounded address space; each input has a time bound, and a worker that hangs in native code or dies is
 replaced. Prints per target the inputs tried, their outcomes and every failure, and writes
 benchmarks/results/fuzz_inputs.json. Failing inputs are saved outside the repository (they may hold
-mutated corpus text)."""
+mutated corpus text).
+
+    nice -n 10 .venv/bin/python tests/fuzz_inputs.py --inputs 2000 --minutes 5
+"""
 
 from __future__ import annotations
 
@@ -18,9 +21,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from _corpus import REPO_ROOT, write_result
+REPO_ROOT = Path(__file__).resolve().parents[1]
+# run as a script: tests.fuzzing holds the strategies and checks shared with the tests, and
+# benchmarks._corpus the results folder
+sys.path.insert(0, str(REPO_ROOT))
 
-sys.path.insert(0, str(REPO_ROOT))  # tests.fuzzing holds the strategies and checks shared with the tests
+from benchmarks._corpus import write_result  # noqa: E402
 
 _BATCH = 50  # examples per hypothesis run; each run gets its own seed, so batches explore different inputs
 

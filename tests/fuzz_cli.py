@@ -18,8 +18,8 @@ checkout; give an exported older commit to measure "before"), and sorts the outc
 Prints the table tried / clean / traceback / hang / wrong / lost and every case that was not clean, and
 writes benchmarks/results/fuzz_cli[_LABEL].json. ``--sample N`` runs N cases drawn with ``--seed``.
 
-    nice -n 10 .venv/bin/python benchmarks/fuzz_cli.py --label after
-    git archive HEAD~1 | tar -x -C /tmp/before && nice -n 10 .venv/bin/python benchmarks/fuzz_cli.py \
+    nice -n 10 .venv/bin/python tests/fuzz_cli.py --label after
+    git archive HEAD~1 | tar -x -C /tmp/before && nice -n 10 .venv/bin/python tests/fuzz_cli.py \
         --code /tmp/before --label before
 """
 
@@ -44,10 +44,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from _corpus import REPO_ROOT, write_result
+REPO_ROOT = Path(__file__).resolve().parents[1]
+# run as a script: tests.security holds the hostile server shared with the tests, and benchmarks._corpus
+# the results folder
+sys.path.insert(0, str(REPO_ROOT))
 
-sys.path.insert(0, str(REPO_ROOT))  # tests.security holds the hostile server shared with the tests
-
+from benchmarks._corpus import RESULTS, SAMPLE_PDF, write_result  # noqa: E402
 from tests.security.hostile_server import HostileServer  # noqa: E402
 
 MEMORY_BOUND = int(1.5 * 1024**3)
@@ -172,12 +174,11 @@ def cases() -> list[Case]:
     c.append(Case("summarize -o /proc", lambda f: summarize(str(_md(f)), "-o", "/proc/self/summary.json"), (2,)))
     c.append(Case("extract -o /sys", lambda f: ["extract", str(_md(f)), "-o", "/sys/kernel/mmdocsum-out", "--quiet"], (2,)))
     c.append(Case("summarize -o unwritable /proc/1", lambda f: summarize(str(_md(f)), "-o", "/proc/1/out.md"), (2,)))
-    papers = REPO_ROOT.parent / "shared" / "corpus" / "papers"
     c.append(Case("extract onto a full disk (48 KB tmpfs)",
-                  lambda f: ["extract", str(papers / "docling_picture_classification.pdf"), "-o", str(f / "disk" / "out"),
+                  lambda f: ["extract", str(SAMPLE_PDF), "-o", str(f / "disk" / "out"),
                              "--quiet"], (2,), full_disk_kb=48))
     c.append(Case("summarize onto a full disk (48 KB tmpfs)",
-                  lambda f: summarize(str(papers / "docling_picture_classification.pdf"), "-o", str(f / "disk" / "s.json")),
+                  lambda f: summarize(str(SAMPLE_PDF), "-o", str(f / "disk" / "s.json")),
                   (2,), full_disk_kb=48))
     # -- 7. flags and small things
     c.append(Case("extract --max-pages 0", lambda f: ["extract", str(_md(f)), "-o", str(f / "out"), "--max-pages", "0"], (2,)))
@@ -385,7 +386,7 @@ def main() -> int:
                   flush=True)
     name = "fuzz_cli" + (f"_{args.label}" if args.label else "")
     if args.update:
-        previous = json.loads((REPO_ROOT / "benchmarks" / "results" / f"{name}.json").read_text())["cases"]
+        previous = json.loads((RESULTS / f"{name}.json").read_text())["cases"]
         fresh = {row["case"]: row for row in rows}
         known = {c.name for c in cases()}  # rows of cases since renamed are dropped
         rows = [fresh.pop(row["case"], row) for row in previous if row["case"] in known] + list(fresh.values())

@@ -1,19 +1,27 @@
 """Long fuzz run of PDF ingestion: mutated real PDFs, each read in a worker process with a time limit,
-so hangs and hard crashes (not only Python exceptions) are caught. Prints and writes counts."""
+so hangs and hard crashes (not only Python exceptions) are caught. Prints and writes counts
+(benchmarks/results/fuzz_ingestion.json). The seed PDFs are the corpus's papers/ (MMDOCSUM_CORPUS), else
+the committed tests/data/papers/.
+
+    nice -n 10 .venv/bin/python tests/fuzz_ingestion.py --inputs 150
+"""
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
 import random
+import sys
 import tempfile
 import time
 import traceback
 from pathlib import Path
 
-from _corpus import PAPERS, write_result
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))  # run as a script: benchmarks._corpus knows the corpus and the results folder
 
-from mmdocsum_desktop.document.mutate import mutate
+from benchmarks._corpus import PAPERS, write_result  # noqa: E402
+from mmdocsum_desktop.document.mutate import mutate  # noqa: E402
 
 
 def _work(path: str, out: str, queue) -> None:
@@ -34,9 +42,13 @@ def main() -> None:
     parser.add_argument("--inputs", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=30.0)
+    parser.add_argument("--papers", type=Path, default=PAPERS if PAPERS.is_dir() else REPO_ROOT / "tests" / "data" / "papers",
+                        help="folder of seed PDFs (default: the corpus's papers/, else tests/data/papers)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    originals = {p.name: p.read_bytes() for p in sorted(PAPERS.glob("*.pdf")) if p.stat().st_size < 3_000_000}
+    originals = {p.name: p.read_bytes() for p in sorted(args.papers.glob("*.pdf")) if p.stat().st_size < 3_000_000}
+    if not originals:
+        parser.error(f"no PDF under 3 MB in {args.papers}")
     counts = {"ok": 0, "clean_error": 0, "crash": 0, "hang": 0, "died": 0}
     findings = []
     started = time.perf_counter()
