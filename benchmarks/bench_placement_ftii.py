@@ -25,19 +25,22 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 from _corpus import REPO_ROOT, write_result
 from _ftii_split import SPLIT_DIR, build
-from _placement_fitting import fit_conditional_logit
 
 from mmdocsum_desktop.bench.metrics.ftii import flow_metrics, score_articles
 from mmdocsum_desktop.bench.splits import load_flow_insertion
 from mmdocsum_desktop.bench.suites.ftii import run_flow_insertion
 from mmdocsum_desktop.placement import ImageCandidate, PlacementEngine, read_captions_file
 from mmdocsum_desktop.placement import calibration as cal
+
+sys.path.insert(0, str(REPO_ROOT))  # the fitting helpers are shared with tools/fit_placement.py
+from tools.placement_fitting import fit_conditional_logit  # noqa: E402
 
 WEIGHTS_FILE = REPO_ROOT / "mmdocsum_desktop" / "placement" / "weights.json"
 THRESHOLDS = (0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
@@ -218,7 +221,7 @@ def fit_profiles(corpus: Corpus, articles, signal_sets=None) -> dict[str, cal.Pr
 
 def weights_json(profiles: dict[str, cal.Profile], fit_papers: list[str], stats: dict) -> str:
     """The new placement/weights.json: these profiles, except the profile the sequence model reads and the
-    sequence models, which benchmarks/placement_relevance.py fits on many papers (the sequence models read
+    sequence models, which tools/fit_placement.py fits on many papers (the sequence models read
     that profile's logits, so refitting it here on the old corpus alone would silently break them): both
     are kept as shipped."""
     import datetime as dt

@@ -1,7 +1,7 @@
 """What reading the text inside figures (OCR) gives placement, and what it costs (issue 27).
 
 On the first ``--papers`` papers (name order) of the TEST half of ``pmc/`` that have the app's reading
-under /tmp (``placement_relevance.py --read-pdfs test``: the figure crops rendered as ``place`` renders
+under /tmp (``tools/fit_placement.py --read-pdfs test``: the figure crops rendered as ``place`` renders
 them): JATS paragraphs with the figure citations removed, gold = the paragraph that first cites each
 figure, the app's figure pool with its crops. The same engine and shipped model place them twice: with
 the crops read by RapidOCR (``use_ocr=True``, what ``place`` did by default) and without. OCR time is
@@ -21,12 +21,14 @@ import sys
 import time
 from pathlib import Path
 
-from _corpus import write_result
-from placement_relevance import PMC, WORK, jats_item
+from _corpus import REPO_ROOT, write_result
 
 from mmdocsum_desktop.bench.metrics import pairs as m
 from mmdocsum_desktop.bench.pairs_split import pairs_in
 from mmdocsum_desktop.placement import PlacementEngine
+
+sys.path.insert(0, str(REPO_ROOT))  # the fitting tool's data loading: same papers, same gold
+from tools.fit_placement import PMC, WORK, jats_item  # noqa: E402
 
 # The first run of this script (no cache, 4 papers, the loaded 2-core machine, OCR with 1 thread):
 # OCR seconds per paper, wall / CPU. Kept here because later runs take the crops' text from the cache.
@@ -51,7 +53,7 @@ def main() -> None:
         if len(items) >= args.papers:
             break
     if not items:
-        sys.exit("no app readings under /tmp/placement_relevance/docs: run placement_relevance.py --read-pdfs test")
+        sys.exit("no app readings under /tmp/placement_relevance/docs: run tools/fit_placement.py --read-pdfs test")
     embedder = TextEmbedder(cache=ContentCache(args.cache), intra_op_threads=1)
     # Read texts are kept in /tmp so a rerun (another model) does not read the crops again; only crops
     # read afresh in this run (a cache miss: ``ocr.runs`` grows) count for the timing.

@@ -1,7 +1,7 @@
 """A linear head over frozen paragraph embeddings: does this paragraph read like one that introduces a
 figure ("we measured ... and found ...") rather than one that explains a method or cites literature?
 
-Learned from many papers (``benchmarks/placement_relevance.py``: every body paragraph of the fit papers,
+Learned from many papers (``tools/fit_placement.py``: every body paragraph of the fit papers,
 labelled 1 when it is the first to cite a figure) as a logistic regression on the paragraph's MiniLM
 vector (the normalised mean of its sentences', as :class:`~mmdocsum_desktop.placement.scorer.SimilarityModel`
 computes it). Its logit is one feature of the sequence model (``para_head``). The weights belong to one

@@ -4,7 +4,7 @@ The file holds what :mod:`~mmdocsum_desktop.placement.calibration` needs: one *p
 weights over similarity features, "nowhere" logit, threshold, order penalty) per set of available signals,
 the second stage of the "sequence" strategy (with and without cross-encoder features), the profile that
 second stage was fitted on, and the provenance of the fit (script, date, data, selection). It is written
-by ``benchmarks/placement_relevance.py --write-weights``; nothing else in the package writes it.
+by ``tools/fit_placement.py --write-weights``; nothing else in the package writes it.
 
 A damaged or hand-edited file never gives silently wrong placements: :func:`load_weights` raises a
 :class:`PlacementError` that names the file and the first problem found.

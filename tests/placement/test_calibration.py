@@ -31,7 +31,7 @@ def test_derive_gives_value_row_and_column_margins():
 
 
 def test_shipped_profiles_cover_every_signal_set():
-    assert PROFILES, "run benchmarks/placement_relevance.py --write-weights"
+    assert PROFILES, "run tools/fit_placement.py --write-weights"
     for profile in PROFILES.values():
         assert 0.0 < profile.threshold < 1.0 and profile.order_penalty >= 0.0
         assert set(profile.weights) <= set(cal.feature_names(profile.signals))

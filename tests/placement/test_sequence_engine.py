@@ -74,7 +74,7 @@ def test_cross_encoder_reads_only_each_figures_best_paragraphs(embedder, cross, 
 
 
 def test_the_shipped_model_does_not_rescore(embedder, cross, article):
-    """The cross-encoder did not pay on the dev half (benchmarks/placement_fit.py): shipped with top_k 0."""
+    """The cross-encoder did not pay on the dev half (tools/fit_placement_h15.py): shipped with top_k 0."""
     paragraphs, pool, _ = article
     engine = PlacementEngine(embedder, None, None, cross_encoder=cross)
     before = cross.session_runs

@@ -1,7 +1,8 @@
-"""Learn placement's relevance model from many papers, choose it by cross-validation over papers, and
-report it on two held-out sets (issue 27).
+"""Fit the placement model the app ships (``mmdocsum_desktop/placement/weights.json``): learn its relevance
+model from many papers, choose it by cross-validation over papers, and report it on two held-out sets
+(issue 27; this was ``benchmarks/placement_relevance.py`` until issue 34 moved the fitting to tools/).
 
-Data (``../shared/corpus``), every split a fixed hash of the file name (``bench/pairs_split.split_of``:
+Data (the evaluation corpus: ``$MMDOCSUM_CORPUS``, default ``../shared/corpus``), every split a fixed hash of the file name (``bench/pairs_split.split_of``:
 sha256 of the stem, first 8 hex digits mod 100 < 60 → dev):
 
 * **fit**: the DEV half of ``pmc/`` (JATS paragraphs with the figure citations removed, the JATS
@@ -25,13 +26,16 @@ over the fit papers (folds by name hash), each fold's threshold tuned on its own
 best is refitted on all fit papers, and only then scored once on the held-out sets. The ablation table
 refits every configuration on all fit papers and scores it on both held-out sets.
 
-    nice -n 10 .venv/bin/python benchmarks/placement_relevance.py --read-pdfs test   # once: the app's readings
-    nice -n 10 .venv/bin/python benchmarks/placement_relevance.py [--write-weights]
+    nice -n 10 .venv/bin/python tools/fit_placement.py --read-pdfs test   # once: the app's readings
+    nice -n 10 .venv/bin/python tools/fit_placement.py [--write-weights]     # about 1-2 hours on 2 loaded cores
 
-Embeddings are cached in ``--cache`` (a ContentCache file under /tmp by default).
-Results: ``benchmarks/results/placement_relevance.json``.
+``--pairs DIR`` fits on every PDF + JATS pair of one folder instead (no held-out sets; the test refits on
+``tests/data/papers`` this way), and ``--weights-out FILE`` writes the weights somewhere else than the
+package. Embeddings and features are cached under ``--work`` (``/tmp/placement_relevance`` by default).
+Results: ``benchmarks/results/placement_relevance.json`` (``--results DIR`` elsewhere).
 """
 
+# ruff: noqa: E402
 from __future__ import annotations
 
 import argparse
@@ -39,6 +43,7 @@ import dataclasses
 import datetime as dt
 import hashlib
 import json
+import os
 import pickle
 import subprocess
 import sys
@@ -47,9 +52,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from _corpus import CORPUS, REPO_ROOT, write_result
-from _placement_fitting import fit_head
 
+REPO_ROOT = Path(__file__).resolve().parents[1]
+# run as a script (tools/ is not a package): the repository root gives tools.placement_fitting and
+# benchmarks._corpus; the imports below come after it on purpose (ruff E402 is off for this file)
+sys.path.insert(0, str(REPO_ROOT))
+
+from benchmarks._corpus import CORPUS, RESULTS
 from mmdocsum_desktop.bench.metrics import pairs as m
 from mmdocsum_desktop.bench.pairs_gold import read_gold, strip_citations
 from mmdocsum_desktop.bench.pairs_split import pairs_in
@@ -64,16 +73,22 @@ from mmdocsum_desktop.placement.sequence import (
     paragraph_prior,
     section_features,
 )
-from mmdocsum_desktop.placement.weights import DEFAULT_WEIGHTS, load_weights, parse_weights, weights_payload
+from mmdocsum_desktop.placement.weights import (
+    DEFAULT_WEIGHTS,
+    load_weights,
+    parse_weights,
+    weights_payload,
+)
+from tools.placement_fitting import fit_head
 
 PMC = CORPUS / "pmc"
 ELIFE = CORPUS / "elife"
-WORK = Path("/tmp/placement_relevance")
+WORK = Path("/tmp/placement_relevance")  # --work replaces it
 CAPTION = ("caption", "caption_lex", "caption_sent")
 EXTRAS = tuple(cal.EXTRA_SIGNALS)
 ACC_NI_FLOOR = 0.96  # tuned on fit data with a margin over the goal's 0.95
 # thresholds: calibrated scores at logits -4.5 ... +4.5 in steps of 0.5 (a coarse grid: the machine is a
-# loaded 2-core one, and the dev runs of placement_fit.py chose prior 0 and margin 5 every time)
+# loaded 2-core one, and the dev runs of tools/fit_placement_h15.py chose prior 0 and margin 5 every time)
 THRESHOLDS = tuple(round(1.0 / (1.0 + np.exp(-x / 2.0)), 4) for x in range(-9, 10))
 OUT_OF_ORDER = (5.0, None)
 PRIORS = (0.0,)
@@ -190,6 +205,12 @@ def jats_item(xml: Path, name: str, source: str, split: str, use_app: bool) -> I
 
 def load_items(args) -> dict[str, list[Item]]:
     sets: dict[str, list[Item]] = {"fit": [], "pmc_test": [], "elife_test": []}
+    if args.pairs is not None:  # one folder, every pair fitted on, nothing held out
+        for pair in pairs_in(args.pairs)[: args.limit or None]:
+            item = jats_item(pair.xml, pair.name, "pmc", "fit", use_app=True)
+            if item is not None:
+                sets["fit"].append(item)
+        return sets
     for split, target in (("dev", "fit"), ("test", "pmc_test")):
         for pair in pairs_in(PMC, split)[: args.limit or None]:
             item = jats_item(pair.xml, pair.name, "pmc", split, use_app=True)
@@ -309,7 +330,7 @@ def columns_of(a: Arrays, x: np.ndarray) -> list[tuple[np.ndarray, int]]:
 
 
 def fit_clogit(columns: list[tuple[np.ndarray, int]], l2: float) -> tuple[float, np.ndarray]:
-    """``_placement_fitting.fit_conditional_logit`` (the same loss and penalty) with every column in one padded
+    """``tools.placement_fitting.fit_conditional_logit`` (the same loss and penalty) with every column in one padded
     array: the same optimum, about fifty times faster on thousands of figures."""
     from scipy.optimize import minimize
 
@@ -438,10 +459,13 @@ def cross_validate(config: Config, arrays: list[Arrays]) -> dict:
     for fold in range(FOLDS):
         train = [a for a in arrays if fold_of(a.name) != fold]
         held = [a for a in arrays if fold_of(a.name) == fold]
+        if not held or not train:  # a tiny fit set (--pairs) may leave a fold empty
+            continue
         model = fit(config, train)
         tune(model, train)
         for a in held:
             choices[a.name] = decide(utilities(model, a), a, model.threshold, model.out_of_order, model.prior)
+    arrays = [a for a in arrays if a.name in choices]
     out = {"all": score(arrays, [choices[a.name] for a in arrays])}
     for source in ("pmc", "elife"):
         chosen = [a for a in arrays if a.source == source]
@@ -506,7 +530,10 @@ def tune_global(model: Model, items: list[Item], arrays: list[Arrays], engine: P
     return float(best[1])
 
 
-def write_weights(model: Model, global_threshold: float, provenance: dict, embedder_id: str) -> Path:
+def write_weights(model: Model, global_threshold: float, provenance: dict, embedder_id: str,
+                  target: Path = DEFAULT_WEIGHTS) -> Path:
+    """The fitted caption profile, the sequence model and the paragraph head into ``target``; the other
+    profiles (the signal sets the sequence stage does not read) are kept as the shipped file has them."""
     shipped = load_weights(DEFAULT_WEIGHTS)
     profiles = dict(shipped.profiles)
     key = cal.profile_key(model.config.signals)
@@ -521,15 +548,16 @@ def write_weights(model: Model, global_threshold: float, provenance: dict, embed
         head = ParagraphHead(embedder_id, tuple(float(w) for w in model.head[0]), float(model.head[1]))
     payload = weights_payload(profiles, {"ce": seq, "no_ce": seq}, key, provenance, head)
     parse_weights(json.loads(json.dumps(payload)), "the new weights")  # what the loader will say
-    DEFAULT_WEIGHTS.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
-    return DEFAULT_WEIGHTS
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.tmp")
+    temporary.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    os.replace(temporary, target)  # whole or absent: the package's file is never left half-written
+    return target
 
 
-def check_engine(embedder, items: list[Item], result_name: str) -> None:
+def check_engine(embedder, items: list[Item], result_name: str, results: Path = RESULTS) -> None:
     """The shipped model through the engine itself (``place``, strategy "sequence"), JATS and own PDF
     paragraphs with their sections: the numbers users get, to compare with the fitting's own scoring."""
-    from _corpus import RESULTS
-
     engine = PlacementEngine(embedder, None, None, use_ocr=False)
     out = {}
     for own in (False, True):
@@ -548,7 +576,7 @@ def check_engine(embedder, items: list[Item], result_name: str) -> None:
             **{k: (round(v, 4) if isinstance(v, float) else v) for k, v in pooled.items()},
             "seconds": round(time.perf_counter() - wall, 1), "cpu_seconds": round(time.process_time() - cpu, 1)}
         print(out, file=sys.stderr)
-    path = RESULTS / f"{result_name}.json"
+    path = results / f"{result_name}.json"
     payload = json.loads(path.read_text(encoding="utf-8"))
     payload["through_the_engine"] = {"weights": load_weights().provenance, **out}
     path.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
@@ -557,13 +585,34 @@ def check_engine(embedder, items: list[Item], result_name: str) -> None:
 # --------------------------------------------------------------------------------------------- main
 
 
+def fit_data(items: list[Item], pairs: Path | None) -> dict:
+    """Which papers the fit read, and a digest of their JATS files: enough to tell two fits' data apart."""
+    folders = {"pmc": pairs if pairs is not None else PMC, "elife": ELIFE}
+    digest = hashlib.sha256()
+    for item in sorted(items, key=lambda i: (i.source, i.name)):
+        folder = folders[item.source]
+        xml = next((folder / f"{item.name}{suffix}" for suffix in (".xml", ".nxml")
+                    if (folder / f"{item.name}{suffix}").is_file()), None)
+        digest.update(f"{item.source}/{item.name}\n".encode())
+        if xml is not None:
+            digest.update(hashlib.sha256(xml.read_bytes()).digest())
+    return {"fit_papers": [f"{i.source}/{i.name}" for i in items], "fit_data_sha256": digest.hexdigest()}
+
+
 def main() -> None:
+    global WORK
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pairs", type=Path, default=None,
+                        help="fit on every NAME.pdf + NAME.xml of this folder instead of the corpus (nothing held out)")
+    parser.add_argument("--work", type=Path, default=WORK, help="cached readings, features and embeddings")
+    parser.add_argument("--weights-out", type=Path, default=DEFAULT_WEIGHTS,
+                        help="where --write-weights writes (default: the package's placement/weights.json)")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="folder of the results JSON")
     parser.add_argument("--read-pdfs", choices=("dev", "test"), help="read this pmc half's PDFs into /tmp, then stop")
     parser.add_argument("--limit", type=int, default=None, help="pmc papers per half (a quick check)")
     parser.add_argument("--elife-fit", type=int, default=25, help="dev-half eLife articles to fit on (name order)")
     parser.add_argument("--elife-test", type=int, default=20, help="test-half eLife articles held out (name order)")
-    parser.add_argument("--cache", type=Path, default=WORK / "embeddings.sqlite")
+    parser.add_argument("--cache", type=Path, default=None, help="embedding cache (default: WORK/embeddings.sqlite)")
     parser.add_argument("--baseline", type=Path, default=DEFAULT_WEIGHTS,
                         help="the weights file to compare with (default: the shipped one, before --write-weights)")
     parser.add_argument("--configs", default="all", help="comma-separated indices into CONFIGS")
@@ -575,6 +624,10 @@ def main() -> None:
                         help="compute and cache this set's features (embeddings included), then stop")
     parser.add_argument("--result-name", default="placement_relevance")
     args = parser.parse_args()
+    WORK = args.work
+    args.cache = args.cache or WORK / "embeddings.sqlite"
+    if args.pairs is not None and not args.pairs.is_dir():
+        parser.error(f"--pairs: {args.pairs} is not a folder")
     if args.read_pdfs:
         read_pdfs(args.read_pdfs, args.limit)
         return
@@ -588,7 +641,7 @@ def main() -> None:
     embedder = TextEmbedder(cache=ContentCache(args.cache), intra_op_threads=1)
     engine = PlacementEngine(embedder, None, None, use_ocr=False)
     if args.check_engine:
-        check_engine(embedder, items["pmc_test"], args.result_name)
+        check_engine(embedder, items["pmc_test"], args.result_name, args.results)
         return
     if args.prepare_only:
         for item in items[args.prepare_only]:
@@ -607,11 +660,13 @@ def main() -> None:
         for a in chosen:
             item = by_name[a.name]
             a.para_emb = paragraph_vectors(embedder, item.own_paragraphs if name == "pmc_test_own" else item.paragraphs)
-    held = {k: arrays[k] for k in ("pmc_test", "pmc_test_own", "elife_test")}
+    held = {k: arrays[k] for k in ("pmc_test", "pmc_test_own", "elife_test") if arrays[k]}
     # The same papers with no section titles given (what a caller that passes none gets: the section
     # features are then those of the headings among the paragraphs, here none)
-    held["pmc_test_no_sections"] = [dataclasses.replace(a, sections={k: np.zeros_like(v) for k, v in a.sections.items()})
-                                    for a in arrays["pmc_test"]]
+    if arrays["pmc_test"]:
+        held["pmc_test_no_sections"] = [
+            dataclasses.replace(a, sections={k: np.zeros_like(v) for k, v in a.sections.items()})
+            for a in arrays["pmc_test"]]
     configs = CONFIGS if args.configs == "all" else [CONFIGS[int(k)] for k in args.configs.split(",")]
 
     results: dict = {"cross_validation": {}, "ablation": {}}
@@ -626,7 +681,7 @@ def main() -> None:
         results["ablation"][config.name] = {"fit": fit_result, **row, "threshold": model.threshold,
                                             "out_of_order": model.out_of_order, "paragraph_prior": model.prior}
         print(f"== {config.name} ({time.perf_counter() - mark:.0f} s)\n  cv {cv['all']}\n"
-              f"  pmc test {row['pmc_test']}\n  elife test {row['elife_test']}", file=sys.stderr)
+              f"  pmc test {row.get('pmc_test')}\n  elife test {row.get('elife_test')}", file=sys.stderr)
     # The choice: the best cross-validated Acc_i at the Acc_ni floor, over every fit paper.
     def cv_key(name: str):
         r = results["cross_validation"][name]["all"]
@@ -638,11 +693,13 @@ def main() -> None:
     tune(model, arrays["fit"])
     fit_counts = {"pmc_dev": sum(i.source == "pmc" for i in items["fit"]),
                   "elife_dev": sum(i.source == "elife" for i in items["fit"])}
+    data = fit_data(items["fit"], args.pairs)
     payload = {
         "benchmark": "placement relevance model: fit on dev pmc + dev eLife, chosen by 5-fold CV over papers, "
                      "reported on test pmc (JATS and own PDF paragraphs) and test eLife",
         "fit_items": fit_counts,
         "fit_figures": sum(len(a.keys) for a in arrays["fit"]),
+        "fit_data_sha256": data["fit_data_sha256"],
         "held_out_items": {k: len(v) for k, v in held.items()},
         "held_out_image_slots": {k: sum(bool(g) for a in v for g in a.gold) for k, v in held.items()},
         "pmc_test_pool": {"app": sum(i.pool == "app" for i in items["pmc_test"]),
@@ -658,25 +715,41 @@ def main() -> None:
         "seconds": round(time.perf_counter() - started, 1),
         "cpu_seconds": round(time.process_time() - cpu_started, 1),
     }
-    target = write_result(args.result_name, payload)
+    args.results.mkdir(parents=True, exist_ok=True)
+    target = args.results / f"{args.result_name}.json"
+    target.write_text(json.dumps({"python": sys.version.split()[0], **payload}, indent=2) + "\n", encoding="utf-8")
     print(json.dumps({k: {s: (v.get(s) or {}).get("acc_i") for s in held}
                       for k, v in results["ablation"].items()}, indent=1))
     print(f"chosen: {chosen_name}; written {target}", file=sys.stderr)
     if args.write_weights:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=REPO_ROOT).stdout.strip()
+        git = ["git", "-C", str(REPO_ROOT)]
+        commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+        dirty = bool(subprocess.run([*git, "status", "--porcelain", "--", "mmdocsum_desktop", "tools"],
+                                    capture_output=True, text=True).stdout.strip())
+        if args.pairs is not None:
+            where = args.pairs.resolve()
+            shown = where.relative_to(REPO_ROOT) if where.is_relative_to(REPO_ROOT) else where
+            fitted_on = (f"every pair of {shown} ({fit_counts['pmc_dev']} papers, JATS paragraphs); "
+                         "embedder minilm-int8")
+            not_used = "nothing held out (--pairs)"
+        else:
+            fitted_on = (f"dev half of pmc/ ({fit_counts['pmc_dev']} papers, JATS paragraphs) + "
+                         f"{fit_counts['elife_dev']} dev-half articles of elife/ (captions); embedder minilm-int8")
+            not_used = "test half of pmc/, test half of elife/"
         provenance = {
-            "script": "benchmarks/placement_relevance.py --write-weights",
+            "script": "tools/fit_placement.py --write-weights" + (f" --pairs {shown}" if args.pairs is not None else ""),
             "fitted_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            "fitted_on": (f"dev half of pmc/ ({fit_counts['pmc_dev']} papers, JATS paragraphs) + "
-                          f"{fit_counts['elife_dev']} dev-half articles of elife/ (captions); "
-                          "embedder minilm-int8"),
+            "fitted_on": fitted_on,
             "selection": f"5-fold cross-validation over papers; chosen: {chosen_name}; threshold tuned for "
                          f"Acc_i at Acc_ni >= {ACC_NI_FLOOR} on the fit papers",
             "git_commit": commit,
-            "test_sets_not_used": "test half of pmc/, test half of elife/",
+            "git_dirty": dirty,  # the package or tools/ had uncommitted changes when it was fitted
+            "test_sets_not_used": not_used,
+            **data,
         }
         global_threshold = tune_global(model, items["fit"], arrays["fit"], engine)
-        print(f"written {write_weights(model, global_threshold, provenance, embedder.model_id)}", file=sys.stderr)
+        written = write_weights(model, global_threshold, provenance, embedder.model_id, args.weights_out)
+        print(f"written {written}", file=sys.stderr)
 
 
 if __name__ == "__main__":

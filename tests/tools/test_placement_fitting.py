@@ -1,10 +1,10 @@
-"""The fitting behind placement's shipped weights (benchmarks/_placement_fitting.py)."""
+"""The fitting behind placement's shipped weights (tools/placement_fitting.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from benchmarks._placement_fitting import fit_conditional_logit, fit_head
+from tools.placement_fitting import fit_conditional_logit, fit_head
 
 
 def test_conditional_logit_learns_a_separating_signal():

@@ -1,6 +1,8 @@
-"""Fit placement on the DEV half, report the TEST half, with an ablation of every signal (issue 15).
+"""Fit placement on the DEV half, report the TEST half, with an ablation of every signal (issue 15; this was
+``benchmarks/placement_fit.py``). The shipped weights now come from ``tools/fit_placement.py``; this keeps
+issue 15's fit and ablation reproducible. About 1-3 hours on 2 loaded cores (the corpus pairs are read).
 
-Data (``../shared/corpus``):
+Data (the evaluation corpus: ``$MMDOCSUM_CORPUS``, default ``../shared/corpus``):
 
 * ``pmc/`` — PDF + JATS pairs, split by ``bench/pairs_split.split_of`` (dev 63, test 41). Paragraphs:
   the JATS body paragraphs with figure/table citations removed (``flow_text``), and the app's own
@@ -20,12 +22,13 @@ Acc_ni ≥ 0.97 on the dev pmc JATS paragraphs. Everything is then scored once o
 paragraphs and the app's own PDF paragraphs, same run, same split: the ablation table (embedder MiniLM /
 BGE-small / none, cross-encoder on/off, the order (monotone alignment) on/off, each new feature off).
 
-    .venv/bin/python benchmarks/placement_fit.py [--documents DIR ...] [--elife N] [--write-weights]
+    .venv/bin/python tools/fit_placement_h15.py [--documents DIR ...] [--elife N] [--write-weights]
 
 ``--write-weights`` rewrites ``mmdocsum_desktop/placement/weights.json`` with the shipped configuration's
 fit (the other profiles are kept as they are). Results: ``benchmarks/results/placement_fit.json``.
 """
 
+# ruff: noqa: E402
 from __future__ import annotations
 
 import argparse
@@ -39,9 +42,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from _corpus import CORPUS, write_result
-from _placement_fitting import fit_conditional_logit
 
+# run as a script (tools/ is not a package): the repository root gives tools.placement_fitting and
+# benchmarks._corpus; the imports below come after it on purpose (ruff E402 is off for this file)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._corpus import CORPUS, write_result
 from mmdocsum_desktop.bench.metrics import pairs as m
 from mmdocsum_desktop.bench.pairs_gold import read_gold, strip_citations
 from mmdocsum_desktop.bench.pairs_split import pairs_in
@@ -53,6 +59,7 @@ from mmdocsum_desktop.placement.rescore import RESCORE_FEATURES
 from mmdocsum_desktop.placement.sequence import NEIGHBOUR_FEATURES, monotone_assign, paragraph_prior
 from mmdocsum_desktop.placement.weights import DEFAULT_WEIGHTS, load_weights, weights_payload
 from mmdocsum_desktop.schemas.document import Document
+from tools.placement_fitting import fit_conditional_logit
 
 PROFILES = load_weights(DEFAULT_WEIGHTS).profiles
 
@@ -427,7 +434,7 @@ def results_payload(results: dict, dev, test, cross, started: float, configs: di
 def write_weights(shipped: dict, with_ce: dict | None, elife: int = 0) -> None:
     """Rewrite placement/weights.json: the old caption profile and the sequence models, from the result
     entries of the shipped configuration (no cross-encoder) and of the same with it. (The shipped model
-    now comes from benchmarks/placement_relevance.py; this keeps this script's older fit reproducible.)"""
+    now comes from tools/fit_placement.py; this keeps this script's older fit reproducible.)"""
     import datetime as dt
 
     current = load_weights(DEFAULT_WEIGHTS)
@@ -449,7 +456,7 @@ def write_weights(shipped: dict, with_ce: dict | None, elife: int = 0) -> None:
     models["ce"] = models["no_ce"]
     if with_ce is not None and with_ce["dev_jats"]["acc_i"] > shipped["dev_jats"]["acc_i"]:
         models["ce"] = model(with_ce, TOP_K)
-    provenance = {"script": "benchmarks/placement_fit.py --write-weights",
+    provenance = {"script": "tools/fit_placement_h15.py --write-weights",
                   "fitted_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                   "fitted_on": fitted_on}
     payload = weights_payload(profiles, models, key, provenance)

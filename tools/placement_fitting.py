@@ -1,6 +1,6 @@
 """Fitting placement's weights: the developers' instrument behind ``placement/weights.json`` (the app only
-reads the fitted numbers). ``placement_fit.py``, ``bench_placement_ftii.py`` and ``placement_relevance.py``
-fit on the dev half with these."""
+reads the fitted numbers). ``tools/fit_placement.py`` (the shipped fit), ``tools/fit_placement_h15.py`` and
+``benchmarks/bench_placement_ftii.py`` fit on the dev half with these."""
 
 from __future__ import annotations
 
