@@ -12,13 +12,14 @@ closing note of the issue, not here. Writes benchmarks/results/ask_ten_questions
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PAPERS = ROOT.parent / "shared" / "corpus" / "papers"
+PAPERS = Path(os.environ.get("MMDOCSUM_CORPUS") or ROOT.parent / "shared" / "corpus") / "papers"
 RESULT = ROOT / "benchmarks" / "results" / "ask_ten_questions.json"
 
 QUESTIONS = [

@@ -24,7 +24,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-PAPER = (REPO / ".." / "shared" / "corpus" / "papers" / "mineru_demo1.pdf").resolve()
+PAPER = (Path(os.environ.get("MMDOCSUM_CORPUS") or REPO / ".." / "shared" / "corpus") / "papers" / "mineru_demo1.pdf").resolve()
 BEAT_MS = 10
 GOAL_MS = 100
 

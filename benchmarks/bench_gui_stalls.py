@@ -30,7 +30,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
-PAPER = (REPO / ".." / "shared" / "corpus" / "papers" / "mineru_demo1.pdf").resolve()
+PAPER = (Path(os.environ.get("MMDOCSUM_CORPUS") or REPO / ".." / "shared" / "corpus") / "papers" / "mineru_demo1.pdf").resolve()
 GOAL_MS = 50
 TEXT = (
     "Afforestation changes how much water reaches the streams of a catchment, and the flow duration curve "

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -33,7 +34,7 @@ from mmdocsum_desktop.fileio import write_json_atomic  # noqa: E402
 from mmdocsum_desktop.judge.summary import SummaryJudge  # noqa: E402
 from mmdocsum_desktop.models.hashing import sha256_file  # noqa: E402
 
-PAPERS = REPO.parent / "shared" / "corpus" / "papers"
+PAPERS = Path(os.environ.get("MMDOCSUM_CORPUS") or REPO.parent / "shared" / "corpus") / "papers"
 # the aspect each damage should lower most
 TARGET_ASPECT = {
     "shuffled_figures": "text_image_coherence",

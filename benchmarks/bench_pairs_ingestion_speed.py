@@ -22,11 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from _corpus import write_result
+from _corpus import CORPUS, write_result
 
 from mmdocsum_desktop.document.reader import export_document, read_document
 
-PAIRS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pmc"
+PAIRS = CORPUS / "pmc"
 
 
 def timed(work) -> tuple[float, float]:

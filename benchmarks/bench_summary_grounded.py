@@ -48,7 +48,7 @@ from mmdocsum_desktop.schemas.document import Document  # noqa: E402
 from mmdocsum_desktop.summarize.extractive import opener  # noqa: E402
 from mmdocsum_desktop.text.sentences import split_sentences  # noqa: E402
 
-PAIRS = ROOT.parent / "shared" / "corpus" / "pmc"
+PAIRS = Path(os.environ.get("MMDOCSUM_CORPUS") or ROOT.parent / "shared" / "corpus") / "pmc"
 RESULTS = ROOT / "benchmarks" / "results"
 JUNK_PARTS = ("back", "caption", "table", "front")
 _DIGITS = re.compile(r"^\d+$")
