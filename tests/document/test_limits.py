@@ -22,7 +22,7 @@ from mmdocsum_desktop.document.pdf import _dpi_within_limit, _rendered_pixels
 from mmdocsum_desktop.document.reader import export_document, read_document
 from mmdocsum_desktop.document.scanned import OCR_MAX_PIXELS
 from mmdocsum_desktop.errors import DocumentTooLargeError, ImageTooLargeError
-from tests.conftest import PAPERS, REPO_ROOT
+from tests.conftest import DATA_PAPERS, REPO_ROOT, SAMPLE_PDF
 from tests.fuzzing import ARTICLES
 
 
@@ -55,14 +55,15 @@ def test_article_formats_have_their_own_size_limit(tmp_path):
     assert read_document(path, limits=ReadLimits(max_text_bytes=10**6)).blocks
     assert ReadLimits().max_text_bytes == 128 * 1024**2
     # PDFs are not held as text: only max_file_bytes applies to them
-    assert read_document(PAPERS / "mineru_demo1.pdf", limits=ReadLimits(max_text_bytes=1000)).blocks
+    assert read_document(SAMPLE_PDF, limits=ReadLimits(max_text_bytes=1000)).blocks
 
 
 def test_pdf_page_and_file_size_limits(tmp_path):
-    with pytest.raises(DocumentTooLargeError, match="26 pages is over the limit of 25"):
-        read_document(PAPERS / "pymupdf_test_4751.pdf", limits=ReadLimits(max_pages=25))
+    with pytest.raises(DocumentTooLargeError, match="14 pages is over the limit of 13"):
+        read_document(SAMPLE_PDF, limits=ReadLimits(max_pages=13))
+    assert read_document(SAMPLE_PDF, limits=ReadLimits(max_pages=14)).page_count == 14
     with pytest.raises(DocumentTooLargeError, match="over the limit of"):
-        read_document(PAPERS / "mineru_demo1.pdf", limits=ReadLimits(max_file_bytes=1000))
+        read_document(SAMPLE_PDF, limits=ReadLimits(max_file_bytes=1000))
 
 
 # ---------------------------------------------------------------------------------- pixel limits
@@ -101,7 +102,7 @@ def test_image_pixel_limit_is_configurable(tmp_path, pillow_limit_restored):
 
 def test_pdf_crops_are_rendered_under_the_pixel_limit(tmp_path, pillow_limit_restored):
     limits = ReadLimits(max_render_pixels=40_000)  # crops have their own budget (issue 28)
-    document = read_document(PAPERS / "docling_picture_classification.pdf", limits=limits)
+    document = read_document(DATA_PAPERS / "PMC2803133.pdf", limits=limits)
     export_document(document, tmp_path, dpi=300, limits=limits)
     configure_pillow(DEFAULT_LIMITS)  # to open the crops here
     rendered = [visual for visual in document.visuals if visual.image]

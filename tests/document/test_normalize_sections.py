@@ -24,9 +24,7 @@ from mmdocsum_desktop.document.sections import (
     summary_part,
 )
 from mmdocsum_desktop.schemas.document import Block, Document
-from tests.conftest import CORPUS
-
-PMC = CORPUS / "pmc"
+from tests.conftest import DATA_PAPERS
 
 
 def test_ligatures_and_soft_hyphens_but_not_superscripts():
@@ -76,10 +74,10 @@ def test_mathematical_styled_letters_are_read_as_their_letters():
 
 
 def test_a_real_paper_keeps_the_hyphen_of_a_compound_split_at_a_line_end():
-    document = read_document(CORPUS / "papers" / "mineru_demo1.pdf")
+    document = read_document(DATA_PAPERS / "PMC4521097.pdf")
     text = " ".join(block.text for block in document.blocks)
-    assert "paired-catchments to remove climatic variability" in text  # "paired-/catchments" on p. 12
-    assert "pairedcatchment" not in text and "\u00ad" not in text
+    assert "the reported short half-life of oxytocin in plasma" in text  # "half-/life" on p. 3
+    assert "halflife" not in text and "\u00ad" not in text
 
 
 def test_unmapped_glyphs_mark_their_block():
@@ -143,14 +141,14 @@ def test_journal_furniture_and_front_matter():
 
 
 def test_a_real_two_column_paper_keeps_its_body_and_marks_its_back_matter():
-    document = read_document(PMC / "PMC4739229.pdf")
+    document = read_document(DATA_PAPERS / "PMC4736972.pdf")  # Hindawi review, references on pp. 4-6
     kinds = {b.section_kind for b in document.blocks}
     assert {"body", "references"} <= kinds
     body = " ".join(b.text for b in document.blocks if b.is_body and b.type != "caption")
     references = [b for b in document.blocks if b.section_kind == "references" and b.type != "heading"]
     assert references and all(b.page >= 4 for b in references)
     assert "Conflict of Interests" not in body and "et al.," not in body
-    assert document.abstract and "visfatin" in document.abstract.lower()
+    assert document.abstract and "notch signalling pathway" in document.abstract.lower()
     # ligatures are letters, soft hyphens are gone, and nothing else is left broken outside marked blocks
     for block in document.blocks:
         assert not re.search("[\ufb00-\ufb06\u00ad]", block.text)

@@ -4,6 +4,7 @@ points, words glued together, on texts and glyph boxes written here and on a rea
 from __future__ import annotations
 
 import pymupdf
+import pytest
 
 from mmdocsum_desktop.document.normalize import (
     normalize_blocks,
@@ -82,6 +83,7 @@ def test_tightly_set_words_of_a_pdf_keep_their_spaces(tmp_path):
     assert sentence in read_document(path).body_text()
 
 
+@pytest.mark.corpus  # the font quirk of one corpus paper (no committed paper prints such a font in its prose)
 def test_a_symbol_font_that_draws_other_glyphs_at_ascii_codes_is_marked_unreadable():
     # mineru_demo1.pdf prints "flowing <20%" with a "<" drawn at the code of "!" (a glyph 1 em wide)
     document = read_document(PAPERS / "mineru_demo1.pdf")

@@ -4,12 +4,14 @@ hyphens), on a real paper whose "ﬂ" ligatures hid its own abstract from PyMuPD
 from __future__ import annotations
 
 import pymupdf
+import pytest
 
 from mmdocsum_desktop.document.normalize import search_key
 from mmdocsum_desktop.document.pdf_layout import find_on_page
 from tests.conftest import PAPERS
 
 
+@pytest.mark.corpus  # no committed paper sets its prose with "ﬂ" ligatures
 def test_a_phrase_set_with_ligatures_is_found_where_it_is_printed():
     with pymupdf.open(PAPERS / "mineru_demo1.pdf") as pdf:
         page = pdf[0]

