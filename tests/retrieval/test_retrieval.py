@@ -1,4 +1,4 @@
-"""Evidence search on real corpus papers with the real MiniLM embedder and cross-encoder."""
+"""Evidence search on a real paper (committed in tests/data) with the real MiniLM embedder and cross-encoder."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ from mmdocsum_desktop.retrieval import Retriever, build_passages, canonical_labe
 from mmdocsum_desktop.retrieval.search import tokens
 from tests.conftest import read_paper
 
-HYDROLOGY = "mineru_demo1.pdf"  # J. Hydrology 2005: flow duration curves, 5 figures, 5 tables
+# J. Clin. Biochem. Nutr. 2010: essential oils of holy basil in rats fed cholesterol; 3 figures, 4 tables
+PAPER = "PMC2803133.pdf"
 
 
 @pytest.fixture(scope="module")
 def paper():
-    return read_paper(HYDROLOGY)
+    return read_paper(PAPER)
 
 
 def test_passages_carry_page_block_and_the_figures_they_rest_on(paper):
@@ -26,8 +27,8 @@ def test_passages_carry_page_block_and_the_figures_they_rest_on(paper):
         assert passage.page is not None
         if passage.kind == "sentence":
             assert passage.block in block_ids
-    citing = [p for p in passages if p.kind == "sentence" and "Figure 5" in p.labels and not p.inherited]
-    assert citing and all("Fig" in p.text for p in citing)  # "Fig. 5" in the text → Figure 5
+    citing = [p for p in passages if p.kind == "sentence" and "Figure 2" in p.labels and not p.inherited]
+    assert citing and all("Fig" in p.text for p in citing)  # "Fig. 2A" in the text → Figure 2
     # a sentence that cites nothing rests on the figure its paragraph cites
     inherited = [p for p in passages if p.inherited]
     assert inherited and all("Fig" not in p.text and "Table" not in p.text for p in inherited)
@@ -46,7 +47,7 @@ def test_reference_lists_are_not_evidence(paper):
 
 def test_figure_text_from_ocr_becomes_a_passage_of_its_figure(paper):
     figure = next(f for f in paper.figures if f.label)
-    passages = build_passages(paper, {figure.id: "Pine Creek annual flow duration curve 1990 2002"})
+    passages = build_passages(paper, {figure.id: "Abundance Time 10.00 20.00 30.00 eugenol"})
     ocr = [p for p in passages if p.kind == "ocr"]
     assert len(ocr) == 1 and ocr[0].figure == figure.id
     assert ocr[0].labels == (canonical_label(figure.label),)
@@ -57,28 +58,29 @@ def test_table_rows_are_passages_of_their_table(paper):
 
     passages = build_passages(paper, None, read_region_text(paper))
     rows = [p for p in passages if p.kind == "cells"]
-    assert {label for p in rows for label in p.labels} == {"Table 1", "Table 2", "Table 3", "Table 4", "Table 5"}
-    redhill = [p for p in rows if p.labels == ("Table 4",) and "Redhill" in p.text]
-    assert redhill and "6.13" in redhill[0].text  # the row, with its values
+    assert {label for p in rows for label in p.labels} == {"Table 1", "Table 2", "Table 3", "Table 4"}
+    alt = [p for p in rows if p.labels == ("Table 3",) and "ALT (U/L)" in p.text]
+    assert alt and "118 ± 17" in alt[0].text  # the row, with its values (HC rats' ALT)
     assert all(p.text.startswith(p.labels[0]) for p in rows)  # read with the table's name and header
 
 
 def test_a_question_naming_a_figure_gets_its_caption_first(retriever, paper):
-    found = retriever.find(paper, "What does Figure 5 show?", k=5)
-    assert found.named == ["Figure 5"] and found.visual.label == "Figure 5"
-    assert found.evidence[0].kind == "caption" and found.evidence[0].labels == ("Figure 5",)
-    assert all("Figure 5" in e.labels for e in found.evidence[:2])
+    found = retriever.find(paper, "What does Figure 2 show?", k=5)
+    assert found.named == ["Figure 2"] and found.visual.label == "Figure 2"
+    assert found.evidence[0].kind == "caption" and found.evidence[0].labels == ("Figure 2",)
+    assert all("Figure 2" in e.labels for e in found.evidence[:2])
     missing = retriever.find(paper, "What does Figure 9 show?", k=5)
     assert missing.named == [] and missing.unknown_named == ["Figure 9"]
 
 
 def test_a_question_about_table_values_finds_the_table_by_its_cells(retriever, paper):
-    # Table 1's caption says only "Site characteristics for all catchments": its rows hold the species
-    found = retriever.find(paper, "Which tree species was planted at Pine Creek?", k=5)
+    # Table 1's caption says only "Chemical composition of essential oils ...": its rows hold the compounds
+    question = "Which compound has a retention time of 5.48 min?"
+    found = retriever.find(paper, question, k=5)
     assert found.visual.label == "Table 1", [(v.label, round(v.probability, 2)) for v in found.visuals[:3]]
     assert found.evidence_for("Table 1") is not None  # its best passage is among the evidence
-    wider = retriever.find(paper, "Which tree species was planted at Pine Creek?", k=20).evidence
-    assert any(e.kind == "cells" and e.labels == ("Table 1",) and "Pine Ck" in e.text for e in wider)
+    wider = retriever.find(paper, question, k=20).evidence
+    assert any(e.kind == "cells" and e.labels == ("Table 1",) and "α-thujene" in e.text for e in wider)
 
 
 def test_canonical_labels():
@@ -95,9 +97,9 @@ def test_bm25_tokens_drop_function_words_and_plurals():
 @pytest.mark.parametrize(
     ("question", "label"),
     [
-        ("Which figure shows the climate adjusted zero flow days?", "Figure 5"),
-        ("Where are the catchment details and treatments given?", "Table 1"),
-        ("Where are the Thalf values of all catchments given?", "Table 4"),
+        ("Which figure shows the histopathology of the liver?", "Figure 2"),
+        ("Where is the chemical composition of the essential oils given?", "Table 1"),
+        ("Where are the serum ALT and AST activities given?", "Table 3"),
     ],
 )
 def test_the_evidence_rests_on_the_right_figure_or_table(retriever, paper, question, label):
@@ -118,19 +120,19 @@ def test_the_index_is_built_once_per_document(retriever, paper):
     runs = retriever.embedder.session_runs
     again = retriever.index(paper)
     assert again is first
-    retriever.search(paper, "zero flow days", k=3)
+    retriever.search(paper, "serum cholesterol", k=3)
     assert retriever.embedder.session_runs - runs <= 1  # the query only (or nothing: it was cached)
 
 
 def test_keep_hides_passages(retriever, paper):
-    question = "How did the number of zero flow days change after afforestation?"
-    hidden = retriever.search(paper, question, k=8, keep=lambda p: "Figure 5" not in p.labels)
-    assert hidden and all("Figure 5" not in item.labels for item in hidden)
+    question = "How did the liver cells of HC rats change?"
+    hidden = retriever.search(paper, question, k=8, keep=lambda p: "Figure 2" not in p.labels)
+    assert hidden and all("Figure 2" not in item.labels for item in hidden)
 
 
 def test_without_a_cross_encoder_the_fused_order_stands(retriever, paper):
     plain = Retriever(retriever.embedder, None)
-    evidence = plain.search(paper, "site characteristics of each catchment", k=5)
+    evidence = plain.search(paper, "serum lipid profile of the rats", k=5)
     assert evidence and all(item.rerank is None for item in evidence)
     assert not plain.uses_reranker
     fused = [item.fused for item in evidence]
