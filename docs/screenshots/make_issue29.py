@@ -17,7 +17,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-PAPERS = ROOT.parent / "shared" / "corpus" / "papers"
+PAPERS = Path(os.environ.get("MMDOCSUM_CORPUS") or ROOT.parent / "shared" / "corpus") / "papers"
 TEXT = ("Stereo matching estimates disparity from two views of a scene.\n\n"
         "Fig. 2 shows how temporal consistency across video frames reduces flicker in the disparity maps.\n\n"
         "The error of the methods on several sequences is plotted in Fig. 4.\n")

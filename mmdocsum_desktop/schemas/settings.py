@@ -108,7 +108,7 @@ class PlacementSettings(BaseModel):
     """Placing figures after the user's paragraphs (``mmdocsum place``, the Authoring view)."""
 
     # Off by default (issue 27): on the pmc test half the captions-only model places as well without it
-    # (Acc_i 0.657 vs 0.638 with figure text; benchmarks/results/placement_ocr.json) and OCR costs seconds
+    # (Acc_i 0.657 vs 0.638 with figure text; docs/results/placement_ocr.json) and OCR costs seconds
     # per figure on a paper opened for the first time.
     ocr: bool = Field(default=False, description="read the text inside images to match them")
     clip: str | None = Field(default=None, description="a registered CLIP model to use as well; None: none")
