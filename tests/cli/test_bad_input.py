@@ -16,7 +16,7 @@ from mmdocsum_desktop.document.reader import read_document, save_image_as_png
 from mmdocsum_desktop.errors import ImageTooLargeError, JobCancelled
 from mmdocsum_desktop.jobs import JobControl
 from tests.cli.test_extract_cli import run_cli
-from tests.conftest import PAPERS
+from tests.conftest import DATA_PAPERS, SAMPLE_PDF
 
 
 def assert_one_line_error(result, code: int, *fragments: str) -> None:
@@ -47,7 +47,7 @@ def test_garbage_named_pdf(tmp_path):
 
 
 def test_truncated_pdf_is_repaired_or_refused_cleanly(tmp_path):
-    data = (PAPERS / "mineru_demo1.pdf").read_bytes()
+    data = SAMPLE_PDF.read_bytes()
     for share in (0.05, 0.5, 0.9):
         truncated = tmp_path / f"truncated_{share}.pdf"
         truncated.write_bytes(data[: int(len(data) * share)])
@@ -60,7 +60,7 @@ def test_truncated_pdf_is_repaired_or_refused_cleanly(tmp_path):
 
 
 def test_encrypted_pdf_needs_its_password(tmp_path):
-    source = pymupdf.open(PAPERS / "docling_picture_classification.pdf")
+    source = pymupdf.open(DATA_PAPERS / "PMC4736972.pdf")  # Figure 1 on page 2
     locked = tmp_path / "locked.pdf"
     source.save(locked, encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="owner", user_pw="secret")
     assert_one_line_error(extract(locked, tmp_path), 3, "encrypted", "--password")
@@ -73,7 +73,7 @@ def test_encrypted_pdf_needs_its_password(tmp_path):
 @pytest.fixture(scope="module")
 def scanned_pdf(tmp_path_factory):
     """The first page of a real text PDF, rasterised: a scan with no text layer."""
-    page = pymupdf.open(PAPERS / "docling_multi_page.pdf")[0]
+    page = pymupdf.open(DATA_PAPERS / "PMC4736972.pdf")[0]
     scanned = pymupdf.open()
     new_page = scanned.new_page(width=page.rect.width, height=page.rect.height)
     new_page.insert_image(new_page.rect, pixmap=page.get_pixmap(dpi=150))
@@ -92,7 +92,7 @@ def test_scanned_pdf_is_read_with_ocr_and_marked_so(tmp_path, scanned_pdf):
     document = json.loads((tmp_path / "out" / "document.json").read_text())
     assert document["blocks"] and all(block["ocr"] for block in document["blocks"])
     text = " ".join(block["text"] for block in document["blocks"])
-    original = pymupdf.open(PAPERS / "docling_multi_page.pdf")[0].get_text()
+    original = pymupdf.open(DATA_PAPERS / "PMC4736972.pdf")[0].get_text()
     words = {w.lower() for w in original.split() if len(w) > 5 and w.isalpha()}
     recognised = {w.lower().strip(".,;:") for w in text.split()}
     assert len(words & recognised) >= 0.6 * len(words)
@@ -117,8 +117,8 @@ def test_pdf_with_zero_pages(tmp_path):
 
 
 def test_page_limit_is_enforced_with_a_clear_message(tmp_path):
-    result = extract(PAPERS / "pymupdf_test_4751.pdf", tmp_path, "--max-pages", "10")
-    assert_one_line_error(result, 2, "26 pages", "--max-pages")
+    result = extract(SAMPLE_PDF, tmp_path, "--max-pages", "10")
+    assert_one_line_error(result, 2, "14 pages", "--max-pages")
 
 
 @pytest.mark.slow
@@ -170,6 +170,6 @@ def test_huge_image_is_refused_before_decoding(tmp_path):
 
 def test_file_size_limit(tmp_path):
     padded = tmp_path / "padded.pdf"  # a readable PDF of 2 MB: bytes after %%EOF are ignored by readers
-    padded.write_bytes((PAPERS / "mineru_demo1.pdf").read_bytes() + b"\n%" + b"x" * (2 * 1024**2))
+    padded.write_bytes(SAMPLE_PDF.read_bytes() + b"\n%" + b"x" * (2 * 1024**2))
     result = extract(padded, tmp_path, "--max-file-mb", "1")
     assert_one_line_error(result, 2, "over the limit")

@@ -11,8 +11,9 @@ import pytest
 from mmdocsum_desktop.bench.splits import DEMO_ROOT, demo_ftii
 from mmdocsum_desktop.cli import main
 from tests.cli.test_extract_cli import run_cli
+from tests.conftest import CORPUS
 
-SAMPLE = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "mcitebench_sample"
+SAMPLE = CORPUS / "mcitebench_sample"  # MCiteBench's own three-record sample, in the evaluation corpus
 
 
 @pytest.fixture(autouse=True)
@@ -70,6 +71,7 @@ def test_a_folder_with_another_run_is_not_mixed_up(tmp_path, predictions, capsys
     assert metrics["if"] == 0.0 and len(metrics["missing_predictions"]) == 5  # no answers: all unparseable
 
 
+@pytest.mark.corpus
 def test_mcite_on_the_benchmark_sample(tmp_path, capsys):
     responses = tmp_path / "responses.jsonl"
     lines = [json.loads(line) for line in (SAMPLE / "data_example.jsonl").read_text().splitlines()]

@@ -14,7 +14,7 @@ import pymupdf
 import pytest
 
 from mmdocsum_desktop.schemas.placement import Placement
-from tests.conftest import PAPERS
+from tests.conftest import DATA_PAPERS
 
 MEMORY_BOUND = int(1.5 * 1024**3)
 ARTICLE = """# Sourdough rises faster in a warm kitchen
@@ -54,7 +54,7 @@ def test_read_limits_are_checked_when_parsed(cli, tmp_path, capsys, command, fla
 
 
 def test_summarize_honours_max_pages(cli, tmp_path):
-    code, _, err = cli("summarize", PAPERS / "docling_multi_page.pdf", "-o", tmp_path / "s.json", "--max-pages", "1",
+    code, _, err = cli("summarize", DATA_PAPERS / "PMC4736972.pdf", "-o", tmp_path / "s.json", "--max-pages", "1",
                        "--engine", "extractive", "--quiet")
     assert code == 2 and "--max-pages" in _one_line(err)
 
@@ -128,7 +128,7 @@ def measured(args: list[str], env: dict, tmp_path: Path) -> tuple[int, str, int]
 def test_a_scan_with_a_few_characters_of_text_is_read_by_ocr(env, tmp_path):
     """A scanned page cut into four strips (as some scanners write it) with a ten-character text layer:
     OCR reads it instead of refusing it as 'no text layer'."""
-    page = pymupdf.open(PAPERS / "docling_multi_page.pdf")[0]
+    page = pymupdf.open(DATA_PAPERS / "PMC4736972.pdf")[0]
     scan = pymupdf.open()
     sheet = scan.new_page(width=page.rect.width, height=page.rect.height)
     strip = page.rect.height / 4

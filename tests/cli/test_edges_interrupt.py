@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PAPERS
+from tests.conftest import DATA_PAPERS
 
 MMDOCSUM = Path(sys.executable).parent / "mmdocsum"  # the console script, as the user starts it
-PAPER = PAPERS / "docling_picture_classification.pdf"
+PAPER = DATA_PAPERS / "PMC2803133.pdf"
 
 
 def interrupt(command: list[str], after_s: float, env: dict) -> subprocess.CompletedProcess:

