@@ -27,7 +27,7 @@ best is refitted on all fit papers, and only then scored once on the held-out se
 refits every configuration on all fit papers and scores it on both held-out sets.
 
     nice -n 10 .venv/bin/python tools/fit_placement.py --read-pdfs test   # once: the app's readings
-    nice -n 10 .venv/bin/python tools/fit_placement.py [--write-weights]     # about 1-2 hours on 2 loaded cores
+    nice -n 10 .venv/bin/python tools/fit_placement.py [--write-weights]     # ~6 min with cached embeddings
 
 ``--pairs DIR`` fits on every PDF + JATS pair of one folder instead (no held-out sets; the test refits on
 ``tests/data/papers`` this way), and ``--weights-out FILE`` writes the weights somewhere else than the
