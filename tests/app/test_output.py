@@ -12,9 +12,9 @@ from mmdocsum_desktop.app import summarize
 from mmdocsum_desktop.app.extract import extract
 from mmdocsum_desktop.app.output import FORMATS, format_for, image_tags, summary_json, write_summary
 from mmdocsum_desktop.schemas.summary import mdocsum_answer
-from tests.conftest import PAPERS
+from tests.conftest import SAMPLE_PDF
 
-PDF = PAPERS / "mineru_demo2.pdf"  # 6 pages, 5 figures: the summary shows some
+PDF = SAMPLE_PDF  # 14 pages, 5 figures and a table: the summary shows some
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,9 @@ import pytest
 from mmdocsum_desktop.app import image_pool, place
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.schemas.settings import PlacementSettings
+from tests.conftest import SAMPLE_PDF
 
-PAPER = "docling_picture_classification.pdf"  # two captioned figures
+PAPER = SAMPLE_PDF.name  # the package's sample: 5 captioned figures and a table
 
 
 def test_place_puts_each_figure_at_most_once_after_the_paragraph_about_it(extractive_session, exported):

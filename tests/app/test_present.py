@@ -10,9 +10,9 @@ from mmdocsum_desktop.app import present
 from mmdocsum_desktop.errors import JobCancelled
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.summary import Summary
-from tests.conftest import PAPERS
+from tests.conftest import DATA_PAPERS
 
-PAPER = PAPERS / "docling_picture_classification.pdf"  # small, two figures with captions
+PAPER = DATA_PAPERS / "PMC2803133.pdf"  # 8 pages, 3 captioned figures and 4 tables
 
 
 def test_open_document_reads_the_file_and_writes_its_figure_crops(extractive_session, tmp_path):

@@ -7,8 +7,9 @@ import pytest
 from mmdocsum_desktop.app import Session, regenerate_paragraph, summarize, swap_figure
 from mmdocsum_desktop.errors import MmdocsumError
 from tests.app.conftest import llama_settings
+from tests.conftest import SAMPLE_PDF
 
-PAPER = "mineru_demo2.pdf"  # 6 pages, 5 figures: figures to swap
+PAPER = SAMPLE_PDF.name  # the package's sample: 5 figures and a table to swap
 
 
 @pytest.fixture(scope="module")
