@@ -23,7 +23,7 @@ from mmdocsum_desktop.summarize.strategies import ExtractiveStrategy
 
 @pytest.fixture(scope="module")
 def demo1(exported, embedder):
-    document, folder = exported("mineru_demo1.pdf")
+    document, folder = exported("wheat-04-00932.pdf")  # the sample: 14 pages, 5 figures, 1 table
     summary = summarize_document(document, folder, strategy=ExtractiveStrategy(embedder), embedder=embedder)
     return document, folder, summary
 
@@ -48,7 +48,7 @@ def test_four_paragraphs_of_the_documents_own_words(demo1):
 
 
 def test_sentences_come_from_the_sections_of_their_role(exported, embedder):
-    document, _ = exported("mineru_demo3.pdf")  # TableFormer: clean section headings
+    document, _ = exported("PMC2803133.pdf")  # flat sections: Introduction, Materials and Methods, Results, Discussion
     result = Extractor(embedder).draft(document, include_abstract=False)
     roles = {p.role: [section_role(s.section) for s in p.sentences] for p in result.paragraphs}
     assert sum(r == "results" for r in roles["results"]) >= len(roles["results"]) - 1
@@ -59,7 +59,7 @@ def test_sentences_come_from_the_sections_of_their_role(exported, embedder):
 
 
 def test_no_abstract_leaves_the_abstract_out(exported, embedder):
-    document, folder = exported("mineru_demo3.pdf")
+    document, folder = exported("PMC2803133.pdf")
     abstract = {b.id for b in document.blocks if b.is_abstract}
     assert abstract
     summary = summarize_document(document, folder, strategy=ExtractiveStrategy(embedder), embedder=embedder,

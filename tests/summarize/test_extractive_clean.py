@@ -1,6 +1,7 @@
 """Extractive candidates are clean body prose: reference markers removed with their brackets, no back matter,
 legends, table notes, reference entries or broken glyphs, and no sentence that leans on one that is not there.
-The last test reads a real paper of the corpus (dev half of pmc/) and checks its summary sentence by sentence."""
+The last test reads a trial protocol of the evaluation corpus (dev half of pmc/; none of the committed papers
+is a protocol) and checks its summary sentence by sentence."""
 
 from __future__ import annotations
 
@@ -151,6 +152,7 @@ def test_candidates_are_clean_body_prose_joined_to_what_they_lean_on():
         assert left_out not in joined, left_out
 
 
+@pytest.mark.corpus
 def test_a_real_paper_gives_a_summary_without_junk(embedder):
 
     name = "PMC7969308"  # a trial protocol whose PDF ends in funding, consent and contribution statements

@@ -1,4 +1,4 @@
-"""The grounded writer with the real SmolLM2-135M GGUF and the real MiniLM embedder on corpus papers:
+"""The grounded writer with the real SmolLM2-135M GGUF and the real MiniLM embedder on committed papers:
 evidence from body prose only, one short streamed prompt per paragraph, every kept sentence supported by
 and cited to its evidence, figures only where the evidence cites them, and every fallback recorded —
 for a model cut short, a model out of time, and papers without figures or with little prose."""
@@ -217,18 +217,16 @@ def test_the_one_call_paragraph_writer_stops_after_its_sentences(exported, embed
             assert sum(s.evidence[0].how == "support" for s in paragraph.sentences) <= MAX_SENTENCES
 
 
-def test_no_figures_and_a_short_letter(exported, embedder, smollm_engine):
-    for name in ("docling_multi_page.pdf", "docling_picture_classification.pdf"):
-        document, folder = exported(name)
-        summary = summarize_document(document, folder, engine=smollm_engine, embedder=embedder,
-                                     options=SummaryOptions(include_abstract=False, max_tokens=48))
+def test_no_figures_and_a_short_letter(pages_without_figures, two_figure_pages, embedder, smollm_engine):
+    summaries = [summarize_document(document, folder, engine=smollm_engine, embedder=embedder,
+                                    options=SummaryOptions(include_abstract=False, max_tokens=48))
+                 for document, folder in (pages_without_figures, two_figure_pages)]
+    for summary in summaries:
         assert len(summary.paragraphs) == 4
         assert any(p.text for p in summary.paragraphs)
-        for k, paragraph in enumerate(summary.paragraphs, start=1):
-            if not paragraph.text:  # an empty paragraph says why
-                assert any(r.paragraph == k and r.kind == "no evidence" for r in summary.repairs)
-        if name == "docling_multi_page.pdf":
-            assert all(p.figure is None for p in summary.paragraphs)
+        for k, paragraph in enumerate(summary.paragraphs, start=1):  # an empty paragraph says why
+            assert paragraph.text or any(r.paragraph == k and r.kind == "no evidence" for r in summary.repairs)
+    assert all(p.figure is None for p in summaries[0].paragraphs)
 
 
 def test_a_body_of_references_and_tables_never_fills_paragraphs_with_them(embedder, smollm_engine, tmp_path):

@@ -27,8 +27,6 @@ from tests.summarize.test_extractive import _tiny_document
 # runs a real language model (SmolLM2 or a tiny random GGUF): left out of `pytest -m "not slow"`
 pytestmark = pytest.mark.slow
 
-HANDBOOK = "docling_amt_handbook_sample.pdf"
-
 
 class ScriptedEngine:
     """Replays ``answer`` word by word (not a model: for testing the pipeline's handling of answers)."""
@@ -72,10 +70,10 @@ class ScriptedEngine:
 
 def _answer(refs, captions=None) -> str:
     texts = [
-        "The handbook explains how bearings and pulleys guide control cables in aircraft.",
-        "Cables are routed through fairleads and pulleys that are clamped to the structure.",
-        "Guards keep the cable in the groove of the pulley when it slackens.",
-        "Inspecting pulleys and guards regularly keeps the cable system safe.",
+        "Fusarium poae changes the volatile metabolites of durum wheat grains.",
+        "Infected and control grains were compared with PCA and OPLS-DA models of SPME-GC/MS data.",
+        "The infected grains released more 3-methyl butanol and other alcohols than the controls.",
+        "Volatile metabolites can reveal fungal contamination of grain early.",
     ]
     return json.dumps([
         {"summary": t, "image": {"imageRef": r, "imageCaption": (captions or {}).get(k, f"caption {k}")}}
@@ -83,27 +81,27 @@ def _answer(refs, captions=None) -> str:
     ])
 
 
-def _run(exported, embedder, answer, **options):
-    document, folder = exported(HANDBOOK)
+def _run(two_figure_pages, embedder, answer, **options):
+    document, folder = two_figure_pages
     engine = ScriptedEngine(answer)
     summary = summarize_document(document, folder, engine=engine, embedder=embedder, options=SummaryOptions(**{"llm_mode": "full", **options}))
     return summary, engine
 
 
-def test_model_choices_kept_when_valid(exported, embedder):
-    summary, engine = _run(exported, embedder, _answer(["1", "None", "2", "None"]), figure_mode="model")
+def test_model_choices_kept_when_valid(two_figure_pages, embedder):
+    summary, engine = _run(two_figure_pages, embedder, _answer(["1", "None", "2", "None"]), figure_mode="model")
     assert summary.instruction_following is True and not summary.repairs
     assert [p.figure.index if p.figure else None for p in summary.paragraphs] == [1, None, 2, None]
     assert summary.paragraphs[0].image_caption == "caption 0"
     assert "[Image 1]" in engine.prompts[0] and "[Image 2]" in engine.prompts[0]
 
 
-def test_shuffled_images_are_mapped_back(exported, embedder):
-    document, folder = exported(HANDBOOK)
+def test_shuffled_images_are_mapped_back(two_figure_pages, embedder):
+    document, folder = two_figure_pages
     candidates = candidates_from_document(document, folder)
     slots = prompts.make_slots(candidates, shuffle_seed=1)
     assert [s.candidate for s in slots] == [1, 0]  # seed 1 swaps the two figures
-    summary, engine = _run(exported, embedder, _answer(["1", "None", "None", "2"]), figure_mode="model", shuffle_seed=1)
+    summary, engine = _run(two_figure_pages, embedder, _answer(["1", "None", "None", "2"]), figure_mode="model", shuffle_seed=1)
     # tag 1 is the document's second image: the answer is written in document order
     assert [p.figure.index if p.figure else None for p in summary.paragraphs] == [2, None, None, 1]
     assert to_mdocsum(summary)[0]["image"]["imageRef"] == "2"
@@ -111,9 +109,9 @@ def test_shuffled_images_are_mapped_back(exported, embedder):
     assert candidates[1].label in first_line
 
 
-def test_rule_breaks_are_repaired_by_global_placement_and_recorded(exported, embedder):
+def test_rule_breaks_are_repaired_by_global_placement_and_recorded(two_figure_pages, embedder):
     answer = "```json\n" + _answer(["7", "1", "1", "None"]) + "\n```"
-    summary, _ = _run(exported, embedder, answer, figure_mode="model")
+    summary, _ = _run(two_figure_pages, embedder, answer, figure_mode="model")
     assert summary.instruction_following is False
     assert "code fence" in summary.parse.format_issues
     reasons = {r.paragraph: r for r in summary.repairs if r.kind == "rule break"}
@@ -123,8 +121,8 @@ def test_rule_breaks_are_repaired_by_global_placement_and_recorded(exported, emb
     assert len(chosen) == len(set(chosen)) and summary.paragraphs[1].figure.index == 1
 
 
-def test_hybrid_mode_lets_the_scorer_decide(exported, embedder):
-    summary, _ = _run(exported, embedder, _answer(["2", "1", "None", "None"]))
+def test_hybrid_mode_lets_the_scorer_decide(two_figure_pages, embedder):
+    summary, _ = _run(two_figure_pages, embedder, _answer(["2", "1", "None", "None"]))
     assert summary.options.figure_mode == "hybrid"
     chosen = [p.figure.index for p in summary.paragraphs if p.figure]
     assert len(chosen) == len(set(chosen))
@@ -139,34 +137,35 @@ def test_hybrid_mode_lets_the_scorer_decide(exported, embedder):
     assert sum(r.kind == "figure reassigned" for r in summary.repairs) == changed
 
 
-def test_missing_paragraphs_are_filled_with_extracted_sentences(exported, embedder):
-    answer = json.dumps([{"summary": "Pulleys guide cables.", "image": {"imageRef": "None", "imageCaption": ""}}])
-    summary, _ = _run(exported, embedder, answer)
+def test_missing_paragraphs_are_filled_with_extracted_sentences(two_figure_pages, embedder):
+    answer = json.dumps([{"summary": "Fusarium changes wheat volatiles.", "image": {"imageRef": "None", "imageCaption": ""}}])
+    summary, _ = _run(two_figure_pages, embedder, answer)
     assert [p.source for p in summary.paragraphs] == ["model", "extracted-fallback", "extracted-fallback", "extracted-fallback"]
     assert all(p.text for p in summary.paragraphs)
     assert sum(r.kind == "missing paragraph" for r in summary.repairs) == 3
     assert summary.paragraphs[1].sentences[0].evidence[0].how == "extracted"
 
 
-def test_repeated_paragraphs_are_replaced_and_recorded(exported, embedder):
-    same = "The document describes self-locking nuts used in aircraft and how they work."
+def test_repeated_paragraphs_are_replaced_and_recorded(two_figure_pages, embedder):
+    same = "The document describes the volatile metabolites that Fusarium poae produces on durum wheat grains."
     answer = json.dumps([{"summary": same, "image": {"imageRef": "None", "imageCaption": ""}}] * 4)
-    summary, _ = _run(exported, embedder, answer)
+    summary, _ = _run(two_figure_pages, embedder, answer)
     assert summary.paragraphs[0].text == same and summary.paragraphs[0].source == "model"
     assert [p.source for p in summary.paragraphs[1:]] == ["extracted-fallback"] * 3
     assert [r.reason for r in summary.repairs if r.kind == "repeated paragraph"] == ["the model repeated paragraph 1"] * 3
 
 
-def test_long_document_is_split_never_cut(exported, embedder):
-    document, folder = exported(HANDBOOK)
-    engine = ScriptedEngine(_answer(["None"] * 4), context_length=700)
+def test_long_document_is_split_never_cut(two_figure_pages, embedder):
+    document, folder = two_figure_pages
+    # 1000 words: less than the excerpt's text, enough for the final prompt with its two long captions
+    engine = ScriptedEngine(_answer(["None"] * 4), context_length=1000)
     summary = summarize_document(document, folder, engine=engine, embedder=embedder,
                                  options=SummaryOptions(llm_mode="full", max_tokens=150, note_words=30))
     record = summary.long_document
     assert record and record.parts >= 2
     stages = [g.stage for g in summary.generations]
     assert stages[-1] == "summary" and sum(s.startswith("notes") for s in stages) == record.parts
-    assert all(len(p.split()) <= 700 for p in engine.prompts)
+    assert all(len(p.split()) <= 1000 for p in engine.prompts)
     # every paragraph of the body reached some notes prompt
     sent = " ".join(" ".join(engine.prompts[: record.parts]).split())
     for block in document.blocks:
@@ -175,14 +174,14 @@ def test_long_document_is_split_never_cut(exported, embedder):
             assert words in sent, words
 
 
-def test_context_too_small_is_an_error_not_a_cut(exported, embedder):
-    document, folder = exported(HANDBOOK)
+def test_context_too_small_is_an_error_not_a_cut(two_figure_pages, embedder):
+    document, folder = two_figure_pages
     with pytest.raises(EngineError, match="too small"):
         summarize_document(document, folder, engine=ScriptedEngine("[]", context_length=600), embedder=embedder,
                            options=SummaryOptions(llm_mode="full", max_tokens=500))
 
 
-def test_pack_keeps_every_word(exported):
+def test_pack_keeps_every_word():
     engine = ScriptedEngine("", context_length=10_000)
     text = " ".join(f"Sentence number {i} is here." for i in range(400))
     chunks = full_document._pack(text, engine, 120)
@@ -205,8 +204,8 @@ def smollm_engine():
     engine.close()
 
 
-def test_smollm_full_llama_path(exported, embedder, smollm_engine):
-    document, folder = exported(HANDBOOK)
+def test_smollm_full_llama_path(two_figure_pages, embedder, smollm_engine):
+    document, folder = two_figure_pages
     pieces: list[str] = []
     summary = summarize_document(document, folder, engine=smollm_engine, embedder=embedder,
                                  options=SummaryOptions(llm_mode="full", max_tokens=320), on_text=pieces.append)
@@ -223,18 +222,19 @@ def test_smollm_full_llama_path(exported, embedder, smollm_engine):
     assert all(p.sentences for p in summary.paragraphs)
 
 
-def test_smollm_long_document_notes(exported, embedder, smollm):
+def test_smollm_long_document_notes(two_figure_pages, embedder, smollm):
     require_llama()
 
-    document, folder = exported(HANDBOOK)
-    engine = LlamaEngine(LlamaConfig(model=smollm, n_ctx=1024, n_threads=THREADS))
+    document, folder = two_figure_pages
+    # less than the excerpt needs in one prompt, enough for the final prompt with its two long captions
+    engine = LlamaEngine(LlamaConfig(model=smollm, n_ctx=1536, n_threads=THREADS))
     try:
         summary = summarize_document(document, folder, engine=engine, embedder=embedder,
                                      options=SummaryOptions(llm_mode="full", max_tokens=160, note_words=25))
     finally:
         engine.close()
     assert summary.long_document and summary.long_document.parts >= 2
-    assert all(g.prompt_tokens + g.completion_tokens <= 1024 for g in summary.generations)
+    assert all(g.prompt_tokens + g.completion_tokens <= 1536 for g in summary.generations)
     assert len(summary.paragraphs) == 4
 
 
@@ -255,12 +255,12 @@ def test_smollm_cancel_mid_generation_keeps_partial(embedder, smollm_engine, tmp
     assert partial["stage"] == "summary" and partial["text"] == "".join(seen)
 
 
-def test_vision_pipeline_passes_figures_as_images(exported, embedder, tiny_vlm_files):
+def test_vision_pipeline_passes_figures_as_images(two_figure_pages, embedder, tiny_vlm_files):
     require_llama()
 
     model, mmproj = tiny_vlm_files
     engine = LlamaEngine(LlamaConfig(model=model, mmproj=mmproj, n_ctx=4096, n_threads=THREADS))
-    document, folder = exported(HANDBOOK)
+    document, folder = two_figure_pages
     try:
         slots = prompts.make_slots(candidates_from_document(document, folder))
         messages = full_document.build_engine_messages_preview(document, slots, vision=True, with_ocr=False)

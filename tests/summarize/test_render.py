@@ -24,7 +24,7 @@ from mmdocsum_desktop.schemas.summary import (
 from mmdocsum_desktop.summarize.pipeline import summarize_document
 from mmdocsum_desktop.summarize.render import format_for, to_html, to_markdown, to_mdocsum, write_summary
 from mmdocsum_desktop.summarize.strategies import ExtractiveStrategy
-from tests.conftest import PAPERS
+from tests.conftest import SAMPLE_PDF
 
 
 @pytest.fixture
@@ -133,12 +133,12 @@ def test_a_paragraph_rewritten_by_hand_is_not_cited(summary, tmp_path):
 
 
 def test_the_app_exports_exactly_what_mmdocsum_summarize_writes(tmp_path, monkeypatch, embedder):
-    """One renderer: a real extractive summary of a corpus paper, exported through the project (the
+    """One renderer: a real extractive summary of the sample paper, exported through the project (the
     desktop app's Export menu) and written by ``mmdocsum summarize`` with the same settings, gives the
     same files, byte for byte (the PDF: the same text and images)."""
 
 
-    paper = PAPERS / "mineru_demo1.pdf"
+    paper = SAMPLE_PDF
     monkeypatch.setenv("MMDOCSUM_WORKSPACES_DIR", str(tmp_path / "workspaces"))
     workspace = proj.Workspace.create()
     workspace.import_document(read_document(paper))

@@ -12,7 +12,7 @@ from PIL import Image
 
 from mmdocsum_desktop.schemas.summary import FigureChoice, SentenceCitation, Summary, SummaryParagraph
 from mmdocsum_desktop.summarize.render import caption_text, to_markdown, write_summary
-from tests.conftest import PAPERS
+from tests.conftest import SAMPLE_PDF
 
 
 def test_a_caption_that_starts_with_its_label_is_not_labelled_twice():
@@ -31,7 +31,7 @@ def _summary(tmp_path, *, engine=None, big=False) -> Summary:
     for i, role in enumerate(("background", "method", "results", "conclusion")):
         image = figures / f"fig{i}.png"
         if big:  # a page of a real paper at 300 dpi: the kind of crop that made a 3.9 MB export
-            with pymupdf.open(PAPERS / "mineru_demo1.pdf") as paper:
+            with pymupdf.open(SAMPLE_PDF) as paper:
                 paper[i].get_pixmap(dpi=300).save(image)
         else:
             Image.new("RGB", (300, 200), "teal").save(image)

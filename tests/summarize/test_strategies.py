@@ -17,7 +17,7 @@ from mmdocsum_desktop.summarize.strategies import (
 )
 from tests.summarize.test_llm_pipeline import ScriptedEngine
 
-PAPER = "mineru_demo1.pdf"
+PAPER = "wheat-04-00932.pdf"  # the package's sample paper
 
 
 def test_the_strategy_follows_the_engine_and_the_llm_mode(embedder):
