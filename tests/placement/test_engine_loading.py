@@ -10,9 +10,9 @@ from mmdocsum_desktop.models.ocr import cached_text
 from mmdocsum_desktop.models.rerank import CrossEncoder
 from mmdocsum_desktop.placement import ImageCandidate, PlacementEngine, candidates_from_document
 from mmdocsum_desktop.placement.rescore import PAIR_MAX_LENGTH, RememberedPairs
-from tests.conftest import CORPUS
+from tests.conftest import DATA
 
-ARTICLE = CORPUS / "articles" / "elife-56337.nxml"
+ARTICLE = DATA / "articles" / "elife-56337.nxml"  # committed (CC0)
 
 
 def _counting(loader, calls: list[int]):

@@ -1,5 +1,5 @@
-"""The "sequence" strategy end to end with the real models (MiniLM, the cross-encoder ONNX) on a corpus
-paper and a corpus JATS article; bad input: another language, hundreds of images, unnumbered figures,
+"""The "sequence" strategy end to end with the real models (MiniLM, the cross-encoder ONNX) on a committed
+paper and a committed JATS article; bad input: another language, hundreds of images, unnumbered figures,
 cross-encoder files missing or corrupt."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from mmdocsum_desktop.errors import ModelError
 from mmdocsum_desktop.placement import ImageCandidate, PlacementEngine, candidates_from_document
 from mmdocsum_desktop.placement.rescore import MAX_PAIRS, rescore_heads
 from mmdocsum_desktop.placement.text import strip_mentions
-from tests.conftest import CORPUS
+from tests.conftest import DATA
 
-ARTICLE = CORPUS / "articles" / "elife-56337.nxml"
+ARTICLE = DATA / "articles" / "elife-56337.nxml"  # committed (CC0)
 
 
 @pytest.fixture(scope="module")
