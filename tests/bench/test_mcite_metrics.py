@@ -1,10 +1,10 @@
-"""MCiteBench scoring by hand, on the benchmark's own sample records (../shared/corpus/mcitebench_sample)."""
+"""MCiteBench scoring by hand, on the benchmark's own sample records (the evaluation corpus's
+mcitebench_sample: those tests are marked corpus) and on records written here."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
@@ -20,8 +20,9 @@ from mmdocsum_desktop.bench.splits import record_from_json
 from mmdocsum_desktop.bench.suites.mcite import judge_record
 from mmdocsum_desktop.judge.sources import Judge
 from mmdocsum_desktop.text.sentences import split_answer_sentences
+from tests.conftest import CORPUS
 
-SAMPLE = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "mcitebench_sample"
+SAMPLE = CORPUS / "mcitebench_sample"
 
 
 @dataclass
@@ -51,11 +52,12 @@ class ScriptedEngine:
 
 @pytest.fixture(scope="module")
 def sample():
-    loaded = splits.load_mcite(SAMPLE.resolve())
+    loaded = splits.load_mcite(SAMPLE)
     assert not [s for s in loaded.skipped if "missing" not in s.reason], loaded.skipped
     return {record.pdf_id[:4]: record for record in loaded.items}
 
 
+@pytest.mark.corpus
 def test_sample_gold_sources_are_normalised(sample):
     assert sample["67e2"].gold == ["Table 2", "Table 6"]
     assert sample["67e2"].category == "explanation_multi"
@@ -66,6 +68,7 @@ def test_sample_gold_sources_are_normalised(sample):
     assert not sample["67e2"].missing
 
 
+@pytest.mark.corpus
 def test_partial_citations_source_f1(sample):
     record = sample["67e2"]  # gold {Table 2, Table 6}
     response = "GROD beats the baselines in every task (Table 2). Gaussian noise was tested as well [1]."
@@ -115,6 +118,7 @@ def _scripted_judge(support: dict[str, int], relevance: dict[tuple[str, str], in
     return Judge(ScriptedEngine(answer))
 
 
+@pytest.mark.corpus
 def test_citation_f1_with_a_judge(sample):
     record = sample["67e2"]
     s1, s2 = "GROD beats the baselines (Table 2).", "Gaussian noise was tested [1]."
@@ -128,6 +132,7 @@ def test_citation_f1_with_a_judge(sample):
     assert result["answer_rating"] == 1 and result["judge_failures"] == []
 
 
+@pytest.mark.corpus
 def test_citing_a_source_that_does_not_exist_scores_zero(sample):
     record = sample["67e2"]
     judge = _scripted_judge({}, {}, rating=0)
@@ -136,6 +141,7 @@ def test_citing_a_source_that_does_not_exist_scores_zero(sample):
     assert result["citation_recall"] == 0.0 and result["citation_precision"] == 0.0 and result["citation_f1"] == 0.0
 
 
+@pytest.mark.corpus
 def test_garbage_judge_is_recorded_and_the_record_goes_on(sample):
     judge = Judge(ScriptedEngine(lambda prompt: "I think this answer is quite good, maybe 1 or 2."))
     result = judge_record(sample["67e2"], "GROD wins (Table 2).", judge)
@@ -144,6 +150,7 @@ def test_garbage_judge_is_recorded_and_the_record_goes_on(sample):
     assert "could not read" in result["judge_failures"][0]
 
 
+@pytest.mark.corpus
 def test_a_judge_that_cannot_see_images_does_not_guess(sample):
     judge = Judge(ScriptedEngine(lambda prompt: '{"rating": 2}', supports_images=False))
     result = judge_record(sample["67e2"], "GROD wins (Table 2).", judge)
@@ -166,6 +173,7 @@ def test_aggregate_answer_accuracy_and_categories():
     assert result["by_category"]["explanation_single"]["answer_accuracy"] == 1.0
 
 
+@pytest.mark.corpus
 def test_given_sentence_citation_pairs_are_scored_as_given(sample):
     record = sample["67e2"]  # gold {Table 2, Table 6}
     # the quoted sentence mentions Fig. 4, but MCiteBench's pairs say what it cites
@@ -179,7 +187,8 @@ def test_given_sentence_citation_pairs_are_scored_as_given(sample):
 
 
 def test_bad_records_are_skipped_with_reasons(tmp_path):
-    good = json.loads((SAMPLE / "data_example.jsonl").read_text().splitlines()[0])
+    # a good record: the first question of the bundled pmc-test split
+    good = json.loads((splits.bundled("pmc-test").folder / "mcite.jsonl").read_text().splitlines()[0])
     lines = [json.dumps(good), "{not json", json.dumps({"question_id": "q"}), json.dumps(good), "[1, 2]"]
     path = tmp_path / "data.jsonl"
     path.write_text("\n".join(lines) + "\n")
@@ -192,4 +201,6 @@ def test_bad_records_are_skipped_with_reasons(tmp_path):
     assert any(line == 5 and "not an object" in r for line, r in reasons)
     assert any(line == 1 and "image files missing" in r for line, r in reasons)
     # a record whose images are missing is still usable; the sources are shown as unavailable
-    assert record_from_json(good, tmp_path).missing == ["Table 2", "Table 6", "Table 1"]
+    # (the record, PMC5301171-table-1, offers the paper's Figures 1-2 and Tables 1-6 as sources)
+    assert good["question_id"] == "PMC5301171-table-1"
+    assert record_from_json(good, tmp_path).missing == ["Figure 1", "Figure 2", *(f"Table {k}" for k in range(1, 7))]

@@ -14,22 +14,38 @@ from mmdocsum_desktop.bench.pairs_gold import (
     strip_citations,
 )
 from mmdocsum_desktop.bench.pairs_split import SPLIT_DEV_PERCENT, pairs_in, split_of
-from tests.conftest import CORPUS
+from tests.bench.conftest import PMC_TEST_PAPERS
+from tests.conftest import CORPUS, DATA_PAPERS
 
 PMC = CORPUS / "pmc"
 
 
-def test_split_is_the_documented_hash_of_the_stem_and_about_sixty_forty():
+def _hash_half(name: str) -> str:
+    digest = int(hashlib.sha256(name.encode()).hexdigest()[:8], 16)
+    return "dev" if digest % 100 < SPLIT_DEV_PERCENT else "test"
+
+
+def test_split_is_the_documented_hash_of_the_stem():
+    # the committed pairs: PMC2803133, PMC4521097, PMC4736972 (pymupdf_test_3780.pdf has no JATS: left out)
+    items = pairs_in(DATA_PAPERS)
+    assert [item.name for item in items] == ["PMC2803133", "PMC4521097", "PMC4736972"]
+    assert all(item.pdf is not None and item.split == _hash_half(item.name) for item in items)
+    dev, test = pairs_in(DATA_PAPERS, "dev"), pairs_in(DATA_PAPERS, "test")
+    assert sorted(i.name for i in dev + test) == [i.name for i in items]
+    assert {i.name for i in dev}.isdisjoint({i.name for i in test})
+    # a path or a file name lands in the same half as its stem
+    path = DATA_PAPERS / "PMC4736972.xml"
+    assert split_of("PMC4736972") == split_of("PMC4736972.pdf") == split_of(str(path)) == _hash_half("PMC4736972")
+
+
+@pytest.mark.corpus
+def test_the_corpus_splits_about_sixty_forty():
     items = pairs_in(PMC)
     assert len(items) == 104 and all(item.pdf is not None for item in items)
-    for item in items:
-        digest = int(hashlib.sha256(item.name.encode()).hexdigest()[:8], 16)
-        assert item.split == ("dev" if digest % 100 < SPLIT_DEV_PERCENT else "test")
+    assert all(item.split == _hash_half(item.name) for item in items)
     dev, test = pairs_in(PMC, "dev"), pairs_in(PMC, "test")
     assert {i.name for i in dev}.isdisjoint({i.name for i in test})
     assert len(dev) + len(test) == 104 and 0.5 < len(dev) / 104 < 0.7
-    # a path or a file name lands in the same half as its stem
-    assert split_of("PMC4736972") == split_of("PMC4736972.pdf") == split_of(str(PMC / "PMC4736972.xml"))
 
 
 def test_jats_only_items_are_kept_and_lone_pdfs_are_not(tmp_path):
@@ -42,8 +58,8 @@ def test_jats_only_items_are_kept_and_lone_pdfs_are_not(tmp_path):
 
 
 def test_gold_of_a_real_article_has_its_figures_citations_and_back_matter():
-    gold = read_gold(PMC / "PMC4521097.xml")
-    xml = (PMC / "PMC4521097.xml").read_text(encoding="utf-8")
+    gold = read_gold(DATA_PAPERS / "PMC4521097.xml")
+    xml = (DATA_PAPERS / "PMC4521097.xml").read_text(encoding="utf-8")
     assert len(gold.visuals) == xml.count("<fig ") + xml.count("<table-wrap ")
     assert all(v.label for v in gold.visuals)
     first = gold.first_citations()
@@ -58,8 +74,11 @@ def test_gold_of_a_real_article_has_its_figures_citations_and_back_matter():
 
 
 def test_figures_parked_in_back_count_and_their_captions_are_not_back_matter():
-    gold = read_gold(PMC / "agronomy6010017.xml")
-    assert [v.label for v in gold.figures] == ["Figure 1", "Figure 2", "Figure 3", "Figure 4"]
+    path = PMC_TEST_PAPERS / "atoms4010009.xml"  # MDPI Atoms: all seven <fig> sit in <back>, none in <body>
+    body, back = path.read_text(encoding="utf-8").split("<back>", 1)
+    assert body.count("<fig ") == 0 and back.count("<fig ") == 7
+    gold = read_gold(path)
+    assert [v.label for v in gold.figures] == [f"Figure {k}" for k in range(1, 8)]
     assert not any(v.caption[:40] in " ".join(gold.back_texts) for v in gold.figures)
 
 
@@ -91,7 +110,7 @@ def test_malformed_xml_is_a_gold_error(tmp_path):
 
 
 def test_a_structured_abstract_keeps_its_sections():
-    gold = read_gold(PMC / "PMC4219006.xml")
-    assert [title for title, _ in gold.abstract_sections] == ["Background", "Methods", "Results", "Conclusion"]
+    gold = read_gold(PMC_TEST_PAPERS / "PMC7376533.xml")
+    assert [title for title, _ in gold.abstract_sections] == ["Background", "Methods", "Results", "Conclusions"]
     assert all(text and text in gold.abstract for _, text in gold.abstract_sections)
-    assert read_gold(PMC / "PMC4736972.xml").abstract_sections == []
+    assert read_gold(DATA_PAPERS / "PMC4736972.xml").abstract_sections == []

@@ -1,4 +1,5 @@
-"""The pairs suite on a few real PDF + JATS pairs (figures and text stages: fast), bad input included."""
+"""The pairs suite on a few real PDF + JATS pairs (figures and text stages: fast), bad input included: the
+committed pairs of tests/data/papers and one paper of the bundled pmc-test split."""
 
 from __future__ import annotations
 
@@ -8,18 +9,18 @@ import pytest
 
 from mmdocsum_desktop.bench.suites.pairs import run_pairs
 from mmdocsum_desktop.errors import InputNotFoundError
-from tests.conftest import CORPUS
+from tests.bench.conftest import PMC_TEST_PAPERS
+from tests.conftest import DATA_PAPERS
 
-PMC = CORPUS / "pmc"
-PAIRS = ("PMC4736972", "PMC4739229")
+PAIRS = ("PMC2803133", "PMC4736972")
 
 
-def _folder(tmp_path, names=PAIRS):
+def _folder(tmp_path, names=PAIRS, source=DATA_PAPERS):
     folder = tmp_path / "pairs"
     folder.mkdir()
     for name in names:
         for suffix in (".pdf", ".xml"):
-            (folder / f"{name}{suffix}").symlink_to(PMC / f"{name}{suffix}")
+            (folder / f"{name}{suffix}").symlink_to(source / f"{name}{suffix}")
     return folder
 
 
@@ -46,9 +47,9 @@ def test_figures_and_text_on_real_pairs_are_scored_resumed_and_reported(tmp_path
 def test_malformed_xml_and_a_pdf_of_another_article_are_skipped_with_their_reason(tmp_path):
     folder = _folder(tmp_path, names=("PMC4736972",))
     (folder / "broken.xml").write_text("<article><body><p>unclosed</body>")
-    (folder / "broken.pdf").symlink_to(PMC / "PMC4736972.pdf")
-    (folder / "swapped.xml").symlink_to(PMC / "PMC4739229.xml")
-    (folder / "swapped.pdf").symlink_to(PMC / "PMC4736972.pdf")
+    (folder / "broken.pdf").symlink_to(DATA_PAPERS / "PMC4736972.pdf")
+    (folder / "swapped.xml").symlink_to(DATA_PAPERS / "PMC2803133.xml")
+    (folder / "swapped.pdf").symlink_to(DATA_PAPERS / "PMC4736972.pdf")
     metrics = run_pairs(folder, tmp_path / "out", stages=["text"])
     reasons = {entry["id"]: entry["reason"] for entry in metrics["skipped"]}
     assert "malformed XML" in reasons["broken"]
@@ -66,7 +67,8 @@ def test_a_folder_without_pairs_is_one_clear_error(tmp_path):
 
 @pytest.mark.slow
 def test_the_summary_stage_reports_what_a_reader_sees(tmp_path):
-    folder = _folder(tmp_path, names=("PMC4219006",))  # a structured abstract: Background, Methods, Results, Conclusion
+    # a structured abstract: Background, Methods, Results, Conclusions
+    folder = _folder(tmp_path, names=("PMC7376533",), source=PMC_TEST_PAPERS)
     metrics = run_pairs(folder, tmp_path / "out", stages=["text", "summary"])
     row = metrics["papers"][0]
     summary, text = row["summary"], row["text"]

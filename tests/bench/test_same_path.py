@@ -24,11 +24,11 @@ from mmdocsum_desktop.cli import main as mmdocsum
 from mmdocsum_desktop.document.reader import export_document
 from mmdocsum_desktop.schemas.answer import Answer
 from mmdocsum_desktop.schemas.settings import EngineChoice, Settings
-from tests.conftest import PAPERS, REPO_ROOT
+from tests.conftest import DATA_PAPERS, REPO_ROOT
 
-PAPER = PAPERS / "docling_picture_classification.pdf"  # 2 pages, 2 captioned figures: quick to read
-# a real paper for placement and questions (the quick one is placeholder text): 6 pages, 5 figures, 2 tables
-STEREO = PAPERS / "mineru_demo2.pdf"
+PAPER = DATA_PAPERS / "PMC4736972.pdf"  # a review, 6 pages, 1 captioned figure: quick to read
+# a paper with more visuals for placement and questions: 8 pages, 3 figures, 4 tables (J. Clin. Biochem. Nutr.)
+OILS = DATA_PAPERS / "PMC2803133.pdf"
 
 
 def _cli_summary(tmp_path: Path, *flags: str) -> dict:
@@ -73,7 +73,7 @@ def _command(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_the_pairs_placer_places_as_the_place_command(tmp_path):
     with Session(Settings()) as session, using_session(session):
-        extraction = extract(current_session(), STEREO, tmp_path / "paper", dpi=72)
+        extraction = extract(current_session(), OILS, tmp_path / "paper", dpi=72)
         document = extraction.document
         # the pairs suite's own-paragraphs variant: the body paragraphs the app read, mentions removed
         paragraphs = [strip_citations(b.text) for b in body_blocks(document) if b.type == "paragraph"]
@@ -93,12 +93,12 @@ def test_the_pairs_placer_places_as_the_place_command(tmp_path):
 
 
 def test_a_benchmark_session_cites_what_the_ask_command_cites(tmp_path):
-    question = "How does the feedback coefficient change the error of temporal stereo matching?"
+    question = "How did the essential oils change the serum lipid profile of the hypercholesterolemic rats?"
     with Session(Settings()) as session, using_session(session):
         run = current_session()  # a suite's session
-        answer = ask(run, run.read(STEREO), question, choice=EngineChoice(engine="extractive"))
+        answer = ask(run, run.read(OILS), question, choice=EngineChoice(engine="extractive"))
 
-    done = _command(tmp_path, "ask", str(STEREO), question, "--engine", "extractive", "--format", "json",
+    done = _command(tmp_path, "ask", str(OILS), question, "--engine", "extractive", "--format", "json",
                     "--quiet")
     given = Answer.model_validate_json(done.stdout)
     assert answer.sentences and not answer.not_in_document
