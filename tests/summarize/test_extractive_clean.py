@@ -1,7 +1,7 @@
 """Extractive candidates are clean body prose: reference markers removed with their brackets, no back matter,
 legends, table notes, reference entries or broken glyphs, and no sentence that leans on one that is not there.
-The last test reads a trial protocol of the evaluation corpus (dev half of pmc/; none of the committed papers
-is a protocol) and checks its summary sentence by sentence."""
+The last tests read real papers (committed ones, and a trial protocol of the evaluation corpus's dev half of
+pmc/: none of the committed papers is a protocol) and check their summaries sentence by sentence."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from mmdocsum_desktop.summarize.extractive import (
     salience_features,
 )
 from mmdocsum_desktop.summarize.roles import block_roles, block_serves, section_role
-from tests.conftest import CORPUS, model_dirs_in
+from tests.conftest import CORPUS, model_dirs_in, read_paper
 
 PMC = CORPUS / "pmc"
 
@@ -150,6 +150,22 @@ def test_candidates_are_clean_body_prose_joined_to_what_they_lean_on():
     joined = " ".join(texts)
     for left_out in ("Department", "Afforestation", "South Africa", "Ca2", "funders", "We thank", "Figure 1"):
         assert left_out not in joined, left_out
+
+
+@pytest.mark.parametrize("name", ["PMC2803133.pdf", "PMC4521097.pdf", "wheat-04-00932.pdf"])
+def test_committed_papers_give_summaries_without_junk(embedder, name):
+    # numbered reference markers in brackets ([21]), author-year ones, and the sample's numbered sections
+    document = read_paper(name)
+    result = Extractor(embedder).draft(document, include_abstract=False)
+    assert [p.role for p in result.paragraphs] == ["background", "method", "results", "conclusion"]
+    for paragraph in result.paragraphs:
+        assert paragraph.sentences and 30 <= paragraph.words <= 160
+        assert opener(paragraph.sentences[0].text) is None
+        for sentence in paragraph.sentences:
+            assert junk_reason(sentence.text) is None, sentence.text
+            assert not has_unmapped_glyphs(sentence.text)
+            assert "[" not in sentence.text and "\u00ad" not in sentence.text
+            assert section_role(sentence.section) != "skip"
 
 
 @pytest.mark.corpus
