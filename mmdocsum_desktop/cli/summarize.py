@@ -1,5 +1,8 @@
 """`mmdocsum summarize FILE -o OUT`: a four-paragraph interleaved summary with figures and citations.
 
+`mmdocsum summarize --sample [-o OUT]` summarises the paper shipped in the package (paths.sample_paper),
+so a first run needs no file of one's own; OUT defaults to ``sample-summary.md`` in the current folder.
+
 The figure crops and ``document.json`` are written beside the output in ``OUT_STEM_files/`` so the
 Markdown and HTML forms can show the images and the citations' block ids can be looked up.
 Ctrl-C stops the model at its next token; what was finished is written to ``OUT.partial.json``.
@@ -24,15 +27,20 @@ from mmdocsum_desktop.cli.progress import tqdm_control, write_stderr
 from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
 from mmdocsum_desktop.fileio import check_output_path, removed_on_failure, write_json_atomic
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.paths import sample_paper
 from mmdocsum_desktop.schemas.summary import Summary
+
+SAMPLE_OUTPUT = "sample-summary.md"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "summarize", help="write a four-paragraph summary with the document's figures and citations"
     )
-    parser.add_argument("file", type=Path, help="PDF, HTML, Markdown or JATS XML file")
-    parser.add_argument("-o", "--output", type=Path, required=True, help="output file")
+    parser.add_argument("file", type=Path, nargs="?", help="PDF, HTML, Markdown or JATS XML file")
+    parser.add_argument("--sample", action="store_true",
+                        help=f"summarise the sample paper shipped with the app (default output {SAMPLE_OUTPUT})")
+    parser.add_argument("-o", "--output", type=Path, help="output file (required with FILE)")
     parser.add_argument("--format", choices=FORMATS, default=None,
                         help="json (rich, default), mdocsum (M-DocSum's answer), md, html or pdf; default from the suffix")
     parser.add_argument("--no-abstract", action="store_true", help="summarise without the document's abstract")
@@ -47,10 +55,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bars and no summary table")
     add_read_limit_arguments(parser)
     add_engine_arguments(parser, title="engine (over the saved settings)")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, usage_error=parser.error)
+
+
+def choose_input(args: argparse.Namespace) -> None:
+    """FILE or --sample (not both, not neither), and the output: usage errors exit 2 like argparse's."""
+    if args.sample and args.file is not None:
+        args.usage_error("give a FILE or --sample, not both")
+    if args.sample:
+        args.file = sample_paper()
+        args.output = args.output or Path(SAMPLE_OUTPUT)
+    elif args.file is None:
+        args.usage_error("a FILE to summarise is required (or --sample for the sample paper)")
+    elif args.output is None:
+        args.usage_error("the following arguments are required: -o/--output")
 
 
 def run(args: argparse.Namespace) -> int:
+    choose_input(args)
     if not 36 <= args.dpi <= 600:
         raise SystemExit("mmdocsum: error: --dpi must be between 36 and 600")
     if args.time_limit is not None and not args.time_limit > 0:

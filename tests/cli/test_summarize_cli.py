@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from mmdocsum_desktop.cli.summarize import SAMPLE_OUTPUT
+from mmdocsum_desktop.paths import sample_paper
 from tests.conftest import DATA_PAPERS
 from tests.engines.conftest import smollm_path
 
@@ -39,6 +41,34 @@ def test_extractive_is_the_default_and_writes_markdown_with_images(env, tmp_path
         target = line.split("](<", 1)[1].rstrip(">)")
         assert (tmp_path / target).is_file()
     assert (tmp_path / "summary_files" / "document.json").is_file()
+
+
+def test_the_sample_is_summarised_with_nothing_outside_the_package(env, tmp_path):
+    # the README's first command: no file of one's own, the output in the current folder by default
+    result = subprocess.run([sys.executable, "-m", "mmdocsum_desktop", "summarize", "--sample", "--quiet"],
+                            capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / SAMPLE_OUTPUT).read_text()
+    assert [line for line in text.splitlines() if line.startswith("## ")] == [
+        "## Research background", "## Method", "## Results", "## Conclusion"]
+    document = json.loads((tmp_path / "sample-summary_files" / "document.json").read_text())
+    assert Path(document["source"]) == sample_paper()
+    assert f"# {document['title']}\n" in text
+    sample_labels = {visual["label"] for visual in document["figures"] + document["tables"]}
+    images = [line for line in text.splitlines() if line.startswith("![")]
+    assert images
+    for line in images:
+        label, target = line[2:].split("](<", 1)
+        assert label in sample_labels
+        assert (tmp_path / target.rstrip(">)")).is_file()
+
+
+def test_sample_and_a_file_together_is_a_usage_error(env, tmp_path):
+    assert_clean_error(run_cli(env, "--sample", str(DATA_PAPERS / "PMC4736972.pdf"), "-o", str(tmp_path / "s.md")),
+                       "a FILE or --sample, not both")
+    assert_clean_error(run_cli(env, "-o", str(tmp_path / "s.md")), "a FILE to summarise is required")
+    assert_clean_error(run_cli(env, str(DATA_PAPERS / "PMC4736972.pdf")), "-o/--output")
+    assert not list(tmp_path.iterdir())
 
 
 def test_mdocsum_format_no_abstract_and_report(env, tmp_path):
