@@ -1,6 +1,7 @@
 """`mmdocsum-desktop`: the desktop application.
 
     mmdocsum-desktop [FILE]                      open FILE (PDF, HTML, Markdown, JATS or .mdsproj)
+    mmdocsum-desktop --sample                    open the sample paper shipped with the app
     mmdocsum-desktop --screenshot OUT.png FILE   render the window with a finished summary of FILE to a
                                                  PNG, without a display (used for the README)
     mmdocsum-desktop --version
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mmdocsum_desktop import __version__, secrets
+from mmdocsum_desktop.paths import sample_paper
 
 try:  # PySide6 is an optional extra: without it the entry point says how to install it
     from mmdocsum_desktop.gui import launch
@@ -30,6 +32,7 @@ except ImportError as missing:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mmdocsum-desktop", description="Read a document, get its illustrated summary.")
     parser.add_argument("file", nargs="?", type=Path, help="a document or a .mdsproj project to open")
+    parser.add_argument("--sample", action="store_true", help="open the sample paper shipped with the app")
     parser.add_argument("--version", "-V", action="store_true", help="print the version and exit")
     parser.add_argument("--screenshot", metavar="OUT.png", type=Path,
                         help="render the main window with a finished summary of FILE to a PNG and exit")
@@ -68,6 +71,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.version:
         print(f"mmdocsum-desktop {__version__}")
         return 0
+    if args.sample and args.file is not None:
+        print("mmdocsum-desktop: error: give a FILE or --sample, not both", file=sys.stderr)
+        return 2
+    if args.sample:
+        args.file = sample_paper()
     if args.screenshot is not None and args.file is None:
         print("mmdocsum-desktop: error: --screenshot needs a FILE to summarize", file=sys.stderr)
         return 2
