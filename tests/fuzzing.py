@@ -3,8 +3,9 @@
 Each target is a hypothesis strategy of inputs and a ``check_*`` function that asserts the property every
 reader and loader must keep: it returns a valid object or raises the project's one-line MmdocsumError —
 never another exception, never past a time bound, never leaking a local file it was not asked to read.
-Inputs are mutated real files (the shared corpus, the bundled demo splits), generated structures, and
-hand-written attacks (deep nesting, entity bombs, external entities, huge attributes and numbers).
+Inputs are mutated real files (tests/data, the bundled demo splits, MCiteBench's sample from the corpus),
+generated structures, and hand-written attacks (deep nesting, entity bombs, external entities, huge
+attributes and numbers).
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ from mmdocsum_desktop.schemas.document import Document
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CORPUS = (REPO_ROOT / ".." / "shared" / "corpus").resolve()
-ARTICLES = CORPUS / "articles"
+# Seeds for the article readers: committed CC BY / CC0 articles (tests/data/ATTRIBUTION.md)
+ARTICLES = REPO_ROOT / "tests" / "data" / "articles"
 DEMO = REPO_ROOT / "mmdocsum_desktop" / "resources" / "demo"
 SECRET = "MMDOCSUM-PLANTED-SECRET-7f3a"
 
@@ -277,15 +279,15 @@ def _read(path: Path) -> bytes:
 
 
 def html_inputs() -> st.SearchStrategy[bytes]:
-    duck = _read(ARTICLES / "wiki_duck.html")
-    return st.one_of(seeded(duck, HTML_KEYWORDS), truncations(duck), generated_html(), hostile_html(),
+    page = _read(ARTICLES / "PMC4521097.html")
+    return st.one_of(seeded(page, HTML_KEYWORDS), truncations(page), generated_html(), hostile_html(),
                      st.binary(max_size=2000))
 
 
 def markdown_inputs() -> st.SearchStrategy[bytes]:
-    wiki = _read(ARTICLES / "wiki.md")
+    article = _read(ARTICLES / "PMC4521097.md")
     demo = [_read(path) for path in sorted((DEMO / "docs").glob("*.md"))]
-    return st.one_of(seeded(wiki, MARKDOWN_KEYWORDS), st.sampled_from(demo).flatmap(lambda d: seeded(d, MARKDOWN_KEYWORDS)),
+    return st.one_of(seeded(article, MARKDOWN_KEYWORDS), st.sampled_from(demo).flatmap(lambda d: seeded(d, MARKDOWN_KEYWORDS)),
                      _MARKDOWN_TEXT.map(lambda text: text.encode("utf-8")), hostile_markdown(), st.binary(max_size=2000))
 
 

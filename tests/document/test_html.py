@@ -1,4 +1,5 @@
-"""The HTML reader on a saved Wikipedia page and on small pages built for each behaviour."""
+"""The HTML reader on a saved journal article (committed), a saved Wikipedia page (the evaluation corpus) and
+on small pages built for each behaviour."""
 
 from __future__ import annotations
 
@@ -19,9 +20,16 @@ from mmdocsum_desktop.document.reader import export_document, read_document
 from mmdocsum_desktop.errors import CorruptDocumentError, JobCancelled
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.document import Document
+from tests.conftest import CORPUS, DATA
 
-ARTICLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "articles"
-DUCK = ARTICLES / "wiki_duck.html"
+# PMC4521097 (Behav Ecol Sociobiol, CC BY) saved as a web page, its four figures as PNGs beside it
+ARTICLE = DATA / "articles" / "PMC4521097.html"
+DUCK = CORPUS / "articles" / "wiki_duck.html"
+
+
+@pytest.fixture(scope="module")
+def article() -> Document:
+    return read_document(ARTICLE)
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +47,61 @@ def read_page(folder: Path, body: str, head: str = "") -> Document:
     return read_document(write_page(folder, body, head))
 
 
-# The Wikipedia page -----------------------------------------------------------------------------------
+# The saved article ------------------------------------------------------------------------------------
 
 
+def test_article_reads_title_language_and_sections(article: Document) -> None:
+    assert article.kind == "html"
+    # the <h1>, not the <title> ("... | Behavioral Ecology and Sociobiology")
+    assert article.title == "Conspecific recognition and aggression reduction to familiars in newly weaned, socially plastic mammals"
+    assert article.language == "en"
+    headings = [b.text for b in article.blocks if b.type == "heading"]
+    assert headings[:6] == [article.title, "Abstract", "Introduction", "Materials and methods", "Study site", "Study animals"]
+    assert headings[-1] == "References"
+    site = next(b for b in article.blocks if b.text.startswith("This study took place on the Isle of May"))
+    assert site.type == "paragraph" and site.section == "Study site"
+    assert [b.id for b in article.blocks] == [f"b{n}" for n in range(1, len(article.blocks) + 1)]
+    assert all(b.page is None and b.bbox is None for b in article.blocks)
+
+
+def test_article_finds_every_figure_with_its_caption_and_local_image(article: Document) -> None:
+    raw = ARTICLE.read_text(encoding="utf-8")
+    figure_count = len(re.findall(r"<figure\b", raw))
+    assert figure_count == len(re.findall(r"<figcaption\b", raw)) == 4
+    assert [f.id for f in article.figures] == ["fig1", "fig2", "fig3", "fig4"]
+    assert [f.index for f in article.figures] == [1, 2, 3, 4]
+    assert [f.label for f in article.figures] == ["Figure 1", "Figure 2", "Figure 3", "Figure 4"]  # "Fig. 1"
+    assert article.figures[1].caption == (
+        "Fig. 2 The frequency of checks across the two trial types, familiar (n = 48) and stranger (n = 48) "
+        "with standard error bars"
+    )
+    for figure in article.figures:
+        block = article.block(figure.caption_block)
+        assert block.type == "caption" and block.text == figure.caption
+        assert figure.source_image == str(ARTICLE.parent / "PMC4521097_files" / f"{figure.id}.png")
+    assert article.block(article.figures[0].caption_block).section == "Stranger/familiar trial protocol"
+    assert article.warnings == []  # every image is found beside the page
+
+
+def test_article_tables_keep_their_captions(article: Document) -> None:
+    raw = ARTICLE.read_text(encoding="utf-8")
+    assert len(re.findall(r"<table\b", raw)) == len(re.findall(r"<caption\b", raw)) == 4
+    assert [(t.id, t.label, t.kind) for t in article.tables] == [(f"tab{n}", f"Table {n}", "table") for n in range(1, 5)]
+    assert article.tables[0].caption.startswith("Table 1 Behavioural categories and the specific behaviours")
+
+
+def test_article_abstract_and_no_navigation_or_footer(article: Document) -> None:
+    assert article.abstract.startswith("Recognising conspecifics and behaving appropriately towards them")
+    assert article.abstract.endswith("that benefit them during times when they must aggregate.")
+    text = "\n".join(b.text for b in article.blocks)
+    assert "Journal home" not in text  # <nav>
+    assert "Saved page; the figures are in the folder beside it." not in text  # the page's <footer>
+
+
+# The Wikipedia page (the evaluation corpus: remote images, infobox, navboxes, scripts and page chrome) ----
+
+
+@pytest.mark.corpus
 def test_duck_reads_title_language_and_sections(duck: Document) -> None:
     assert duck.kind == "html"
     assert duck.title == "Duck"  # the <h1>, not "Duck - Wikipedia"
@@ -56,6 +116,7 @@ def test_duck_reads_title_language_and_sections(duck: Document) -> None:
     assert all(b.page is None and b.bbox is None for b in duck.blocks)
 
 
+@pytest.mark.corpus
 def test_duck_finds_every_figure_with_its_caption(duck: Document) -> None:
     raw = DUCK.read_text(encoding="utf-8")
     figure_count = len(re.findall(r"<figure\b", raw))
@@ -85,12 +146,14 @@ def test_duck_finds_every_figure_with_its_caption(duck: Document) -> None:
     assert duck.block(pecten.caption_block).section == "Feeding"
 
 
+@pytest.mark.corpus
 def test_duck_remote_images_are_warnings_not_downloads(duck: Document) -> None:
     assert all(figure.source_image is None for figure in duck.figures)
     for figure in duck.figures:
         assert any(w.startswith(f"{figure.id}: image //upload.wikimedia.org/") for w in duck.warnings)
 
 
+@pytest.mark.corpus
 def test_duck_infobox_is_a_table_and_navboxes_are_skipped(duck: Document) -> None:
     raw = DUCK.read_text(encoding="utf-8")
     assert len(re.findall(r"<table\b", raw)) == 2  # the infobox and a navbox
@@ -98,6 +161,7 @@ def test_duck_infobox_is_a_table_and_navboxes_are_skipped(duck: Document) -> Non
     assert duck.tables[0].kind == "table"
 
 
+@pytest.mark.corpus
 def test_duck_leaves_out_scripts_and_page_chrome(duck: Document) -> None:
     text = "\n".join(b.text for b in duck.blocks)
     assert "RLCONF" not in text and "wgPageName" not in text  # inline <script>
@@ -382,9 +446,9 @@ def test_empty_page_is_a_document_with_a_warning(tmp_path: Path) -> None:
     assert document.warnings == ["page.html: no text found"]
 
 
-def test_progress_is_reported_and_cancellation_stops_reading(duck: Document) -> None:
+def test_progress_is_reported_and_cancellation_stops_reading() -> None:
     reports: list[tuple[int, int, str]] = []
-    read_html(DUCK, limits=DEFAULT_LIMITS, control=JobControl(on_progress=lambda *r: reports.append(r)))
+    read_html(ARTICLE, limits=DEFAULT_LIMITS, control=JobControl(on_progress=lambda *r: reports.append(r)))
     assert len(reports) >= 3
     assert {what for _, _, what in reports} == {"blocks"}
     done = [d for d, _, _ in reports]
@@ -392,7 +456,7 @@ def test_progress_is_reported_and_cancellation_stops_reading(duck: Document) -> 
     control = JobControl()
     control.cancel()
     with pytest.raises(JobCancelled):
-        read_html(DUCK, limits=DEFAULT_LIMITS, control=control)
+        read_html(ARTICLE, limits=DEFAULT_LIMITS, control=control)
 
 
 _MARKUP = st.text(alphabet="<>/!-=\"' &;#abdfgilmnoprstuvx\n\x00", max_size=400)

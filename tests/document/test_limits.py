@@ -47,8 +47,8 @@ def pillow_limit_restored():
 
 
 def test_article_formats_have_their_own_size_limit(tmp_path):
-    path = tmp_path / "wiki.md"
-    path.write_bytes((ARTICLES / "wiki.md").read_bytes())
+    path = tmp_path / "article.md"  # 60 kB of Markdown (PMC4521097)
+    path.write_bytes((ARTICLES / "PMC4521097.md").read_bytes())
     with pytest.raises(DocumentTooLargeError, match="for HTML, Markdown and JATS files") as caught:
         read_document(path, limits=ReadLimits(max_text_bytes=1000))
     assert "\n" not in str(caught.value)

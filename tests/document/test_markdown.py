@@ -1,8 +1,10 @@
-"""The Markdown reader on the corpus article and on small files built for each behaviour."""
+"""The Markdown reader on a committed article (PMC4521097 as Markdown, its figures beside it) and on small
+files built for each behaviour."""
 
 from __future__ import annotations
 
 import random
+import re
 import tempfile
 from pathlib import Path
 
@@ -17,9 +19,9 @@ from mmdocsum_desktop.document.reader import export_document, read_document
 from mmdocsum_desktop.errors import CorruptDocumentError
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.document import Document
+from tests.conftest import DATA
 
-ARTICLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "articles"
-WIKI_MD = ARTICLES / "wiki.md"
+ARTICLE_MD = DATA / "articles" / "PMC4521097.md"  # Behav Ecol Sociobiol (CC BY), four figures, four HTML tables
 
 
 def read_text(folder: Path, text: str, name: str = "doc.md") -> Document:
@@ -28,25 +30,34 @@ def read_text(folder: Path, text: str, name: str = "doc.md") -> Document:
     return read_document(path)
 
 
-def test_corpus_article_structure_matches_the_file() -> None:
-    lines = [line for line in WIKI_MD.read_text(encoding="utf-8").splitlines() if line.strip()]
-    heading_lines = [line.lstrip("#").strip() for line in lines if line.startswith("#")]
-    paragraph_lines = [" ".join(line.split()) for line in lines if not line.startswith("#")]
-    document = read_document(WIKI_MD)
+def test_article_structure_matches_the_file() -> None:
+    chunks = [c.strip() for c in re.split(r"\n\s*\n", ARTICLE_MD.read_text(encoding="utf-8")) if c.strip()]
+    heading_lines = [c.lstrip("#").strip() for c in chunks if c.startswith("#")]
+    # paragraphs written without any markup (emphasis, links, escapes, rules, lists) are read as they are
+    # (whitespace aside), in order
+    plain = [" ".join(c.split()) for c in chunks if not re.search(r"^[#!<\d-]|[*_`<>\[\]\\]", c)]
+    document = read_document(ARTICLE_MD)
 
     assert document.kind == "markdown"
-    assert document.title == "IBM"
+    title = "Conspecific recognition and aggression reduction to familiars in newly weaned, socially plastic mammals"
+    assert document.title == title
     assert document.language == "en"  # not declared; guessed from the text
     assert document.warnings == []
     assert [b.text for b in document.blocks if b.type == "heading"] == heading_lines
     paragraphs = [b for b in document.blocks if b.type == "paragraph"]
-    assert [b.text for b in paragraphs] == paragraph_lines
+    assert len(plain) >= 20
+    read = iter(b.text for b in paragraphs)
+    assert all(any(text == expected for text in read) for expected in plain)  # each found, in the file's order
     assert [b.id for b in document.blocks] == [f"b{n}" for n in range(1, len(document.blocks) + 1)]
-    sabre = next(b for b in paragraphs if b.text.startswith("In 1961, IBM developed the SABRE"))
-    assert sabre.section == "1960s–1980s"
-    assert paragraphs[0].section == "IBM"
-    assert "![" not in WIKI_MD.read_text(encoding="utf-8")
-    assert document.figures == [] and document.tables == []
+    site = next(b for b in paragraphs if b.text.startswith("This study took place on the Isle of May"))
+    assert site.section == "Study site"
+    assert paragraphs[0].section == title  # the authors' line, under the title
+    # "![Fig. 1](PMC4521097_files/fig1.png)" and its caption in the italic line below it
+    assert [f.label for f in document.figures] == ["Figure 1", "Figure 2", "Figure 3", "Figure 4"]
+    for figure in document.figures:
+        assert figure.source_image == str(ARTICLE_MD.parent / "PMC4521097_files" / f"{figure.id}.png")
+        assert figure.caption.startswith(f"Fig. {figure.index} ") and document.block(figure.caption_block).type == "caption"
+    assert [t.label for t in document.tables] == ["Table 1", "Table 2", "Table 3", "Table 4"]  # <table><caption>
 
 
 def test_image_captions_from_the_following_line_or_paragraph(tmp_path: Path) -> None:
