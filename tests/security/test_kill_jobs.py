@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.conftest import PAPERS
+from tests.conftest import SAMPLE_PDF
 from tests.security.conftest import AppHome
 
 
@@ -44,7 +44,7 @@ def _kill_when(process: subprocess.Popen, condition, delay: float, timeout: floa
 
 def test_a_killed_summary_leaves_no_partial_output_and_runs_again(tmp_path):
     app = AppHome.make(tmp_path / "app")
-    paper = str(PAPERS / "mineru_demo1.pdf")
+    paper = str(SAMPLE_PDF)  # 14 pages, 5 figures and a table: crops to interrupt
     done = app.run("summarize", paper, "-o", "reference/summary.md", "--quiet")  # never interrupted
     assert done.returncode == 0, done.stderr[-2000:]
     reference = (app.cwd / "reference" / "summary.md").read_text()

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, PngImagePlugin
 
-from tests.conftest import CORPUS, PAPERS, REPO_ROOT
+from tests.conftest import DATA, DATA_PAPERS, REPO_ROOT
 from tests.security.conftest import NETGUARD, AppHome, find_secret
 
 DEMO = REPO_ROOT / "mmdocsum_desktop" / "resources" / "demo"
@@ -101,8 +101,8 @@ def test_summaries_and_benchmarks_run_with_the_network_blocked(tmp_path):
     log = tmp_path / "netguard.jsonl"
     app = guarded(AppHome.make(tmp_path / "app"), log, "block")
     runs = {
-        "pdf": ["summarize", str(PAPERS / "docling_picture_classification.pdf"), "-o", "out/paper.md", "--quiet"],
-        "html": ["summarize", str(CORPUS / "articles" / "wiki_duck.html"), "-o", "out/duck.html", "--quiet"],
+        "pdf": ["summarize", str(DATA_PAPERS / "PMC2803133.pdf"), "-o", "out/paper.md", "--quiet"],
+        "html": ["summarize", str(DATA / "articles" / "PMC4521097.html"), "-o", "out/article.html", "--quiet"],
         "mdocsum": ["bench", "mdocsum", "-o", "out/mdocsum", "--quiet"],
         "ftii": ["bench", "ftii", "--data", str(DEMO / "ftii" / "flow_insertion.json"), "--images-root", str(DEMO),
                  "--captions", str(DEMO / "ftii" / "captions.json"), "-o", "out/ftii", "--quiet"],
@@ -112,7 +112,7 @@ def test_summaries_and_benchmarks_run_with_the_network_blocked(tmp_path):
         assert "network blocked" not in done.stderr
     out = app.cwd / "out"
     assert (out / "paper.md").read_text().count("\n## ") == 4
-    assert (out / "duck.html").read_text().count("<h2") == 4
+    assert (out / "article.html").read_text().count("<h2") == 4
     assert json.loads((out / "mdocsum" / "metrics.json").read_text())["n_docs"] == 5
     assert (out / "ftii" / "metrics.json").is_file()
     network = [a for a in attempts(log) if not a["local_ipc"]]
