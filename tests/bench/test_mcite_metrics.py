@@ -20,9 +20,6 @@ from mmdocsum_desktop.bench.splits import record_from_json
 from mmdocsum_desktop.bench.suites.mcite import judge_record
 from mmdocsum_desktop.judge.sources import Judge
 from mmdocsum_desktop.text.sentences import split_answer_sentences
-from tests.conftest import CORPUS
-
-SAMPLE = CORPUS / "mcitebench_sample"
 
 
 @dataclass
@@ -51,8 +48,9 @@ class ScriptedEngine:
 
 
 @pytest.fixture(scope="module")
-def sample():
-    loaded = splits.load_mcite(SAMPLE)
+def sample(corpus):
+    """The MCiteBench sample records of the evaluation corpus (a test using them is a corpus test)."""
+    loaded = splits.load_mcite(corpus / "mcitebench_sample")
     assert not [s for s in loaded.skipped if "missing" not in s.reason], loaded.skipped
     return {record.pdf_id[:4]: record for record in loaded.items}
 
