@@ -1,12 +1,18 @@
-"""Rebuild the bundled ``pmc-test`` and ``elife-digests`` splits from ``../shared/corpus/``.
+"""Build the bundled ``pmc-test`` and ``elife-digests`` splits: their gold from the committed papers, or
+the papers themselves chosen again from the evaluation corpus.
 
-    .venv/bin/python tools/build_pmc_test_split.py [--corpus ../shared/corpus] [--check]
+    .venv/bin/python tools/build_pmc_test_split.py [--check]                  # from a clone
+    .venv/bin/python tools/build_pmc_test_split.py --corpus ../shared/corpus [--check]
 
-``pmc-test`` (``mmdocsum_desktop/resources/splits/pmc-test/``): the split the package ships. Its papers are
-never committed: in a checkout ``bench.splits.provide_pmc_papers`` links them from ``../shared/corpus/pmc``
-by path, and this script copies them into ``papers/`` (ignored by git) only when a wheel or the desktop
-bundle is built. It holds 16 papers of the TEST half of ``pmc/`` (``bench.pairs_split``; a dev
-paper is refused), each as the published PDF and its JATS, chosen so:
+Without ``--corpus`` nothing outside the repository is read: the gold files, ``papers.json`` and
+``ATTRIBUTION.md`` are rewritten from the papers committed in the splits (``pmc-test/papers/``,
+``elife-digests/articles/``), every licence checked again in the committed JATS. With ``--corpus`` the
+papers are chosen again from the corpus (``pmc/``, ``elife/``) and copied in, then everything is rebuilt.
+
+``pmc-test`` (``mmdocsum_desktop/resources/splits/pmc-test/``): the split the package ships, papers
+committed in ``papers/`` (about 21 MB), so a clone, a wheel and the desktop bundle all carry them. It
+holds 16 papers of the TEST half of ``pmc/`` (``bench.pairs_split``; a dev paper is refused), each as the
+published PDF and its JATS, chosen so:
 
 * every test-half paper whose abstract is structured (titled Background / Methods / Results /
   Conclusions sections, or their variants) is in (8 papers): they carry the M-DocSum gold;
@@ -25,7 +31,9 @@ the first to cite) and ``mcite.jsonl`` (generated questions whose answer is one 
 half of ``elife/`` (the same hash split by file stem) as gzipped JATS (CC BY / CC0, checked the same
 way) with their eLife digest as the ROUGE reference; about 1.4 MB.
 
-``--check`` rebuilds into a temporary folder and fails when anything differs from what is committed.
+``--check`` builds into a temporary folder and fails when anything differs from what is committed:
+from a clone that checks the gold, the attribution and the licences against the committed papers; with
+``--corpus`` also that the committed papers are the corpus's, byte for byte, and that the choice is the same.
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -291,16 +300,58 @@ def _dump(path: Path, value: object) -> None:
     path.write_text(json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def build_pmc_test(corpus: Path, out: Path) -> dict[str, object]:
-    pmc = corpus / "pmc"
-    manifest = _manifest(pmc)
-    test_names = sorted(p.stem for p in pmc.glob("*.xml") if split_of(p.stem) == "test")
-    golds = {name: read_gold(pmc / f"{name}.xml") for name in test_names}
-    structured = [n for n in test_names if structured_roles(golds[n])]
+class PaperSource(NamedTuple):
+    """Where the papers of the pmc-test split are read from, which they are, and their MANIFEST lines."""
+
+    folder: Path  # holds NAME.pdf and NAME.xml
+    names: list[str]  # in the split's order: the structured abstracts, then EXTRA_PAPERS
+    structured: list[str]
+    golds: dict[str, PairGold]
+    manifest: dict[str, dict[str, str]]
+
+
+def _choose(candidates: list[str], golds: dict[str, PairGold]) -> tuple[list[str], list[str]]:
+    """Every candidate with a structured abstract (sorted), then EXTRA_PAPERS."""
     for name in EXTRA_PAPERS:
         if split_of(name) != "test":
             raise BuildError(f"{name} is a dev paper: the bundled split takes test-half papers only")
-    names = structured + [n for n in EXTRA_PAPERS if n not in structured]
+    structured = [n for n in sorted(candidates) if structured_roles(golds[n])]
+    return structured + [n for n in EXTRA_PAPERS if n not in structured], structured
+
+
+def corpus_papers(corpus: Path) -> PaperSource:
+    """The split chosen from the corpus's pmc/: every test-half paper with a structured abstract, and more."""
+    pmc = corpus / "pmc"
+    test_names = sorted(p.stem for p in pmc.glob("*.xml") if split_of(p.stem) == "test")
+    golds = {name: read_gold(pmc / f"{name}.xml") for name in test_names}
+    names, structured = _choose(test_names, golds)
+    return PaperSource(pmc, names, structured, golds, _manifest(pmc))
+
+
+def committed_papers(split: Path) -> PaperSource:
+    """The split's committed papers, with the MANIFEST lines its papers.json recorded when it was built."""
+    index = json.loads((split / "papers.json").read_text(encoding="utf-8"))["papers"]
+    folder = split / "papers"
+    recorded = [paper["id"] for paper in index]
+    missing = [f"{name}{suffix}" for name in recorded for suffix in (".pdf", ".xml")
+               if not (folder / f"{name}{suffix}").is_file()]
+    if missing:
+        raise BuildError(f"pmc-test: {len(missing)} paper file(s) missing from {folder}: {', '.join(missing[:4])}")
+    golds = {name: read_gold(folder / f"{name}.xml") for name in recorded}
+    names, structured = _choose(recorded, golds)
+    if names != recorded:
+        raise BuildError(f"pmc-test: papers.json lists {recorded}, the rules choose {names} from them")
+    manifest = {
+        paper["id"]: {"licence": paper["licence"], "journal": paper["journal"], "pages": str(paper["pages"]),
+                      "repository": paper["source"]["repository"], "commit": paper["source"]["commit"],
+                      "path_of_pdf": paper["source"]["path"]}
+        for paper in index
+    }
+    return PaperSource(folder, names, structured, golds, manifest)
+
+
+def build_pmc_test(source: PaperSource, out: Path) -> dict[str, object]:
+    pmc, manifest, golds, names, structured = source.folder, source.manifest, source.golds, source.names, source.structured
     papers_dir = out / "papers"
     papers_dir.mkdir(parents=True, exist_ok=True)
     papers, mdocsum, rouge_rows, ftii, mcite = [], [], [], [], []
@@ -313,11 +364,8 @@ def build_pmc_test(corpus: Path, out: Path) -> dict[str, object]:
         info = attribution(xml, manifest[name])
         check_licence(info, name)
         gold = golds[name]
-        for source in (pdf, xml):
-            target = papers_dir / source.name
-            if target.is_symlink():  # a checkout's link to the corpus: replaced by the file itself
-                target.unlink()
-            shutil.copyfile(source, target)
+        for original in (pdf, xml):
+            shutil.copyfile(original, papers_dir / original.name)
         uses = ["rouge", "ftii", "mcite"]
         if name in structured:
             mdocsum.append(mdocsum_item(name, gold))
@@ -346,9 +394,15 @@ def build_pmc_test(corpus: Path, out: Path) -> dict[str, object]:
     return {"papers": len(papers), "structured": len(mdocsum), "mcite": len(mcite), "bytes": size}
 
 
-def build_elife_digests(corpus: Path, out: Path) -> dict[str, object]:
-    elife = corpus / "elife"
-    names = sorted(p.stem for p in elife.glob("*.xml") if split_of(p.stem) == "test")[:ELIFE_DIGESTS]
+def committed_elife(split: Path, scratch: Path) -> Path:
+    """The split's committed articles ungzipped into ``scratch`` (the gzip bytes are kept as they are)."""
+    for packed in sorted((split / "articles").glob("*.xml.gz")):
+        (scratch / packed.name.removesuffix(".gz")).write_bytes(gzip.decompress(packed.read_bytes()))
+    return scratch
+
+
+def build_elife_digests(elife: Path, out: Path, *, limit: int | None = ELIFE_DIGESTS) -> dict[str, object]:
+    names = sorted(p.stem for p in elife.glob("*.xml") if split_of(p.stem) == "test")[:limit]
     docs = out / "articles"
     docs.mkdir(parents=True, exist_ok=True)
     rows, papers = [], []
@@ -381,13 +435,20 @@ def build_elife_digests(corpus: Path, out: Path) -> dict[str, object]:
     return {"articles": len(rows), "bytes": size}
 
 
+_COMMITTED_AS = {
+    "pmc-test": "the PDF and the JATS XML as published, in `papers/`",
+    "elife-digests": "the JATS XML as published, gzipped, in `articles/`",
+}
+
+
 def attribution_markdown(split: str, papers: list[dict[str, object]]) -> str:
     lines = [
         f"# Attribution: the `{split}` benchmark split",
         "",
-        "These articles are redistributed unchanged (PDF and JATS XML as published; the eLife JATS gzipped)",
-        "under their open licences, which allow it with attribution. mmdocsum-desktop uses them only to",
-        "measure itself. Rebuilt by `tools/build_pmc_test_split.py`, which checks every licence.",
+        f"These articles are redistributed unchanged: {_COMMITTED_AS[split]}, committed in the",
+        "repository and shipped in the package, under their open licences, which allow it with attribution.",
+        "mmdocsum-desktop uses them only to measure itself. Built by `tools/build_pmc_test_split.py`, which",
+        "checks every licence.",
         "",
     ]
     for paper in papers:
@@ -416,29 +477,40 @@ def _same_tree(a: Path, b: Path) -> list[str]:
     return differ
 
 
+def build(split: str, corpus: Path | None, out: Path, scratch: Path) -> dict[str, object]:
+    """One split built into ``out``: from the corpus when given, else from what is committed."""
+    if split == "pmc-test":
+        return build_pmc_test(corpus_papers(corpus) if corpus else committed_papers(SPLITS / split), out)
+    if corpus:
+        return build_elife_digests(corpus / "elife", out)
+    return build_elife_digests(committed_elife(SPLITS / split, scratch), out, limit=None)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=PROJECT.parent / "shared" / "corpus")
-    parser.add_argument("--check", action="store_true", help="rebuild in a temporary folder and compare")
+    parser.add_argument("--corpus", type=Path, default=None,
+                        help="choose the papers again from this corpus (e.g. ../shared/corpus) and copy them in")
+    parser.add_argument("--check", action="store_true", help="build in a temporary folder and compare")
     args = parser.parse_args(argv)
-    if not (args.corpus / "pmc" / "MANIFEST.tsv").is_file():
+    if args.corpus is not None and not (args.corpus / "pmc" / "MANIFEST.tsv").is_file():
         print(f"build_pmc_test_split: {args.corpus}/pmc/MANIFEST.tsv not found", file=sys.stderr)
         return 2
     try:
         with tempfile.TemporaryDirectory(prefix="mmdocsum-splits-") as tmp:
-            target = Path(tmp) if args.check else SPLITS
-            for split, build in (("pmc-test", build_pmc_test), ("elife-digests", build_elife_digests)):
-                folder = target / split
-                if folder.exists():
-                    shutil.rmtree(folder)
-                folder.mkdir(parents=True)
-                summary = build(args.corpus, folder)
+            for split in ("pmc-test", "elife-digests"):
+                folder, scratch = Path(tmp) / split, Path(tmp) / f"{split}-sources"
+                folder.mkdir()
+                scratch.mkdir()
+                summary = build(split, args.corpus, folder, scratch)
                 print(f"{split}: {summary}")
                 if args.check:
                     differ = _same_tree(folder, SPLITS / split)
                     if differ:
                         print(f"{split}: differs from the committed split: {', '.join(differ[:10])}", file=sys.stderr)
                         return 1
+                else:  # built whole first: a failed build leaves the committed split as it was
+                    shutil.rmtree(SPLITS / split)
+                    shutil.copytree(folder, SPLITS / split)
     except BuildError as error:
         print(f"build_pmc_test_split: {error}", file=sys.stderr)
         return 1

@@ -145,38 +145,23 @@ def bundled(name: str | Path) -> BundledSplit | None:
     return split
 
 
-# In a checkout the pmc-test papers are not committed (the corpus is never copied into the project): they
-# are read by path from ../shared/corpus/pmc, linked into papers/ (ignored by git). A wheel or the desktop
-# bundle carries real copies, made by tools/build_pmc_test_split.py when the package is built.
-CORPUS_PMC = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "pmc"
-
-
-def provide_pmc_papers(folder: Path, corpus: Path = CORPUS_PMC) -> None:
-    """Make every paper of ``folder``'s ``papers.json`` present in ``folder/papers`` (PDF and JATS): those
-    already there are kept, the others are linked to the corpus by path; a BenchError names what is
-    missing when neither has it."""
+def provide_pmc_papers(folder: Path) -> None:
+    """Check that every paper of ``folder``'s ``papers.json`` is in ``folder/papers`` (PDF and JATS): they
+    are committed with the split and shipped in the package; a BenchError names what is missing."""
     index = folder / "papers.json"
     if not index.is_file():
         return
     papers_dir = folder / "papers"
-    missing = []
-    for paper in json.loads(index.read_text(encoding="utf-8")).get("papers", []):
-        for suffix in (".pdf", ".xml"):
-            target = papers_dir / f"{paper['id']}{suffix}"
-            if target.is_file():
-                continue
-            source = corpus / target.name
-            if not source.is_file():
-                missing.append(target.name)
-                continue
-            papers_dir.mkdir(exist_ok=True)
-            if target.is_symlink():  # a link left by a checkout that moved
-                target.unlink()
-            target.symlink_to(source)
+    missing = [
+        f"{paper['id']}{suffix}"
+        for paper in json.loads(index.read_text(encoding="utf-8")).get("papers", [])
+        for suffix in (".pdf", ".xml")
+        if not (papers_dir / f"{paper['id']}{suffix}").is_file()
+    ]
     if missing:
         raise BenchError(
-            f"the pmc-test split lacks {len(missing)} paper file(s) ({', '.join(missing[:3])}…): install a built "
-            f"package, or run from a checkout beside ../shared/corpus/pmc (tools/build_pmc_test_split.py)")
+            f"the pmc-test split lacks {len(missing)} paper file(s) ({', '.join(missing[:3])}…) in {papers_dir}: "
+            "the installation is incomplete; reinstall the package (in a checkout: git checkout -- that folder)")
 
 
 def papers_for(path: Path, ids: Sequence[str]) -> list[dict[str, Any]]:

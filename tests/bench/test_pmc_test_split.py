@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -17,10 +18,10 @@ from mmdocsum_desktop.bench.pairs_gold import read_gold
 from mmdocsum_desktop.bench.pairs_split import split_of
 from mmdocsum_desktop.bench.split_assets import paper_reading
 from mmdocsum_desktop.bench.suites.mdocsum import run_mdocsum
-from mmdocsum_desktop.errors import InputNotFoundError
+from mmdocsum_desktop.errors import BenchError, InputNotFoundError
 from tests.conftest import REPO_ROOT, model_dirs_in
 
-# the split as the app finds it: in a checkout its papers are read from ../shared/corpus/pmc by path
+# the split as the app finds it: its papers are committed beside it
 PMC = splits.bundled("pmc-test").folder
 ELIFE = splits.BUNDLED["elife-digests"].folder
 
@@ -56,15 +57,35 @@ def test_only_test_half_papers_under_open_licences_within_the_budget():
         assert paper["title"] and paper["authors"] and paper["journal"], paper["id"]
         for suffix in (".pdf", ".xml"):
             assert (PMC / "papers" / f"{paper['id']}{suffix}").is_file()
-    # the papers are never committed: git ignores the folder (a checkout links them, a package build copies)
-    tracked = subprocess.run(["git", "ls-files", str(PMC / "papers")], cwd=REPO_ROOT, capture_output=True, text=True)
-    assert tracked.returncode == 0 and tracked.stdout.strip() == ""
+    # the papers are committed, each PDF and JATS, and nothing the attribution does not name
+    tracked = subprocess.run(["git", "ls-files", "papers"], cwd=PMC, capture_output=True, text=True)
+    assert tracked.returncode == 0
+    assert set(tracked.stdout.split()) == {f"papers/{p['id']}{suffix}" for p in papers for suffix in (".pdf", ".xml")}
+    assert not any(path.is_symlink() for path in (PMC / "papers").iterdir())
     stored = {p.stem for p in (PMC / "papers").iterdir()}
-    assert stored == {p["id"] for p in papers}  # nothing bundled that the attribution does not name
+    assert stored == {p["id"] for p in papers}
     size = sum(p.stat().st_size for p in PMC.rglob("*") if p.is_file())
     assert size <= tool.SIZE_BUDGET_BYTES
     attribution = (PMC / "ATTRIBUTION.md").read_text(encoding="utf-8")
     assert all(p["id"] in attribution and (p["doi"] or "") in attribution for p in papers)
+
+
+def test_the_committed_splits_are_what_the_tool_builds_from_their_papers(capsys):
+    # from a clone: gold, papers.json and ATTRIBUTION.md rebuilt from the committed papers, licences checked
+    assert _tool().main(["--check"]) == 0, capsys.readouterr().err
+
+
+def test_the_corpus_chooses_the_committed_papers_byte_for_byte(corpus, capsys):
+    assert _tool().main(["--check", "--corpus", str(corpus)]) == 0, capsys.readouterr().err
+
+
+def test_a_missing_paper_is_named(tmp_path):
+    split = tmp_path / "pmc-test"
+    shutil.copytree(PMC, split)
+    first = _papers(PMC)[0]["id"]
+    (split / "papers" / f"{first}.xml").unlink()
+    with pytest.raises(BenchError, match=rf"lacks 1 paper file\(s\) \({re.escape(first)}\.xml"):
+        splits.provide_pmc_papers(split)
 
 
 def test_every_structured_abstract_of_the_test_half_is_bundled(corpus):
@@ -86,7 +107,7 @@ def test_the_build_refuses_a_dev_paper_and_a_non_cc_by_licence(corpus, tmp_path,
     dev = next(x.stem for x in sorted((corpus / "pmc").glob("*.xml")) if split_of(x.stem) == "dev")
     monkeypatch.setattr(tool, "EXTRA_PAPERS", (*tool.EXTRA_PAPERS, dev))
     with pytest.raises(tool.BuildError, match="dev paper"):
-        tool.build_pmc_test(corpus, tmp_path / "out")
+        tool.corpus_papers(corpus)
     info = {"licence": "CC BY", "licence_url": "http://creativecommons.org/licenses/by-nc/4.0/",
             "licence_statement": "Creative Commons Attribution-NonCommercial"}
     with pytest.raises(tool.BuildError, match="not CC BY"):
@@ -127,7 +148,7 @@ def test_mcite_questions_have_one_figure_or_table_as_answer_with_its_image():
 
 
 @pytest.mark.slow  # reads the papers' PDFs (cached per module)
-def test_ftii_gold_is_the_first_citing_paragraph_with_the_apps_crops(corpus):
+def test_ftii_gold_is_the_first_citing_paragraph_with_the_apps_crops():
     data, root, captions = splits.bundled_ftii("pmc-test")
     articles = splits.load_flow_insertion(data)
     notes = json.loads(captions.read_text())
