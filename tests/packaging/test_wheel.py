@@ -57,6 +57,17 @@ def test_wheel_has_the_prompts_icons_demo_splits_and_manifests(wheel_names):
     assert f"{package}models/manifests/minilm-int8.toml" in wheel_names
 
 
+def test_wheel_carries_the_sample_and_the_pmc_test_papers(wheel_names):
+    resources = "mmdocsum_desktop/resources/"
+    for name in ("wheat-04-00932.pdf", "wheat-04-00932.xml", "ATTRIBUTION.md"):
+        assert f"{resources}sample/{name}" in wheel_names
+    split = REPO_ROOT / "mmdocsum_desktop" / "resources" / "splits" / "pmc-test"
+    papers = json.loads((split / "papers.json").read_text(encoding="utf-8"))["papers"]
+    for paper in papers:
+        for suffix in (".pdf", ".xml"):
+            assert f"{resources}splits/pmc-test/papers/{paper['id']}{suffix}" in wheel_names
+
+
 def test_wheel_declares_both_commands(wheel):
     with zipfile.ZipFile(wheel) as archive:
         (entry_points,) = [n for n in archive.namelist() if n.endswith(".dist-info/entry_points.txt")]
@@ -79,12 +90,14 @@ def test_installed_wheel_finds_its_resources(wheel, tmp_path):
         "import mmdocsum_desktop\n"
         "from mmdocsum_desktop.summarize.prompt import PROMPT_FILES, prompt_dir, load_prompt\n"
         "from mmdocsum_desktop.models.registry import MANIFEST_DIR\n"
-        "from mmdocsum_desktop.bench.splits import DEMO_ROOT\n"
+        "from mmdocsum_desktop.bench.splits import DEMO_ROOT, bundled\n"
+        "from mmdocsum_desktop.paths import sample_paper\n"
         "from mmdocsum_desktop.gui.icons import ICON_DIRS, icon_path\n"
         "for name in PROMPT_FILES: load_prompt(name)\n"
         "print(json.dumps({'package': mmdocsum_desktop.__file__, 'prompts': str(prompt_dir()),\n"
         "    'manifests': str(MANIFEST_DIR), 'demo': str(DEMO_ROOT), 'icons': str(ICON_DIRS[0]),\n"
-        "    'open_icon': str(icon_path('open'))}))\n"
+        "    'open_icon': str(icon_path('open')), 'sample': str(sample_paper()),\n"
+        "    'pmc_test': str(bundled('pmc-test').folder)}))\n"
     )
     environment = {"PATH": "/usr/bin:/bin", "QT_QPA_PLATFORM": "offscreen"}
     completed = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True,
@@ -97,3 +110,4 @@ def test_installed_wheel_finds_its_resources(wheel, tmp_path):
     assert sorted(p.name for p in found["prompts"].iterdir()) == sorted(p.name for p in PROMPTS.iterdir())
     assert any(found["manifests"].glob("*.toml"))
     assert any(found["demo"].rglob("*.jsonl"))
+    assert (found["sample"].parent / "ATTRIBUTION.md").is_file()
