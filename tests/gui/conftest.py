@@ -10,14 +10,17 @@ from __future__ import annotations
 import logging
 import os
 import re
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import pymupdf  # noqa: E402
 import pytest  # noqa: E402
 
 from mmdocsum_desktop.app import catalog  # noqa: E402
 from mmdocsum_desktop.gui.main_window import MainWindow  # noqa: E402
 from mmdocsum_desktop.schemas.settings import EngineSettings, LlamaSettings, Settings, save_settings  # noqa: E402
+from tests.conftest import DATA, DATA_PAPERS, SAMPLE_PDF  # noqa: E402
 
 # Messages the offscreen platform prints about itself; nothing of ours.
 QT_LOG_IGNORE = [
@@ -86,6 +89,40 @@ def smollm2_settings() -> None:
     entry = catalog.get_model("smollm2-135m")
     save_settings(Settings(engines=EngineSettings(engine="llama", llama=LlamaSettings(model=str(entry.path()),
                                                                                          n_ctx=2048, n_threads=1))))
+
+
+@pytest.fixture(scope="session")
+def two_figure_pdf(tmp_path_factory) -> Path:
+    """Page 6 of PMC2803133 (J. Clin. Biochem. Nutr.): Fig. 2 and Fig. 3 with their captions, the end of the
+    Results and the start of the Discussion; one page, quick to open."""
+    return save_pages(DATA_PAPERS / "PMC2803133.pdf", [5], tmp_path_factory.mktemp("two-figures") / "two-figures.pdf")
+
+
+@pytest.fixture(scope="session")
+def one_table_pdf(tmp_path_factory) -> Path:
+    """Page 4 of the package's sample: Table 1 and no figures."""
+    return save_pages(SAMPLE_PDF, [3], tmp_path_factory.mktemp("one-table") / "one-table.pdf")
+
+
+@pytest.fixture(scope="session")
+def short_article(tmp_path_factory) -> Path:
+    """A short Markdown article without figures (about 7 kB: a short prompt for SmolLM2): the committed
+    PMC4521097.md up to its Materials and methods, that is its title, authors, abstract and introduction."""
+    text = (DATA / "articles" / "PMC4521097.md").read_text(encoding="utf-8")
+    head = text[:text.index("\n## Materials and methods")]
+    assert "## Introduction" in head and "![" not in head
+    path = tmp_path_factory.mktemp("short-article") / "seals.md"
+    path.write_text(head + "\n", encoding="utf-8")
+    return path
+
+
+def save_pages(source: Path, pages: list[int], target: Path) -> Path:
+    """``pages`` (0-based) of a committed PDF saved as ``target``: a real paper's pages in the shape a test
+    needs (one table and no figures, say)."""
+    with pymupdf.open(source) as pdf:
+        pdf.select(pages)
+        pdf.save(target)
+    return target
 
 
 def wait_job(qtbot, job, timeout: int = 30_000):

@@ -10,14 +10,13 @@ import re
 import pytest
 
 from mmdocsum_desktop.text.paragraphs import split_paragraphs
-from tests.conftest import PAPERS
 from tests.gui.conftest import wait_job
-from tests.gui.test_main_window import open_document
+from tests.gui.test_main_window import PAPER, SHORT, open_document
 
-PAPER = PAPERS / "mineru_demo2.pdf"  # 6 pages, 5 figures
-TEXT = ("Stereo matching estimates disparity from two views of a scene.\n\n"
-        "Fig. 2 shows how temporal consistency across video frames reduces flicker in the disparity maps.\n\n"
-        "The error of the methods on several sequences is plotted in Fig. 4.\n")
+# PAPER: PMC2803133, 8 pages, 3 figures (Fig. 2 liver, Fig. 3 heart), 4 tables
+TEXT = ("Essential oils of holy basil leaves were given to rats fed a high-cholesterol diet.\n\n"
+        "Fig. 2 shows that the liver cells of the treated rats looked close to those of normal rats.\n\n"
+        "The myocardial cells of the treated rats are shown in Fig. 3.\n")
 
 
 def test_split_paragraphs_leaves_out_an_images_caption_line_but_not_the_users_italics():
@@ -54,7 +53,7 @@ def test_why_column_captions_preview_and_status(qtbot, make_window):
         assert view.table.item(row, why_column).text().strip(), suggestions[row]
         assert view.table.item(row, why_column).toolTip().strip()
     cited = [row for row in rows if "cites" in view.table.item(row, why_column).text()]
-    assert cited  # the paragraphs cite Fig. 2 and Fig. 4
+    assert cited  # the paragraphs cite Fig. 2 and Fig. 3
 
     row = cited[0]
     suggestion = suggestions[row]
@@ -83,5 +82,5 @@ def test_why_column_captions_preview_and_status(qtbot, make_window):
     assert view.editor.toPlainText().strip() == TEXT.strip()
 
     # another document: the suggestions' status line was about the first one
-    open_document(qtbot, window, PAPERS / "docling_picture_classification.pdf")
+    open_document(qtbot, window, SHORT)
     assert "suggestion" not in view.status.text()

@@ -9,6 +9,7 @@ stale messages cleared, regeneration that keeps a removed figure removed, export
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pymupdf
@@ -27,15 +28,9 @@ from mmdocsum_desktop.schemas.settings import (
     save_settings,
 )
 from mmdocsum_desktop.schemas.summary import Summary
-from tests.conftest import PAPERS
 from tests.gui.conftest import smollm2_settings, wait_job
-from tests.gui.test_main_window import open_document, summarize
-
-PAPER = PAPERS / "mineru_demo2.pdf"  # 6 pages, 5 figures
-TEXT = ("Stereo matching estimates disparity from two views of a scene.\n\n"
-        "Fig. 2 shows how temporal consistency across video frames reduces flicker in the disparity maps.\n\n"
-        "The error of the methods on several sequences is plotted in Fig. 4.\n")
-
+from tests.gui.test_authoring_view import TEXT
+from tests.gui.test_main_window import ARTICLE, PAPER, open_document, summarize
 
 # ------------------------------------------------------------------------------------------ reader
 
@@ -44,7 +39,7 @@ def test_the_reader_scrolls_through_all_pages_fits_the_width_and_keeps_its_place
     window = make_window()
     open_document(qtbot, window, PAPER)
     view = window.document_view
-    assert view.page_count == 6 and len(view._page_items) == 6  # every page is in the one scroll
+    assert view.page_count == 8 and len(view._page_items) == 8  # every page is in the one scroll
     qtbot.waitUntil(lambda: view.rendered_page == 1, timeout=10_000)
 
     view.fit_width_action.trigger()
@@ -59,8 +54,8 @@ def test_the_reader_scrolls_through_all_pages_fits_the_width_and_keeps_its_place
     qtbot.waitUntil(lambda: view.rendered_page == 4, timeout=10_000)
 
     view.thumbs_action.trigger()
-    assert view.thumbs.isVisible() and view.thumbs.count() == 6
-    qtbot.waitUntil(lambda: view.thumbnails_rendered == 6, timeout=20_000)
+    assert view.thumbs.isVisible() and view.thumbs.count() == 8
+    qtbot.waitUntil(lambda: view.thumbnails_rendered == 8, timeout=20_000)
     view.thumbs.setCurrentRow(1)  # a click on page 2's thumbnail
     assert view.current_page == 2
 
@@ -247,10 +242,13 @@ def test_exported_pdf_is_small_and_keeps_figures_with_captions(qtbot, summarized
 # ------------------------------------------------------------------------------------------ friction
 
 
-def test_an_article_without_its_image_files_shows_why_not_blank_tiles(qtbot, make_window):
+def test_an_article_without_its_image_files_shows_why_not_blank_tiles(qtbot, make_window, tmp_path):
     window = make_window()
     assert not window.gallery.isVisible()  # no empty box before a document is open
-    open_document(qtbot, window, PAPERS.parent / "articles" / "wiki_duck.html")
+    page = tmp_path / ARTICLE.name  # the saved page copied without its PMC4521097_files/ folder
+    shutil.copyfile(ARTICLE, page)
+    assert "PMC4521097_files/" in page.read_text(encoding="utf-8")
+    open_document(qtbot, window, page)
     gallery = window.gallery
     assert gallery.isVisible() and gallery.list.count() > 0
     for row in range(gallery.list.count()):
@@ -324,7 +322,7 @@ def test_the_ask_pane_answers_with_citation_links_that_move_the_reader(qtbot, ma
     open_document(qtbot, window, PAPER)
     view = window.ask_view
     window.tabs.setCurrentWidget(view)
-    view.question.setText("How is temporal consistency between frames achieved?")
+    view.question.setText("How did the essential oils change the serum lipid profile of the rats?")
     job = view.ask()
     wait_job(qtbot, job, 180_000)
     assert job.state == "succeeded", job.error

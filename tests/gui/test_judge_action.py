@@ -6,6 +6,7 @@ window stays usable."""
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 
@@ -15,14 +16,13 @@ from PySide6.QtCore import Qt, QTimer
 from mmdocsum_desktop.gui import core
 from mmdocsum_desktop.judge.summary import load_aspects, prompt_parts, summary_paragraphs
 from mmdocsum_desktop.schemas.settings import EngineSettings, LlamaSettings, Settings, save_settings
-from tests.conftest import CORPUS
+from tests.conftest import DATA
 from tests.engines.conftest import THREADS, require_llama, smollm_path
 from tests.gui.conftest import wait_job as wait_delivered
 
 # runs a real language model (SmolLM2 or a tiny random GGUF): left out of `pytest -m "not slow"`
 pytestmark = pytest.mark.slow
 
-ARTICLE = CORPUS / "articles" / "wiki.md"  # 4.8 kB of text, no figures: a short prompt for SmolLM2
 OPEN_TIMEOUT = 60_000
 SUMMARY_TIMEOUT = 120_000
 JUDGE_TIMEOUT = 600_000  # SmolLM2 needs 10-60 s for the five aspects on an idle machine; this one is busy
@@ -48,7 +48,9 @@ def configure(*, model: Path | None = None, engine: str = "extractive", judge: s
     save_settings(Settings(engines=EngineSettings(engine=engine, llama=llama, judge=judge)))
 
 
-def summarized_window(qtbot, make_window, path: Path = ARTICLE):
+def summarized_window(qtbot, make_window, path: Path):
+    """A window with ``path`` (the short_article fixture: 7 kB of text, no figures, a short prompt for
+    SmolLM2, unless a test gives another) open and summarized by the extractive engine."""
     window = make_window()
     view = window.summary_view
     assert not view.judge_button.isEnabled()  # nothing to judge yet
@@ -90,9 +92,9 @@ class Heartbeat:
         return max((b - a for a, b in zip(self.ticks, self.ticks[1:], strict=False)), default=0.0)
 
 
-def test_judge_this_summary_shows_five_aspects(qtbot, make_window, smollm):
+def test_judge_this_summary_shows_five_aspects(qtbot, make_window, smollm, short_article):
     configure(model=smollm)
-    window = summarized_window(qtbot, make_window)
+    window = summarized_window(qtbot, make_window, short_article)
     view = window.summary_view
     panel = view.judge_panel
     assert not panel.isVisible()
@@ -118,7 +120,7 @@ def test_judge_this_summary_shows_five_aspects(qtbot, make_window, smollm):
     assert set(result["aspects"]) == set(ASPECT_NAMES)
     assert result["judge"].startswith("llama:") and result["figures_as_text"] is True
     assert result["calls"] >= 1
-    # wiki.md has no figures: the two image aspects are not applicable, the other three were asked
+    # the article has no figures: the two image aspects are not applicable, the other three were asked
     assert result["aspects"]["image_choice"]["status"] == "not_applicable"
     # determinate progress, one step per aspect, with the aspect's title
     titles = result["aspect_titles"]
@@ -156,9 +158,9 @@ def test_judge_this_summary_shows_five_aspects(qtbot, make_window, smollm):
     assert "changed since it was judged" in panel.message.text() and panel.message.isVisible()
 
 
-def test_cancel_stops_the_judge(qtbot, make_window, smollm):
+def test_cancel_stops_the_judge(qtbot, make_window, smollm, short_article):
     configure(model=smollm)
-    window = summarized_window(qtbot, make_window)
+    window = summarized_window(qtbot, make_window, short_article)
     view = window.summary_view
     panel = view.judge_panel
     job = view.judge()
@@ -183,9 +185,9 @@ def test_cancel_stops_the_judge(qtbot, make_window, smollm):
         assert window.summarize() is not None
 
 
-def test_extractive_only_says_to_choose_a_model(qtbot, make_window):
+def test_extractive_only_says_to_choose_a_model(qtbot, make_window, short_article):
     configure(model=None, engine="auto")  # a fresh install: only the extractive engine
-    window = summarized_window(qtbot, make_window)
+    window = summarized_window(qtbot, make_window, short_article)
     view = window.summary_view
     qtbot.mouseClick(view.judge_button, Qt.MouseButton.LeftButton)
     assert view.judge_job is None  # nothing ran, and nothing was silently skipped:
@@ -196,12 +198,12 @@ def test_extractive_only_says_to_choose_a_model(qtbot, make_window):
     assert view.judge_button.isEnabled()  # after choosing a model in Settings, judge again
 
 
-def test_a_judge_model_that_cannot_load_is_reported(qtbot, make_window, tmp_path):
+def test_a_judge_model_that_cannot_load_is_reported(qtbot, make_window, tmp_path, short_article):
     require_llama()
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"this is not a GGUF file" * 100)
     configure(model=broken)
-    window = summarized_window(qtbot, make_window)
+    window = summarized_window(qtbot, make_window, short_article)
     view = window.summary_view
     job = view.judge()
     assert job is not None
@@ -214,21 +216,15 @@ def test_a_judge_model_that_cannot_load_is_reported(qtbot, make_window, tmp_path
     assert window.summary_view.summary is not None  # the summary is untouched
 
 
-def test_judge_record_from_the_window_summary(qtbot, make_window, tmp_path):
+def test_judge_record_from_the_window_summary(qtbot, make_window, tmp_path, short_article):
     """What the judge reads of a summary with a figure: the record in summarize.render.to_json's form,
     built from the app's (editable) summary, with image paths that resolve in the workspace."""
-    from PIL import Image, ImageDraw
-
-
-    image = Image.new("RGB", (480, 300), "white")
-    draw = ImageDraw.Draw(image)
-    draw.rectangle([80, 60, 200, 260], fill=(43, 74, 122))
-    draw.rectangle([280, 85, 400, 260], fill=(43, 74, 122))
-    image.save(tmp_path / "share.png")
-    blocks = ARTICLE.read_text(encoding="utf-8").split("\n\n")
-    blocks.insert(5, "![Figure 1: IBM's share of the computers made in the U.S. and worldwide in the 1970s.]"
-                     "(share.png)")
-    article = tmp_path / "ibm.md"
+    # the article's own Fig. 1 (the pens of the trials), put back into its introduction
+    shutil.copyfile(DATA / "articles" / "PMC4521097_files" / "fig1.png", tmp_path / "pens.png")
+    blocks = short_article.read_text(encoding="utf-8").split("\n\n")
+    blocks.insert(5, "![Figure 1: Paired pen trial design, with each holding pen containing six weaned seals.]"
+                     "(pens.png)")
+    article = tmp_path / "seals.md"
     article.write_text("\n\n".join(blocks), encoding="utf-8")
     configure(model=None)
     window = summarized_window(qtbot, make_window, article)

@@ -19,7 +19,7 @@ from mmdocsum_desktop.app import project as proj
 from mmdocsum_desktop.document.reader import read_document
 from mmdocsum_desktop.gui.project_files import AUTOSAVE_DELAY_MS
 from mmdocsum_desktop.schemas.summary import ROLES, Summary, SummaryParagraph
-from tests.conftest import PAPERS, REPO_ROOT
+from tests.conftest import REPO_ROOT
 
 # An edit older than this at the moment of the kill must have been recovered: the autosave interval,
 # plus time for the event loop to run the timer and for the worker to write and fsync project.json.
@@ -33,9 +33,9 @@ PARAGRAPHS = [
 ]
 
 
-def _make_project(target: Path) -> Path:
+def _make_project(paper: Path, target: Path) -> Path:
     """A real project file: a PDF imported with its figure crops, and a four-paragraph summary."""
-    document = read_document(PAPERS / "docling_picture_classification.pdf")
+    document = read_document(paper)
     workspace = proj.Workspace.create()
     workspace.import_document(document)
     workspace.project.summary = Summary(paragraphs=[SummaryParagraph(role=role, text=text)
@@ -110,8 +110,9 @@ def _run_and_kill(project_file: Path, journal_path: Path, seed: int, how: tuple[
     return journal, killed_at
 
 
-def test_sigkill_while_editing_loses_no_edit_older_than_the_autosave_interval(qtbot, make_window, tmp_path):
-    project_file = _make_project(tmp_path / "paper.mdsproj")
+def test_sigkill_while_editing_loses_no_edit_older_than_the_autosave_interval(qtbot, make_window, tmp_path,
+                                                                             two_figure_pdf):
+    project_file = _make_project(two_figure_pdf, tmp_path / "paper.mdsproj")
     original = project_file.read_bytes()
     rng = random.Random(int(os.environ.get("MMDOCSUM_KILL_SEED", "7")))
     # random moments, and the moments the 2nd and 3rd autosave writes start

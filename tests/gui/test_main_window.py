@@ -16,10 +16,12 @@ from mmdocsum_desktop.gui.prefs import GuiPrefs
 from mmdocsum_desktop.gui.widgets.gallery import FIGURE_MIME
 from mmdocsum_desktop.schemas.settings import Settings, save_settings
 from mmdocsum_desktop.summarize.render import label_file_name
-from tests.conftest import PAPERS
+from tests.conftest import DATA, DATA_PAPERS, SAMPLE_PDF
 from tests.gui.conftest import smollm2_settings, wait_job
 
-PAPER = PAPERS / "mineru_demo2.pdf"  # 6 pages, 5 figures, 2 tables
+PAPER = DATA_PAPERS / "PMC2803133.pdf"  # J. Clin. Biochem. Nutr.: 8 pages, 3 figures, 4 tables
+SHORT = DATA_PAPERS / "PMC4736972.pdf"  # a review: 6 pages, 1 figure
+ARTICLE = DATA / "articles" / "PMC4521097.html"  # PMC4521097 as a saved web page, its figures beside it
 OPEN_TIMEOUT = 60_000
 SUMMARY_TIMEOUT = 120_000
 
@@ -86,7 +88,7 @@ def test_open_summarize_change_figure_export(qtbot, make_window, tmp_path):
     window = make_window()
     document = open_document(qtbot, window, PAPER)
     assert window.gallery.list.count() == len(document.visuals) == 7
-    assert window.document_view.page_count == 6
+    assert window.document_view.page_count == 8
     qtbot.waitUntil(lambda: window.document_view.rendered_page == 1, timeout=10_000)
 
     summary = summarize(qtbot, window)
@@ -171,7 +173,7 @@ def test_citation_click_moves_document_pane(qtbot, summarized):
 def test_search_and_zoom(qtbot, summarized):
     view = summarized.document_view
     view.show_page(1)
-    wait_job(qtbot, view.search("disparity"))
+    wait_job(qtbot, view.search("cholesterol"))
     assert view.search_hits and view.current_page == view.search_hits[0][0]
     before = view.zoom
     view.zoom_in_button.click()
@@ -181,7 +183,7 @@ def test_search_and_zoom(qtbot, summarized):
 
 def test_cancel_a_running_summary(qtbot, make_window):
     window = make_window()
-    open_document(qtbot, window, PAPERS / "docling_normal_4pages.pdf")
+    open_document(qtbot, window, SHORT)
     job = window.summarize()
     assert window.job_bar.isVisible() and window.job_bar.cancel_button.isEnabled()
     window.job_bar.cancel_button.click()
@@ -194,7 +196,7 @@ def test_cancel_a_running_summary(qtbot, make_window):
 
 def test_cancel_opening_a_document(qtbot, make_window):
     window = make_window()
-    job = window.open_path(PAPERS / "pymupdf_test_4751.pdf")  # 26 pages
+    job = window.open_path(SAMPLE_PDF)  # 14 pages
     window.job_bar.cancel()
     wait_job(qtbot, job)
     assert window.workspace is None and job.state == "cancelled"
@@ -223,13 +225,13 @@ def test_bad_input_keeps_the_window_usable_and_the_text(qtbot, make_window, tmp_
 def test_drop_a_file_on_the_window_opens_it(qtbot, make_window):
     window = make_window()
     data = QMimeData()
-    data.setUrls([QUrl.fromLocalFile(str(PAPERS / "docling_picture_classification.pdf"))])
+    data.setUrls([QUrl.fromLocalFile(str(SHORT))])
     event = QDropEvent(QPoint(5, 5), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton,
                        Qt.KeyboardModifier.NoModifier)
     with qtbot.waitSignal(window.documentOpened, timeout=OPEN_TIMEOUT):
         window.dropEvent(event)
-    assert window.workspace.document.source.endswith("docling_picture_classification.pdf")
-    assert window.prefs.recent_files[0].endswith("docling_picture_classification.pdf")
+    assert window.workspace.document.source.endswith("PMC4736972.pdf")
+    assert window.prefs.recent_files[0].endswith("PMC4736972.pdf")
 
 
 def test_regenerating_a_paragraph_keeps_the_other_three(qtbot, make_window):
@@ -268,36 +270,36 @@ def test_a_file_that_fails_to_open_is_named_once_in_the_readers_words(qtbot, mak
     assert window.banner.text == "Could not open empty.pdf: the file is empty."
 
 
-def test_counts_pages_and_ask_say_what_is_open(qtbot, make_window):
+def test_counts_pages_and_ask_say_what_is_open(qtbot, make_window, one_table_pdf):
     window = make_window()
     assert window.ask_view.status.text() == "Open a document, then ask it a question."
-    open_document(qtbot, window, PAPERS / "docling_2305.03393v1-pg9.pdf")  # one table, no figures
+    open_document(qtbot, window, one_table_pdf)  # one table, no figures
     assert "1 table." in window.status_label.text() and "1 tables" not in window.status_label.text()
     assert "no figures" in window.status_label.text()
     assert window.ask_view.status.text() == "Ask the paper a question."  # not "Open a document…"
     # an article has no pages: no "5 / 0" page box
     qtbot.waitUntil(lambda: not window.runner.running("open"))
-    open_document(qtbot, window, PAPERS.parent / "articles" / "wiki_duck.html")
+    open_document(qtbot, window, ARTICLE)
     view = window.document_view
     assert not view.page_box.isVisible() and not view.page_count_label.isVisible()
     # search in an article: every hit marked, a count, Enter goes on to the next
-    view.search_box.setText("duckling")
+    view.search_box.setText("oxytocin")
     qtbot.keyClick(view.search_box, Qt.Key.Key_Return)
     hits = view.text_search_hits
     plain = view.text.toPlainText().lower()
-    assert hits == plain.count("duckling") and hits >= 2
+    assert hits == plain.count("oxytocin") and hits >= 2
     assert view.search_label.text() == f"1 of {hits} matches" and len(view.text.extraSelections()) == hits
     qtbot.keyClick(view.search_box, Qt.Key.Key_Return)
     assert view.search_label.text() == f"2 of {hits} matches"
-    assert view.text.textCursor().selectedText().lower() == "duckling"
+    assert view.text.textCursor().selectedText().lower() == "oxytocin"
     qtbot.waitUntil(lambda: not window.runner.running("open"))
     open_document(qtbot, window, PAPER)
-    assert view.page_box.isVisible() and view.page_count_label.text() == "/ 6"
+    assert view.page_box.isVisible() and view.page_count_label.text() == "/ 8"
 
 
 def test_the_small_model_warning_goes_when_another_engine_is_chosen(qtbot, make_window):
     window = make_window()
-    open_document(qtbot, window, PAPERS / "docling_picture_classification.pdf")
+    open_document(qtbot, window, SHORT)
     smollm2_settings()
     job = window.summarize()  # the warning is said before the model runs
     assert "too small" in window.banner.text
@@ -325,7 +327,7 @@ def test_each_window_owns_its_session_and_takes_new_settings_on_the_gui_thread(q
 
     first.session.use_settings = recording
     save_settings(Settings.model_validate({"engines": {"engine": "extractive", "seed": 7}}))
-    open_document(qtbot, first, PAPERS / "docling_picture_classification.pdf")
+    open_document(qtbot, first, SHORT)
     summarize(qtbot, first)
     assert first.session.settings.engines.seed == 7 and first.session.engine_name() == "extractive"
     assert handed_on and all(thread is threading.main_thread() for thread in handed_on)

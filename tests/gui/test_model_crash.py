@@ -11,16 +11,13 @@ import pytest
 
 from mmdocsum_desktop.errors import ModelProcessError
 from mmdocsum_desktop.schemas.settings import EngineSettings, LlamaSettings, Settings, save_settings
-from tests.conftest import CORPUS
 from tests.engines.conftest import THREADS, model_children, require_llama, smollm_path
 from tests.gui.conftest import wait_job
 
 pytestmark = pytest.mark.slow
 
-ARTICLE = CORPUS / "articles" / "wiki.md"
 
-
-def test_a_crashed_model_process_is_a_dialog_and_nothing_is_lost(qtbot, make_window):
+def test_a_crashed_model_process_is_a_dialog_and_nothing_is_lost(qtbot, make_window, short_article):
     require_llama()
     smollm = smollm_path()
     if smollm is None:
@@ -30,7 +27,7 @@ def test_a_crashed_model_process_is_a_dialog_and_nothing_is_lost(qtbot, make_win
         engine="llama", llama=LlamaSettings(model=str(smollm), n_ctx=2048, n_threads=THREADS))))
     window = make_window()
     with qtbot.waitSignal(window.documentOpened, timeout=60_000):
-        assert window.open_path(ARTICLE) is not None
+        assert window.open_path(short_article) is not None
     window.authoring_view.editor.setPlainText("My own paragraph about ducks.")
 
     killed: list[int] = []

@@ -13,14 +13,13 @@ import shiboken6
 from mmdocsum_desktop.app import project as proj
 from mmdocsum_desktop.gui.main_window import MainWindow
 from mmdocsum_desktop.gui.project_files import AUTOSAVE_DELAY_MS
-from tests.conftest import PAPERS
 
 
-def test_autosave_then_recovery_after_the_window_is_destroyed(qtbot):
+def test_autosave_then_recovery_after_the_window_is_destroyed(qtbot, two_figure_pdf):
     window = MainWindow()
     window.show()
     with qtbot.waitSignal(window.documentOpened, timeout=60_000):
-        window.open_path(PAPERS / "docling_picture_classification.pdf")
+        window.open_path(two_figure_pdf)
     text = "Notes I must not lose.\n\nA second paragraph, typed just before the crash."
     root = window.workspace.root
 

@@ -4,11 +4,10 @@ Real window offscreen, real extractive pipeline output, real placement."""
 
 from __future__ import annotations
 
-from tests.conftest import PAPERS
 from tests.gui.conftest import wait_job
 
-PAPER = PAPERS / "docling_picture_classification.pdf"  # small, two figures with captions
-OTHER = PAPERS / "docling_2305.03393v1-pg9.pdf"
+# the documents are tests/gui/conftest.py's: two_figure_pdf (one page, two captioned figures) and
+# one_table_pdf (another paper's page: one table)
 
 
 def _open(qtbot, window, path):
@@ -27,9 +26,9 @@ def _shown_texts(view) -> list[str]:
     return [card.paragraph.text for card in view.cards if card.paragraph is not None]
 
 
-def test_a_summary_set_on_the_state_is_what_the_summary_view_shows(qtbot, make_window):
+def test_a_summary_set_on_the_state_is_what_the_summary_view_shows(qtbot, make_window, two_figure_pdf):
     window = make_window()
-    _open(qtbot, window, PAPER)
+    _open(qtbot, window, two_figure_pdf)
     summary = _summarize(qtbot, window)
     assert window.state.summary is summary and _shown_texts(window.summary_view) == [p.text for p in summary.paragraphs]
 
@@ -44,9 +43,9 @@ def test_a_summary_set_on_the_state_is_what_the_summary_view_shows(qtbot, make_w
     assert window.workspace.project.summary is edited  # the state writes the project, as it is
 
 
-def test_busy_follows_the_summary_job(qtbot, make_window):
+def test_busy_follows_the_summary_job(qtbot, make_window, two_figure_pdf):
     window = make_window()
-    _open(qtbot, window, PAPER)
+    _open(qtbot, window, two_figure_pdf)
     seen: list[bool] = []
     window.state.busyChanged.connect(seen.append)
     _summarize(qtbot, window)
@@ -55,9 +54,10 @@ def test_busy_follows_the_summary_job(qtbot, make_window):
     assert window.summary_view.summarize_button.isEnabled()
 
 
-def test_a_new_document_clears_the_previous_summary_placements_and_answer(qtbot, make_window):
+def test_a_new_document_clears_the_previous_summary_placements_and_answer(qtbot, make_window, two_figure_pdf,
+                                                                         one_table_pdf):
     window = make_window()
-    _open(qtbot, window, PAPER)
+    _open(qtbot, window, two_figure_pdf)
     _summarize(qtbot, window)
     captions = [v.caption for v in window.workspace.document.visuals]
     view = window.authoring_view
@@ -77,7 +77,7 @@ def test_a_new_document_clears_the_previous_summary_placements_and_answer(qtbot,
     emitted: dict[str, object] = {}
     for name in ("documentChanged", "summaryChanged", "placementsChanged"):
         getattr(window.state, name).connect(lambda value, name=name: emitted.setdefault(name, value))
-    _open(qtbot, window, OTHER)
+    _open(qtbot, window, one_table_pdf)
     assert window.state.document is not old_document and emitted["documentChanged"] is window.state.document
     assert emitted["summaryChanged"] is None and emitted["placementsChanged"] == []
     assert window.state.summary is None and window.summary_view.summary is None

@@ -12,11 +12,8 @@ import stat
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.conftest import PAPERS
 from tests.gui.conftest import wait_job
-from tests.gui.test_main_window import open_document, summarize
-
-PAPER = PAPERS / "mineru_demo2.pdf"  # 6 pages, 5 figures
+from tests.gui.test_main_window import PAPER, open_document, summarize
 
 
 @pytest.fixture

@@ -12,14 +12,13 @@ from mmdocsum_desktop.bench import report
 from mmdocsum_desktop.gui.summary_view import paragraph_html
 from mmdocsum_desktop.gui.workers import Job, JobRunner
 from mmdocsum_desktop.schemas.summary import NoFigure, SummaryParagraph
-from tests.conftest import PAPERS
 from tests.gui.conftest import wait_job
 
 
-def test_place_images_with_accept_and_reject(qtbot, make_window):
+def test_place_images_with_accept_and_reject(qtbot, make_window, two_figure_pdf):
     window = make_window()
     with qtbot.waitSignal(window.documentOpened, timeout=60_000):
-        window.open_path(PAPERS / "docling_picture_classification.pdf")
+        window.open_path(two_figure_pdf)
     document = window.workspace.document
     captions = [v.caption for v in document.visuals]
     assert len(captions) == 2
@@ -106,10 +105,10 @@ def test_benchmark_view_shows_and_compares_runs(qtbot, make_window, tmp_path):
     assert view.table.item(row, 2).text() == "0.7500 (+0.250)"
 
 
-def test_benchmark_run_on_a_small_split(qtbot, make_window, tmp_path, monkeypatch):
+def test_benchmark_run_on_a_small_split(qtbot, make_window, tmp_path, monkeypatch, two_figure_pdf):
     split = tmp_path / "split.jsonl"
     gold = [{"summary": "x", "image": {"imageRef": ref, "imageCaption": ""}} for ref in ("1", "None", "2", "None")]
-    split.write_text(json.dumps({"id": "doc1", "document": str(PAPERS / "docling_picture_classification.pdf"),
+    split.write_text(json.dumps({"id": "doc1", "document": str(two_figure_pdf),
                                  "gold": gold}) + "\n", encoding="utf-8")
     window = make_window()
     view = window.bench_view
