@@ -16,15 +16,15 @@ a committed CC BY article, read with the app's own readers so the crops are what
   4.0) rendered to a greyscale JPEG at :data:`SCAN_DPI` and wrapped as an image-only PDF: a scanned page,
   no text layer.
 
-Every output is read back with the app's reader and checked (title, figure and table counts, the scan
-refused as scanned) before it replaces the committed file. ``--check`` generates into a temporary folder
+Every output is read back with the app's reader and checked (title, figure and table counts, every image
+found, the scan refused as scanned); a failed check exits 1. ``--check`` generates into a temporary folder
 and fails if the text outputs differ from the committed ones or the images are missing (PNG and JPEG
 bytes depend on the PyMuPDF and Pillow versions, so images are compared by size in pixels, not bytes).
 
 ``--copy-originals`` is the only part that reads outside the repository: it copies the committed
 originals again from the evaluation corpus (``--corpus``, default ``../shared/corpus``), listed in
-:data:`ORIGINALS` with where each came from, and checks each one's licence again (see
-``tests/data/ATTRIBUTION.md``).
+:data:`ORIGINALS` with where each came from in the corpus (their licences, as each JATS and manifest
+states them: ``tests/data/ATTRIBUTION.md``).
 """
 
 from __future__ import annotations
