@@ -423,7 +423,7 @@ def make_scan(out_dir: Path) -> Path:
     scan.set_metadata({"title": f"{SCANNED} page 1, scanned", "producer": "tools/make_test_data.py"})
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{SCANNED}-p1-scan.pdf"
-    scan.save(path, garbage=4, deflate=True)
+    scan.save(path, garbage=4, deflate=True, no_new_id=True)  # the same bytes on every run
     if pymupdf.open(path)[0].get_text().strip():
         raise DataError(f"{path.name} has a text layer")
     try:
@@ -464,10 +464,12 @@ def check() -> list[str]:
 
 
 def copy_originals(corpus: Path) -> None:
+    missing = [original.corpus_path for original in ORIGINALS if not (corpus / original.corpus_path).is_file()]
+    if missing:  # all or nothing: no half-refreshed test data
+        raise DataError(f"{len(missing)} originals not found in {corpus} ({', '.join(missing[:3])}…): "
+                        "is --corpus the evaluation corpus?")
     for original in ORIGINALS:
         source = corpus / original.corpus_path
-        if not source.is_file():
-            raise DataError(f"{source}: not found (is --corpus the evaluation corpus?)")
         original.destination.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, original.destination)
         print(f"copied {original.corpus_path} -> {original.destination.relative_to(ROOT)}")
