@@ -94,13 +94,14 @@ def score(document, gold) -> dict:
 def summary_rouge(session, document, gold, work: Path) -> dict | None:
     from mmdocsum_desktop.app import summarize
     from mmdocsum_desktop.schemas.settings import EngineChoice
+    from mmdocsum_desktop.schemas.summary import SummaryRequest
 
     if not gold.abstract:
         return None
     assets = work / "assets"
     export_document(document, assets)
     summary = summarize(session, document, assets, choice=EngineChoice(engine="extractive"),
-                        options={"include_abstract": False})
+                        options=SummaryRequest(include_abstract=False))
     return rouge(summary_text([p.text for p in summary.paragraphs]), gold.abstract)
 
 

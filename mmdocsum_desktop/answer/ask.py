@@ -29,7 +29,6 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from mmdocsum_desktop.document.labels import find_mentions
@@ -44,6 +43,7 @@ from mmdocsum_desktop.schemas.answer import (
     Answer,
     AnswerEvidence,
     AnswerSentence,
+    AskOptions,
 )
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.engine import EngineInfo, RetrievalInfo
@@ -54,24 +54,6 @@ MAX_QUESTION_CHARS = 2000
 _REF = re.compile(r"\[\s*(\d{1,2}(?:\s*[,;–-]\s*\d{1,2})*)\s*\]")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w])")
 _NOT_SAID = re.compile(r"\b(?:document|paper|evidence|text)\s+(?:does not|doesn't|do not)\s+(?:say|mention|state|answer)", re.I)
-
-
-@dataclass(frozen=True)
-class AskOptions:
-    evidence_k: int = 8  # passages retrieved
-    prompt_evidence: int = 6  # of which the model sees this many
-    prompt_passage_chars: int = 420
-    max_sentences: int = 2  # extractive: evidence passages quoted
-    margin: float = 0.15  # extractive: a second passage must be this close to the best (support, 0..1)
-    # support (0..1) below which the best evidence is "weak": the document does not say — unless some
-    # passage's embedding cosine with the question reaches weak_cosine (the cross-encoder misses
-    # paraphrases: "hearing test … second patient" against "audiogram for Case 2", cosine 0.60)
-    weak_threshold: float = 0.05
-    weak_cosine: float = 0.45
-    support_threshold: float = 0.2  # a model sentence needs at least this to be kept
-    max_tokens: int = 160
-    temperature: float = 0.1
-    time_limit_s: float | None = None
 
 
 def prepare_question(question: str) -> tuple[str, list[Repair]]:

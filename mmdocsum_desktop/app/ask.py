@@ -10,14 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.answer.ask import AskOptions, answer_from_evidence, answer_question, prepare_question
+from mmdocsum_desktop.answer.ask import answer_from_evidence, answer_question, prepare_question
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.document.language import guess_language
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.retrieval import Retriever
 from mmdocsum_desktop.retrieval.passages import MAX_OCR_CHARS, MIN_SENTENCE_CHARS, Passage, PassageKind
-from mmdocsum_desktop.schemas.answer import Answer
+from mmdocsum_desktop.schemas.answer import Answer, AskOptions
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.settings import EngineChoice
 from mmdocsum_desktop.text.sentences import split_sentences
@@ -46,8 +46,7 @@ def _with_choice(options: AskOptions | None, choice: EngineChoice) -> AskOptions
     options = options or AskOptions()
     if choice.max_tokens is None and choice.temperature is None:
         return options
-    return AskOptions(**{
-        **options.__dict__,
+    return options.model_copy(update={
         "max_tokens": choice.max_tokens or options.max_tokens,
         "temperature": choice.temperature if choice.temperature is not None else options.temperature,
     })

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.jobs import JobControl
@@ -23,7 +22,9 @@ from mmdocsum_desktop.judge.summary import (
     summary_paragraphs,
 )
 from mmdocsum_desktop.schemas.document import Document
+from mmdocsum_desktop.schemas.judgement import Judgement
 from mmdocsum_desktop.schemas.settings import EngineChoice
+from mmdocsum_desktop.schemas.summary import Summary
 from mmdocsum_desktop.summarize.render import to_json
 
 __all__ = ["ASPECTS", "check_aspects", "judge", "source_judge", "summary_judge", "summary_paragraphs"]
@@ -32,21 +33,20 @@ __all__ = ["ASPECTS", "check_aspects", "judge", "source_judge", "summary_judge",
 def judge(
     session: Session,
     document: Document,
-    summary: Any,
+    summary: Summary,
     *,
     base_dir: Path | None = None,
     choice: EngineChoice | None = None,
     control: JobControl | None = None,
-) -> dict[str, Any]:
-    """The judgement as JSON (``judge.summary.judge_document``) with ``aspect_titles`` {name: title}.
-
-    ``summary``: a Summary, or its JSON form (``mmdocsum summarize --format json``); image paths
-    relative to ``base_dir``. JudgeNotConfiguredError when no language model is set up."""
-    record = summary if isinstance(summary, dict) else to_json(summary)
+) -> Judgement:
+    """The judgement of ``summary`` (``judge.summary.judge_document``) as a typed record, with the
+    aspects' titles. Image paths are relative to ``base_dir``. JudgeNotConfiguredError when no language
+    model is set up."""
+    record = to_json(summary)
     with session.judge_engine(choice) as engine:
         result = judge_document(document, record, engine, base_dir=base_dir, control=control)
-    result["aspect_titles"] = {name: aspect.title for name, aspect in load_aspects().items()}
-    return result
+    titles = {name: aspect.title for name, aspect in load_aspects().items()}
+    return Judgement.model_validate({**result, "aspect_titles": titles})
 
 
 @contextmanager

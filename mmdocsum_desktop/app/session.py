@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from mmdocsum_desktop.app.models import Models
 from mmdocsum_desktop.document.reader import read_document
 from mmdocsum_desktop.engines import factory
-from mmdocsum_desktop.engines.factory import ConfiguredEngine
+from mmdocsum_desktop.engines.factory import ConfiguredEngine as ConfiguredEngine  # re-exported: bench.glue
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.models.ocr import page_reader
 from mmdocsum_desktop.schemas.engine import EngineInfo

@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from mmdocsum_desktop.app.session import Session
+from mmdocsum_desktop.document.limits import ReadLimits
 from mmdocsum_desktop.document.reader import export_document
 from mmdocsum_desktop.document.scanned import scan_notes
 from mmdocsum_desktop.engines.factory import ConfiguredEngine
@@ -27,6 +27,7 @@ from mmdocsum_desktop.schemas.summary import (
     Summary,
     SummaryOptions,
     SummaryParagraph,
+    SummaryRequest,
 )
 from mmdocsum_desktop.summarize.citations import Citer
 from mmdocsum_desktop.summarize.pipeline import summarize_document
@@ -54,16 +55,17 @@ def summarize(
     assets: Path,
     *,
     choice: EngineChoice | None = None,
-    options: dict[str, Any] | None = None,
+    options: SummaryRequest | None = None,
     control: JobControl | None = None,
     on_text: Callable[[str], None] | None = None,
 ) -> Summary:
     """The four-paragraph summary of ``document`` (figure crops in ``assets``) with the session's engine.
 
-    ``options``: SummaryOptions fields of this run (include_abstract, shuffle_seed, citations,
-    time_limit_s, a seed); the others come from the settings and ``choice``."""
+    ``options``: what this run asks for (include_abstract, shuffle_seed, citations, time_limit_s); the
+    engine's options come from the settings and ``choice``."""
+    request = options if options is not None else SummaryRequest()
     with session.engine(choice) as run:
-        values = SummaryOptions(**{**run.option_values(), **(options or {})})
+        values = SummaryOptions.model_validate({**run.option_values(), **request.option_values()})
         strategy = choose_strategy(run.engine, embedder=session.embedder(), llm_mode=values.llm_mode)
         summary = summarize_document(document, assets, strategy=strategy, embedder=session.embedder(), ocr=run.ocr,
                                      options=values, control=control, on_text=on_text)
@@ -89,10 +91,10 @@ def summarize_file(
     assets: Path,
     *,
     choice: EngineChoice | None = None,
-    options: dict[str, Any] | None = None,
+    options: SummaryRequest | None = None,
     password: str | None = None,
     ocr: bool = True,
-    limits: Any = None,
+    limits: ReadLimits | None = None,
     dpi: int = 150,
     stage: StageControl | None = None,
     on_text: Callable[[str], None] | None = None,

@@ -29,7 +29,7 @@ from mmdocsum_desktop.bench.metrics.mdocsum import count_tokens
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.engine import GenerationRecord
 from mmdocsum_desktop.schemas.settings import EngineChoice, EngineSettings, Settings
-from mmdocsum_desktop.schemas.summary import mdocsum_answer
+from mmdocsum_desktop.schemas.summary import SummaryRequest, mdocsum_answer
 
 # What a run asks for on top of the settings: the one schema (``settings.EngineChoice``) under the name
 # the suites have always used.
@@ -133,7 +133,7 @@ class BenchEngine:
     ) -> dict[str, Any]:
         """One document → its prediction record (what the mdocsum and rouge suites save per item)."""
         started = time.perf_counter()
-        options = {"include_abstract": include_abstract, "shuffle_seed": shuffle_seed, "citations": False}
+        options = SummaryRequest(include_abstract=include_abstract, shuffle_seed=shuffle_seed, citations=False)
         with tempfile.TemporaryDirectory(prefix="mmdocsum-bench-") as assets:
             result = self._summarize_file(path, Path(assets), options, control)
         document, summary = result.document, result.summary
@@ -155,11 +155,11 @@ class BenchEngine:
     def summary_record(self, path: Path, assets: Path, *, control: JobControl | None = None) -> dict[str, Any]:
         """One document → its summary in the JSON form ``mmdocsum summarize -o X.json`` writes, figure
         crops kept in ``assets`` (image paths relative to ``assets``' parent)."""
-        options = {"include_abstract": True, "shuffle_seed": None, "citations": True}
+        options = SummaryRequest(include_abstract=True, shuffle_seed=None, citations=True)
         summary = self._summarize_file(path, Path(assets), options, control).summary
         return summary_json(summary, base_dir=assets, relative_to=Path(assets).parent)
 
-    def _summarize_file(self, path: Path, assets: Path, options: dict[str, Any],
+    def _summarize_file(self, path: Path, assets: Path, options: SummaryRequest,
                         control: JobControl | None) -> FileSummary:
         """``app.summarize_file`` with the session's engine for this spec (held while it runs: engines that
         compute here summarise one document at a time)."""

@@ -96,14 +96,14 @@ def headline(metrics: dict[str, Any]) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------ plots
 
 
-def _png(figure) -> str:
+def _png(figure: Any) -> str:  # a matplotlib Figure (matplotlib is imported lazily)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=90, bbox_inches="tight", metadata={"Software": None})
     _pyplot().close(figure)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _pyplot():
+def _pyplot() -> Any:
     """matplotlib with its file-only backend. Imported here, not at the top: it takes about a second and
     only the HTML report and the GUI's plots need it, not every command that reads a metrics file."""
     import matplotlib  # lazy: about a second to import, for the HTML report's plots only

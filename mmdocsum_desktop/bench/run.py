@@ -60,11 +60,13 @@ def run_benchmark(
         if suite == "pairs":
             # The pairs suite reads documents through the session (as `summarize` does); it builds no
             # summary engine unless its summary stage runs, which uses the extractive writer.
-            return SUITES[suite].run(split, out, control=control, **suite_options)
+            result: dict[str, Any] = SUITES[suite].run(split, out, control=control, **suite_options)
+            return result
         kwargs: dict[str, Any] = {"engine_spec": _unless_scored(choice or EngineChoice(), suite_options)}
         if suite in _JUDGED:
             kwargs["judge_spec"] = judge
-        return SUITES[suite].run(split, out, control=control, **kwargs, **suite_options)
+        metrics: dict[str, Any] = SUITES[suite].run(split, out, control=control, **kwargs, **suite_options)
+        return metrics
 
 
 def _unless_scored(spec: EngineChoice, suite_options: dict[str, Any]) -> EngineChoice | None:

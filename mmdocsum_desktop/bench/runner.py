@@ -199,7 +199,7 @@ def run_stage(
             if outcome.cancelled:
                 break
     else:
-        pending: dict[Future, T] = {}
+        pending: dict[Future[dict[str, Any]], T] = {}
         queue = list(todo)
         with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix=f"bench-{stage}") as pool:
             while queue or pending:

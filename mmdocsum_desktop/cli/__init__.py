@@ -8,7 +8,7 @@ import signal
 import sys
 
 
-def _interrupted_while_starting(signum, frame) -> None:  # noqa: ARG001
+def _interrupted_while_starting(signum: int, frame: object) -> None:  # noqa: ARG001
     """Ctrl-C while the command starts (imports, parsing, nothing written yet): one line and exit 130, not
     a traceback through whichever import it hit."""
     try:

@@ -23,7 +23,7 @@ from mmdocsum_desktop.schemas.settings import EngineChoice
 FORMATS = ("md", "json")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("ask", help="ask a question about a document; the answer cites pages, figures and tables")
     parser.add_argument("file", type=Path, help="PDF, HTML, Markdown or JATS XML file")
     parser.add_argument("question", help="the question (quote it)")

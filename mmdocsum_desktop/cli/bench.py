@@ -45,9 +45,10 @@ from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.fileio import write_json_atomic
 from mmdocsum_desktop.schemas.bench import BenchDataError
 from mmdocsum_desktop.schemas.placement import PlacementError
+from mmdocsum_desktop.schemas.settings import PlacementSettings
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("bench", help="run a benchmark suite and score it")
     suites = parser.add_subparsers(dest="suite", metavar="SUITE")
     parser.set_defaults(handler=lambda args: _usage(parser))
@@ -110,7 +111,7 @@ def add_ftii_arguments(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=run_ftii)
 
 
-def _placement(args: argparse.Namespace):
+def _placement(args: argparse.Namespace) -> tuple[Session, PlacementSettings]:
     """(session, placement settings) of the flags; the threshold and images root checked first."""
     if args.threshold is not None and not 0.0 < args.threshold < 1.0:
         raise PlacementError("--threshold is a calibrated score between 0 and 1")

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from mmdocsum_desktop.bench import report
@@ -51,7 +52,7 @@ def cancel_on_sigint(control: JobControl, *, notice: str | None = None) -> Itera
     write the reports and exit 130 (the same command continues the run later)."""
     notice = notice or "stopping after the documents in flight (Ctrl-C again to abort)"
 
-    def handler(signum, frame):  # noqa: ARG001
+    def handler(signum: int, frame: FrameType | None) -> None:  # noqa: ARG001
         signal.signal(signal.SIGINT, previous)
         print(f"\nmmdocsum: {notice}", file=sys.stderr)
         control.cancel()

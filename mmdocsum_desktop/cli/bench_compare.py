@@ -9,7 +9,7 @@ from mmdocsum_desktop.bench.compare import compare, to_markdown, write_compariso
 from mmdocsum_desktop.bench.report import load_metrics, write_reports
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "compare", help="put benchmark runs side by side",
         description="Print the runs' headline numbers side by side (grouped by suite, with the difference "

@@ -13,7 +13,7 @@ import sys
 from mmdocsum_desktop.app.doctor import run_doctor
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "doctor", help="what the app will run on (llama.cpp build, GPU, onnxruntime, memory, models, keyring)"
     )

@@ -12,6 +12,7 @@ import argparse
 import sys
 import types
 import typing
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -123,11 +124,12 @@ _NO_OCR_HELP = ("no OCR at all: a scanned PDF (no text layer) is refused instead
 class _NoOcr(argparse.Action):
     """--no-ocr: figure text off (this flag's ``dest``) and ``no_ocr`` set for the document reader."""
 
-    def __init__(self, option_strings, dest, **kwargs):
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
         kwargs.pop("nargs", None)
         super().__init__(option_strings, dest, nargs=0, **kwargs)
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
         setattr(namespace, self.dest, False)
         namespace.no_ocr = True
 
@@ -135,11 +137,12 @@ class _NoOcr(argparse.Action):
 class _DeprecatedFigureText(argparse.Action):
     """The old --ocr (read text in figures): still works, and says what it is called now."""
 
-    def __init__(self, option_strings, dest, **kwargs):
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
         kwargs.pop("nargs", None)
         super().__init__(option_strings, dest, nargs=0, **kwargs)
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
         print("mmdocsum: note: --ocr is deprecated; it is now --figure-text (text in figures). Scanned pages "
               "are always read with OCR; --no-ocr turns OCR off.", file=sys.stderr)
         setattr(namespace, self.dest, True)

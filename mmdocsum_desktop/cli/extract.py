@@ -13,7 +13,7 @@ from mmdocsum_desktop.fileio import check_output_path
 from mmdocsum_desktop.schemas.document import Document, Figure
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("extract", help="extract text, figures, tables and captions")
     parser.add_argument("file", type=Path, help="PDF, HTML, Markdown or JATS XML file")
     parser.add_argument("-o", "--output", type=Path, required=True, help="output folder")

@@ -13,9 +13,13 @@ from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.errors import ModelError
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("models", help="list, add, verify and download models")
-    parser.set_defaults(handler=lambda args: parser.print_help() or 2)
+    def show_help(_args: argparse.Namespace) -> int:
+        parser.print_help()
+        return 2
+
+    parser.set_defaults(handler=show_help)
     commands = parser.add_subparsers(dest="models_command", metavar="ACTION")
 
     listing = commands.add_parser(

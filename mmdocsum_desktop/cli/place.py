@@ -20,7 +20,7 @@ from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.placement import ImageCandidate, Placement, PlacementError
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "place",
         help="insert images after the paragraphs they illustrate",

@@ -28,12 +28,16 @@ from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
 from mmdocsum_desktop.fileio import check_output_path, removed_on_failure, write_json_atomic
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.paths import sample_paper
-from mmdocsum_desktop.schemas.summary import Summary
+from mmdocsum_desktop.schemas.options import build
+from mmdocsum_desktop.schemas.summary import Summary, SummaryRequest
 
 SAMPLE_OUTPUT = "sample-summary.md"
+# SummaryRequest's fields as the flags that set them, for error messages
+SUMMARY_FLAGS = {"include_abstract": "--no-abstract", "shuffle_seed": "--shuffle-images",
+                 "citations": "--no-citations", "time_limit_s": "--time-limit"}
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "summarize", help="write a four-paragraph summary with the document's figures and citations"
     )
@@ -75,8 +79,11 @@ def run(args: argparse.Namespace) -> int:
     choose_input(args)
     if not 36 <= args.dpi <= 600:
         raise SystemExit("mmdocsum: error: --dpi must be between 36 and 600")
-    if args.time_limit is not None and not args.time_limit > 0:
-        raise SystemExit("mmdocsum: error: --time-limit must be a positive number of seconds")
+    # the run's options as the typed request app.summarize_file takes, checked before any model loads: a
+    # value that does not fit is one line naming its flag, exit code 2
+    options = build(SummaryRequest, {"include_abstract": not args.no_abstract, "shuffle_seed": args.shuffle_images,
+                                     "citations": not args.no_citations, "time_limit_s": args.time_limit},
+                    what="option", labels=SUMMARY_FLAGS)
     output: Path = args.output
     if output.exists() and output.is_dir():
         raise MmdocsumError(f"{output} is a folder; -o takes the summary file to write (e.g. summary.json)")
@@ -93,8 +100,6 @@ def run(args: argparse.Namespace) -> int:
         with Session() as session:
             # the engine first: a bad model file or endpoint setting is reported before any long work
             engine_info = describe_engine(session, choice)
-            options = {"include_abstract": not args.no_abstract, "shuffle_seed": args.shuffle_images,
-                       "citations": not args.no_citations, "time_limit_s": args.time_limit}
             on_text = write_stderr if args.stream else None
             partial_path = output.with_name(output.name + ".partial.json")
 

@@ -186,10 +186,11 @@ def judge_summary(session: app.Session, document: Document, summary: Summary, wo
     def run(control: JobControl, stream: StreamFn) -> dict[str, Any]:
         current = session
         control.report(0, 100, f"starting the {current.judge_name()} judge")
-        result = app.judge(current, document, summary, base_dir=workspace_root,
-                           control=sub_control(control, 5, 100))
+        judgement = app.judge(current, document, summary, base_dir=workspace_root,
+                              control=sub_control(control, 5, 100))
         control.report(100, 100, "done")
-        return result
+        # the views and the project file keep the judgement's JSON form
+        return judgement.model_dump(mode="json")
 
     return run
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from mmdocsum_desktop.schemas.engine import EngineInfo, GenerationRecord
 from mmdocsum_desktop.schemas.repair import Repair
@@ -22,6 +22,28 @@ SCHEMA_VERSION = 1
 NOT_IN_DOCUMENT = "The document does not say."
 
 SentenceSource = Literal["extracted", "model", "notice"]
+
+
+class AskOptions(BaseModel):
+    """How ``app.ask.ask`` answers: evidence retrieved and shown to the model, the extractive answer's
+    choices, the support a model sentence needs, and the model's budget. Unknown fields are refused."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    evidence_k: int = Field(default=8, ge=1)  # passages retrieved
+    prompt_evidence: int = Field(default=6, ge=1)  # of which the model sees this many
+    prompt_passage_chars: int = Field(default=420, ge=1)
+    max_sentences: int = Field(default=2, ge=1)  # extractive: evidence passages quoted
+    margin: float = 0.15  # extractive: a second passage must be this close to the best (support, 0..1)
+    # support (0..1) below which the best evidence is "weak": the document does not say — unless some
+    # passage's embedding cosine with the question reaches weak_cosine (the cross-encoder misses
+    # paraphrases: "hearing test … second patient" against "audiogram for Case 2", cosine 0.60)
+    weak_threshold: float = 0.05
+    weak_cosine: float = 0.45
+    support_threshold: float = 0.2  # a model sentence needs at least this to be kept
+    max_tokens: int = Field(default=160, ge=1)
+    temperature: float = Field(default=0.1, ge=0.0, le=2.0)
+    time_limit_s: float | None = Field(default=None, gt=0)
 
 
 class AnswerEvidence(BaseModel):
@@ -88,4 +110,4 @@ class Answer(BaseModel):
         return seen
 
 
-__all__ = ["NOT_IN_DOCUMENT", "SCHEMA", "SCHEMA_VERSION", "Answer", "AnswerEvidence", "AnswerSentence", "Repair"]
+__all__ = ["NOT_IN_DOCUMENT", "SCHEMA", "SCHEMA_VERSION", "Answer", "AnswerEvidence", "AnswerSentence", "AskOptions", "Repair"]

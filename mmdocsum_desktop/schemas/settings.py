@@ -9,6 +9,7 @@ names its API key (``key_name``) and the key itself is read from the system keyr
 
 from __future__ import annotations
 
+import difflib
 import getpass
 import json
 import os
@@ -17,10 +18,11 @@ import threading
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from mmdocsum_desktop.errors import MmdocsumError, SecretError
+from mmdocsum_desktop.errors import MmdocsumError, MmdocsumWarning, SecretError
 from mmdocsum_desktop.fileio import write_text_atomic
+from mmdocsum_desktop.messages import notify
 from mmdocsum_desktop.paths import data_dir
 
 SETTINGS_NAME = "settings.json"
@@ -43,8 +45,19 @@ class SettingsError(MmdocsumError):
     """The settings file cannot be read or holds invalid values."""
 
 
+class SettingsWarning(MmdocsumWarning):
+    """The settings file holds a key the app does not know (ignored), or an old one (moved)."""
+
+
+# Every settings model refuses unknown fields when built in code; a settings *file* with one still loads
+# (load_settings drops the key and warns, naming it), so a typo costs a warning, not the app.
+_STRICT = ConfigDict(extra="forbid")
+
+
 class LlamaSettings(BaseModel):
     """A local GGUF model run by llama-cpp-python."""
+
+    model_config = _STRICT
 
     model: str | None = Field(default=None, description="GGUF file, or the name of a registered model")
     mmproj: str | None = Field(default=None, description="vision projector GGUF for a vision model")
@@ -60,6 +73,8 @@ class LlamaSettings(BaseModel):
 
 class OpenAISettings(BaseModel):
     """Any OpenAI-compatible chat endpoint (llama.cpp server, vLLM, Ollama, LM Studio, hosted APIs)."""
+
+    model_config = _STRICT
 
     base_url: str | None = Field(default=None, description="e.g. http://127.0.0.1:8080/v1")
     model: str | None = Field(default=None, description="None: the first model the server lists")
@@ -86,6 +101,8 @@ class OpenAISettings(BaseModel):
 
 
 class EngineSettings(BaseModel):
+    model_config = _STRICT
+
     engine: EngineName = "auto"
     figure_mode: FigureMode = "hybrid"
     llm_mode: LlmMode = Field(
@@ -107,6 +124,8 @@ class EngineSettings(BaseModel):
 class PlacementSettings(BaseModel):
     """Placing figures after the user's paragraphs (``mmdocsum place``, the Authoring view)."""
 
+    model_config = _STRICT
+
     # Off by default (issue 27): on the pmc test half the captions-only model places as well without it
     # (Acc_i 0.657 vs 0.638 with figure text; docs/results/placement_ocr.json) and OCR costs seconds
     # per figure on a paper opened for the first time.
@@ -115,6 +134,8 @@ class PlacementSettings(BaseModel):
 
 
 class Settings(BaseModel):
+    model_config = _STRICT
+
     format: int = SETTINGS_FORMAT
     engines: EngineSettings = Field(default_factory=EngineSettings)
     placement: PlacementSettings = Field(default_factory=PlacementSettings)
@@ -125,6 +146,8 @@ class EngineChoice(BaseModel):
 
     The command line's engine flags (``cli/engine_flags.py``), the benchmark suites' engine and judge, and
     the desktop app (all None: the settings as they are) all speak this one type."""
+
+    model_config = _STRICT
 
     # a str, not EngineName: an unknown name is the factory's clear EngineError, not a validation dump
     engine: str = Field(default="auto", description="auto: the best configured; extractive needs no model file")
@@ -155,7 +178,11 @@ def settings_path() -> Path:
 
 
 def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
-    """The saved settings, or the defaults when there is no file yet."""
+    """The saved settings, or the defaults when there is no file yet.
+
+    A key the schema does not know is dropped with a :class:`SettingsWarning` naming it and the key it was
+    probably meant to be; an old key is moved to its place with a note (:func:`migrate_settings`). The
+    warnings go through ``messages.notify``: stderr in the CLI, the banner in the window."""
     target = Path(path) if path is not None else settings_path()
     try:
         raw = target.read_text(encoding="utf-8")
@@ -164,9 +191,110 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
     except OSError as error:
         raise SettingsError(f"cannot read the settings file {target}: {error}") from error
     try:
-        return Settings.model_validate(json.loads(raw))
-    except (ValueError, ValidationError) as error:
+        data = json.loads(raw)
+    except ValueError as error:
         raise SettingsError(f"the settings file {target} is invalid: {_first_line(error)}") from error
+    if not isinstance(data, dict):
+        raise SettingsError(f"the settings file {target} is invalid: it holds no JSON object")
+    data, notes = migrate_settings(data)
+    told = f"settings file {target}: " + "; ".join(notes)
+    # one notice for the whole file (the window's banner shows one message), said once per process: the
+    # window reloads the settings before every job
+    if notes and told not in _told:
+        _told.add(told)
+        notify(told + ".", category=SettingsWarning)
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as error:
+        raise SettingsError(f"the settings file {target} is invalid: {_first_line(error)}") from error
+
+
+_told: set[str] = set()  # settings notices already given in this process
+
+# Keys of earlier versions and other spellings, by their dotted place in the file → where they live now.
+# (The file's keys have not been renamed since format 1; these are the command line's names of the
+# same settings, which people write into the file: --grammar/--no-grammar, --api-model.)
+RENAMED: dict[str, str] = {
+    "engines.llama.grammar": "engines.llama.constrained",
+    "engines.grammar": "engines.llama.constrained",
+    "engines.api_model": "engines.openai.model",
+    "engines.openai.api_model": "engines.openai.model",
+}
+
+
+def _section_models() -> dict[str, type[BaseModel]]:
+    return {"": Settings, "engines": EngineSettings, "engines.llama": LlamaSettings,
+            "engines.openai": OpenAISettings, "placement": PlacementSettings}
+
+
+def _leaf_places() -> dict[str, list[str]]:
+    """Each setting's name → the dotted places it has (``n_gpu_layers`` → ``engines.llama.n_gpu_layers``)."""
+    places: dict[str, list[str]] = {}
+    for section, model in _section_models().items():
+        for name in model.model_fields:
+            if f"{section}.{name}".lstrip(".") not in _section_models():
+                places.setdefault(name, []).append(f"{section}.{name}".lstrip("."))
+    return places
+
+
+def migrate_settings(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The settings file's JSON as the current schema reads it, and a note per change:
+
+    - a key of an earlier version or the command line's name for a setting (:data:`RENAMED`) moves to its
+      place ("engines.llama.grammar is now engines.llama.constrained");
+    - a setting written at the wrong level whose name has one place in the schema (``"n_gpu_layers"`` at
+      the top, as ``docs/gpu.md`` names it) moves there;
+    - any other unknown key is dropped, named with the known key it was probably meant to be.
+    A key already set at its new place keeps that value. Never raises: values are checked by the schema."""
+    notes: list[str] = []
+    sections = _section_models()
+    leaves = _leaf_places()
+    moved: list[tuple[str, str, Any]] = []
+
+    def clean(section: str, raw: dict[str, Any]) -> dict[str, Any]:
+        model = sections[section]
+        kept: dict[str, Any] = {}
+        for key, value in raw.items():
+            place = f"{section}.{key}".lstrip(".")
+            if key in model.model_fields:
+                kept[key] = clean(place, value) if place in sections and isinstance(value, dict) else value
+            elif place in RENAMED:
+                moved.append((place, RENAMED[place], value))
+            elif len(leaves.get(key, [])) == 1:
+                moved.append((place, leaves[key][0], value))
+            else:
+                guess = _nearest_place(section, key, leaves)
+                hint = f" (did you mean {guess}?)" if guess else ""
+                notes.append(f"unknown setting {place!r} ignored{hint}")
+        return kept
+
+    result = clean("", data)
+    for old, new, value in moved:
+        *parents, name = new.split(".")
+        target: Any = result
+        for parent in parents:
+            target = target.setdefault(parent, {})
+            if not isinstance(target, dict):
+                break  # the section itself is not an object: the schema reports it
+        if not isinstance(target, dict) or name in target:
+            notes.append(f"{old} ignored: {new} is set too (remove {old})")
+        else:
+            target[name] = value
+            notes.append(f"{old} is now {new}: moved (saving the settings writes it there)")
+    if isinstance(result.get("format"), int) and result["format"] > SETTINGS_FORMAT:
+        notes.append(f"written by a newer mmdocsum (format {result['format']}); settings it added are ignored")
+    result["format"] = SETTINGS_FORMAT
+    return result, notes
+
+
+def _nearest_place(section: str, key: str, leaves: dict[str, list[str]]) -> str | None:
+    """The known key ``key`` was probably meant to be: a close name in the same section, else anywhere."""
+    model = _section_models()[section]
+    same = difflib.get_close_matches(key, list(model.model_fields), n=1, cutoff=0.6)
+    if same:
+        return f"{section}.{same[0]}".lstrip(".")
+    anywhere = difflib.get_close_matches(key, list(leaves), n=1, cutoff=0.75)
+    return " or ".join(leaves[anywhere[0]]) if anywhere else None
 
 
 def save_settings(settings: Settings, path: str | os.PathLike[str] | None = None) -> Path:

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, PlainSerializer, computed_field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, computed_field, model_validator
 
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.engine import EngineInfo, GenerationRecord
 from mmdocsum_desktop.schemas.record import Record
 from mmdocsum_desktop.schemas.repair import Repair
+from mmdocsum_desktop.schemas.settings import FigureMode, LlmMode
 
 # The four paragraphs of every summary, in order, and the heading each shows.
 ROLES = ("background", "method", "results", "conclusion")
@@ -38,25 +39,54 @@ Score = Annotated[float, PlainSerializer(lambda value: round(float(value), 4), r
 
 
 class SummaryOptions(BaseModel):
-    """The settings a summary was written with (all of them, so the file says how to reproduce it)."""
+    """The settings a summary was written with (all of them, so the file says how to reproduce it).
 
-    figure_mode: str = "hybrid"  # hybrid, model, placement (LLM engines)
+    Unknown fields are refused and the modes are Literals: ``SummaryOptions(include_abstact=False)`` or
+    ``llm_mode="nonsense"`` is a ValidationError, not a summary written with the defaults. (A stored
+    summary's options are read through :class:`Summary`, which drops fields a later version removed.)"""
+
+    model_config = ConfigDict(extra="forbid")
+
+    figure_mode: FigureMode = "hybrid"  # LLM engines: who chooses each paragraph's figure
     include_abstract: bool = True
     shuffle_seed: int | None = None
-    max_tokens: int = 1024
-    temperature: float = 0.2
+    max_tokens: int = Field(default=1024, ge=1)
+    temperature: float = Field(default=0.2, ge=0.0, le=2.0)
     seed: int = 0
     ocr: bool | None = None  # None: read figure text for text-only LLMs, not for the extractive engine
     citations: bool = True
-    note_words: int = 150
+    note_words: int = Field(default=150, ge=1)
     repeat_penalty: float = 1.1
     placement_threshold: float | None = None
     # Seconds for all the model calls of one summary; a call still running at the end stops with the
     # text so far (finish_reason "timeout"), later calls get no time. None: no limit.
-    time_limit_s: float | None = None
+    time_limit_s: float | None = Field(default=None, gt=0)
     # Language models: "grounded" (extract evidence per paragraph, the model writes each paragraph from its
     # evidence, every sentence checked) or "full" (the whole document in the prompt, for long contexts).
-    llm_mode: str = "grounded"
+    llm_mode: LlmMode = "grounded"
+
+
+class SummaryRequest(BaseModel):
+    """What one call of ``app.summarize``/``app.summarize_file`` asks for on top of the engine's settings
+    (the engine, figure mode, llm_mode, tokens, temperature and seed come from the settings and the
+    :class:`~mmdocsum_desktop.schemas.settings.EngineChoice`). The CLI builds it from its flags, the
+    window and the benchmarks from theirs; defaults are today's behaviour."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    include_abstract: bool = True  # False: the abstract is not evidence (M-DocSum's ablation, ROUGE)
+    shuffle_seed: int | None = None  # figures offered in a shuffled order (M-DocSum's ablation)
+    citations: bool = True  # per-sentence citations (pages, figures, tables)
+    time_limit_s: float | None = Field(default=None, gt=0)  # for all the model calls of the summary
+    note_words: int | None = Field(default=None, ge=1)  # long documents: words per note (None: 150)
+
+    def option_values(self) -> dict[str, object]:
+        """The :class:`SummaryOptions` fields this request sets (the others keep the engine's values)."""
+        values: dict[str, object] = {"include_abstract": self.include_abstract, "shuffle_seed": self.shuffle_seed,
+                                     "citations": self.citations, "time_limit_s": self.time_limit_s}
+        if self.note_words is not None:
+            values["note_words"] = self.note_words
+        return values
 
 
 class Evidence(BaseModel):
@@ -288,10 +318,13 @@ class Summary(BaseModel):
         data = {**data, "format": SCHEMA, "version": SCHEMA_VERSION}
         if isinstance(data.get("engine"), str):  # the app's own copy in project files of format 1
             data["engine"] = {"engine": data["engine"]}
-        if isinstance(data.get("options"), dict) and "shuffle_images" in data["options"]:
+        if isinstance(data.get("options"), dict):
             options = dict(data["options"])
-            options["shuffle_seed"] = options.pop("shuffle_images")
-            data["options"] = options
+            if "shuffle_images" in options:
+                options["shuffle_seed"] = options.pop("shuffle_images")
+            # a stored summary is data, not a request: an option a later version dropped is ignored
+            # rather than making the file unreadable (SummaryOptions itself refuses unknown fields)
+            data["options"] = {k: v for k, v in options.items() if k in SummaryOptions.model_fields}
         return data
 
     @computed_field  # type: ignore[prop-decorator]
@@ -370,6 +403,7 @@ __all__ = [
     "Summary",
     "SummaryOptions",
     "SummaryParagraph",
+    "SummaryRequest",
     "citation_marker",
     "mdocsum_answer",
 ]

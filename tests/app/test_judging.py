@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from mmdocsum_desktop.app import Session, judge, summarize
+from mmdocsum_desktop.app.judging import judge
+from mmdocsum_desktop.app.session import Session
+from mmdocsum_desktop.app.summary import summarize
 from mmdocsum_desktop.engines.factory import JudgeNotConfiguredError
+from mmdocsum_desktop.schemas.summary import Summary
 from tests.app.conftest import llama_settings
 
 # runs a real language model (SmolLM2 or a tiny random GGUF): left out of `pytest -m "not slow"`
@@ -19,13 +22,13 @@ def test_judge_scores_a_summary_with_the_configured_model(smollm, extractive_ses
     summary = summarize(extractive_session, document, folder)
     with Session(llama_settings(smollm)) as session:
         result = judge(session, document, summary, base_dir=folder)
-    assert result["aspects"] and set(result["aspects"]) <= set(result["aspect_titles"])
-    assert result["judge"].startswith("llama") and result["calls"] >= 1 and result["prompt_tokens"] > 0
-    for aspect in result["aspects"].values():  # a small model may fail an aspect: it says so
-        assert aspect["score"] is not None or aspect["status"] != "ok"
+    assert result.aspects and set(result.aspects) <= set(result.aspect_titles)
+    assert result.judge.startswith("llama") and result.calls >= 1 and result.prompt_tokens > 0
+    for aspect in result.aspects.values():  # a small model may fail an aspect: it says so
+        assert aspect.score is not None or aspect.status != "ok"
 
 
 def test_judge_without_a_language_model_says_what_to_set_up(extractive_session, exported):
     document, folder = exported(PAPER)
     with pytest.raises(JudgeNotConfiguredError, match="Settings"):
-        judge(extractive_session, document, {"paragraphs": []}, base_dir=folder)
+        judge(extractive_session, document, Summary(), base_dir=folder)

@@ -415,7 +415,7 @@ def mean(values: Iterable[float | None]) -> float | None:
     return sum(kept) / len(kept) if kept else None
 
 
-def gold_parts(gold) -> PartIndex:
+def gold_parts(gold: Any) -> PartIndex:  # a bench.pairs_gold.PairGold (metrics import no loaders)
     """The index of a pair's JATS parts (body, abstract/digest, back matter, captions, tables, front
     matter) that summary sentences and extracted blocks are attributed to."""
     return PartIndex({
@@ -481,7 +481,7 @@ def per_thousand(count: int, total: int) -> float | None:
     return 1000.0 * count / total if total else None
 
 
-def jats_vocabulary(gold) -> set[str]:
+def jats_vocabulary(gold: Any) -> set[str]:  # a PairGold
     """The vocabulary of a pair's whole JATS, the reference for :func:`foreign_words`."""
     return vocabulary_of([gold.title, gold.abstract, gold.digest, *(p.text for p in gold.paragraphs),
                           *gold.section_titles, *gold.back_texts, *gold.caption_texts, *gold.table_texts,
@@ -561,7 +561,7 @@ def illustration(figures: Sequence[str | None], notes: Sequence[str | None] | No
     return {"illustrated": shown, "explained": explained, "unexplained": len(figures) - shown - explained}
 
 
-def cited_visuals(gold) -> set[str]:
+def cited_visuals(gold: Any) -> set[str]:  # a PairGold
     """Keys ("figure 2", "table 1") of the visuals the JATS body cites: what a summary could show."""
     label_of = {v.id: v.key for v in gold.visuals if v.key}
     return {label_of[rid] for p in gold.paragraphs for rid in p.cites if rid in label_of}

@@ -66,7 +66,8 @@ def tokens(text: str, language: str | None = None) -> list[str]:
         raise MissingDependencyError(
             "ROUGE needs the rouge-score package: pip install rouge-score"
         ) from error
-    return tokenize.tokenize(text, _stemmer())
+    tokens: list[str] = tokenize.tokenize(text, _stemmer())
+    return tokens
 
 
 def _f(hits: float, predicted: int, reference: int) -> tuple[float, float, float]:

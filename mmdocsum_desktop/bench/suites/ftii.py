@@ -33,7 +33,7 @@ class FlowRun:
 
 def run_flow_insertion(
     articles: Sequence[FtiiArticle],
-    engine,
+    engine: Any,  # bench.run.AppPlacer or an experiment's PlacementEngine: anything with place()
     images_root: str | Path,
     *,
     captions: Mapping[str, Mapping[str, Any]] | None = None,
@@ -99,7 +99,7 @@ def option_image(value: str, images_root: Path, work_dir: Path) -> str | None:
 
 def run_single_choice(
     items: Sequence[SingleChoiceItem],
-    engine,
+    engine: Any,  # as in run_flow_insertion
     images_root: str | Path,
     work_dir: str | Path,
     *,
@@ -125,8 +125,8 @@ def run_single_choice(
     return answers
 
 
-def _nanargmax(values) -> int:
-    values = np.asarray(values, dtype=float)
-    if not np.isfinite(values).any():
+def _nanargmax(values: Sequence[float | None]) -> int:
+    scores = np.asarray([np.nan if v is None else v for v in values], dtype=float)
+    if not np.isfinite(scores).any():
         return 0
-    return int(np.nanargmax(values))
+    return int(np.nanargmax(scores))

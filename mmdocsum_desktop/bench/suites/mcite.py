@@ -91,7 +91,7 @@ def judge_record(
     response: str,
     judge: Any,
     *,
-    control=None,
+    control: JobControl | None = None,
     sentence_citation_list: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Citation recall/precision/F1 and the answer rating from the judge; failures are recorded.
@@ -328,7 +328,7 @@ def _responses_stage(
     control: Any,
     skipped: list[dict[str, Any]],
     notes: list[str],
-) -> tuple[dict[str, dict[str, Any]], runner.StageOutcome]:
+) -> tuple[dict[str, dict[str, Any]], runner.StageOutcome[MCiteRecord]]:
     """Every question answered through the app's answering path; resumable. What the answers note about
     the models (no OCR, an image not read, no rescoring) is collected once in ``notes``."""
 

@@ -199,7 +199,7 @@ def _document_of(item: MDocSumItem) -> Path:
     return item.document
 
 
-def _predictions_stage(run: _Run) -> tuple[dict[str, dict[str, Any]], runner.StageOutcome | None]:
+def _predictions_stage(run: _Run) -> tuple[dict[str, dict[str, Any]], runner.StageOutcome[MDocSumItem] | None]:
     """Stage 1: an answer record per document, generated (resumable) or read from the folder."""
     if run.engine is None:
         return _read_predictions(run), None
@@ -413,7 +413,7 @@ def _metrics(
     scored: _Scored,
     judged: dict[str, JudgeScore] | None,
     judge_info: dict[str, Any] | None,
-    generation: runner.StageOutcome | None,
+    generation: runner.StageOutcome[MDocSumItem] | None,
     prediction_rows: dict[str, dict[str, Any]],
 ) -> dict[str, Any]:
     """Stage 5: the overall numbers and breakdowns, as the JSON of a :class:`BenchmarkResult`."""

@@ -53,6 +53,7 @@ from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.schemas.placement import ImageCandidate
 from mmdocsum_desktop.schemas.settings import EngineChoice
+from mmdocsum_desktop.schemas.summary import SummaryRequest
 from mmdocsum_desktop.text.sentences import split_sentences
 
 STAGES = ("figures", "text", "flow", "summary")
@@ -108,7 +109,7 @@ def default_summarizer(session: Session | None = None) -> tuple[Summarizer, str]
 
     def summarize(document: Document, assets: Path) -> list[tuple[Any, ...]]:
         summary = app_summarize(session, document, assets, choice=choice,
-                                options={"include_abstract": False, "citations": False})
+                                options=SummaryRequest(include_abstract=False, citations=False))
         return [(p.text, p.figure.label if p.figure is not None else None,
                  p.no_figure.kind if p.no_figure is not None else None, p.source) for p in summary.paragraphs]
 

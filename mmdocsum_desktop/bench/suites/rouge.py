@@ -14,7 +14,7 @@ from mmdocsum_desktop.bench import report, runner, splits
 from mmdocsum_desktop.bench.glue import BenchEngine
 from mmdocsum_desktop.bench.metrics.rouge import mean_rouge, rouge, summary_text
 from mmdocsum_desktop.errors import BenchError
-from mmdocsum_desktop.jobs import ensure_control
+from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.schemas.bench import BenchmarkResult, RougeItem
 
 SUITE = "rouge"
@@ -92,10 +92,10 @@ def _summaries_stage(
     concurrency: int,
     control: Any,
     skipped: list[dict[str, Any]],
-) -> runner.StageOutcome:
+) -> runner.StageOutcome[RougeItem]:
     """Each document summarised with its abstract removed (resumable)."""
 
-    def summarise(item: RougeItem, ctl) -> dict[str, Any]:
+    def summarise(item: RougeItem, ctl: JobControl) -> dict[str, Any]:
         if item.document is not None:
             if not item.document.is_file():
                 raise BenchError(f"document missing: {item.document}")
