@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import keyring
 import pytest
 from keyring.backend import KeyringBackend
@@ -92,6 +94,23 @@ def test_settings_round_trip(dialog, memory_keyring):
     assert second.base_url.text() == "http://127.0.0.1:8089/v1"
     assert second.llama_model.text() == "/models/m.gguf"
     assert second.api_key.text() == "" and "is stored" in second.key_state.text()
+
+
+def test_a_misspelled_settings_key_is_named_in_the_windows_banner_and_saving_cleans_it(make_window, dialog,
+                                                                                      memory_keyring):
+    settings_path().parent.mkdir(parents=True, exist_ok=True)
+    settings_path().write_text(json.dumps({"format": 1, "engines": {"engine": "extractive", "temprature": 0.5}}),
+                               encoding="utf-8")
+    window = make_window()
+    banner = window.banner.text
+    assert "'engines.temprature'" in banner and "engines.temperature" in banner
+    assert window.banner.kind == "warning"
+
+    d = dialog()  # opened while the window listens: the same file is not warned about twice
+    assert d.engine.currentData() == "extractive"
+    assert d.save()
+    saved = json.loads(settings_path().read_text(encoding="utf-8"))
+    assert "temprature" not in saved["engines"] and saved["engines"]["engine"] == "extractive"
 
 
 def test_invalid_values_keep_the_dialog_and_what_was_typed(dialog, memory_keyring):
