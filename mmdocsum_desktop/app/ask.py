@@ -8,11 +8,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from mmdocsum_desktop.answer.ask import answer_from_evidence, answer_question, prepare_question
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.document.language import guess_language
+from mmdocsum_desktop.engines.base import TextEngine
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.retrieval import Retriever
@@ -63,7 +63,7 @@ def ask(
     control: JobControl | None = None,
     on_text: Callable[[str], None] | None = None,
     figure_text: dict[str, str] | None = None,
-    keep: Callable[[Any], bool] | None = None,
+    keep: Callable[[Passage], bool] | None = None,
 ) -> Answer:
     """Answer ``question`` about ``document`` with the engine ``choice`` names (extractive: no model).
     ``keep`` filters the evidence passages (benchmarks hide the sentence a claim was taken from)."""
@@ -170,7 +170,7 @@ def ask_sources(
     evidence = search.search(index, question, k=max(1, len(passages)), control=control)
     options = _with_choice(AskOptions(evidence_k=max(1, len(passages))), choice)
 
-    def answer_with(engine: Any) -> Answer:
+    def answer_with(engine: TextEngine | None) -> Answer:
         return answer_from_evidence(question, evidence, index, engine, search, control, options=options,
                                     source=source, notes=[*search.notes, *notes], started=started)
 

@@ -15,11 +15,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mmdocsum_desktop.app.models import Models
 from mmdocsum_desktop.document.reader import read_document
 from mmdocsum_desktop.engines import factory
+from mmdocsum_desktop.engines.base import TextEngine
 from mmdocsum_desktop.engines.factory import ConfiguredEngine as ConfiguredEngine  # re-exported: bench.glue
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.models.ocr import page_reader
@@ -99,7 +100,7 @@ class Session:
             yield configured
 
     @contextmanager
-    def judge_engine(self, choice: EngineChoice | None = None) -> Iterator[Any]:
+    def judge_engine(self, choice: EngineChoice | None = None) -> Iterator[TextEngine]:
         """The judge's language-model engine, loaded on first use and kept."""
         choice = choice or EngineChoice()
         name = self.judge_name(choice)
@@ -110,6 +111,7 @@ class Session:
             return factory.configure_engine(self.settings.engines, judge_choice, models=self.models, engine=engine)
 
         with self._use("judge", choice, build) as configured:
+            assert configured.engine is not None, "a judge is a language model (build_judge_engine says which)"
             yield configured.engine
 
     @contextmanager
@@ -144,7 +146,7 @@ class Session:
         self.close()
 
 
-def describe_endpoint(settings: Settings, *, api_key: str | None = None) -> dict[str, Any]:
+def describe_endpoint(settings: Settings, *, api_key: str | None = None) -> EngineInfo:
     """Connect to the OpenAI-compatible endpoint of ``settings`` once, without retries and with short
     timeouts, and describe it (model, base_url); an EndpointError says what went wrong."""
     quick = settings.engines.model_copy(deep=True)
@@ -152,8 +154,7 @@ def describe_endpoint(settings: Settings, *, api_key: str | None = None) -> dict
     engine = factory.build_engine(EngineChoice(engine="openai"), quick, api_key=api_key)
     assert engine is not None, "an endpoint is a text engine"
     try:
-        described: dict[str, Any] = EngineInfo.model_validate(engine.describe()).model_dump(mode="json")
-        return described
+        return EngineInfo.model_validate(engine.describe())
     finally:
         engine.close()
 

@@ -432,7 +432,7 @@ class SettingsDialog(QDialog):
         self.test_result.setText("Connecting…")
         job = Job("Testing the connection", run, kind="settings")
         job.signals.succeeded.connect(
-            lambda info: self.test_result.setText(f"Connected: model “{info.get('model')}” at {info.get('base_url')}."))
+            lambda info: self.test_result.setText(f"Connected: model “{info.model}” at {info.base_url}."))
         job.signals.failed.connect(lambda message: self.test_result.setText(f"Failed: {message}"))
         self.job_bar.track(job)
         self.runner.start(job)
