@@ -54,7 +54,7 @@ def main() -> None:
     from mmdocsum_desktop.models.cache import ContentCache
     from mmdocsum_desktop.models.embed import TextEmbedder
     from mmdocsum_desktop.models.rerank import CrossEncoder
-    from mmdocsum_desktop.retrieval import Retriever
+    from mmdocsum_desktop.retrieval.search import Retriever
 
     results = {}
     load_before = os.getloadavg()

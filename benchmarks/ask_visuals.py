@@ -123,11 +123,11 @@ def main() -> int:
 
     import numpy as np
 
-    from mmdocsum_desktop.answer import answer_question
+    from mmdocsum_desktop.answer.ask import answer_question
     from mmdocsum_desktop.models.cache import ContentCache
     from mmdocsum_desktop.models.embed import TextEmbedder
     from mmdocsum_desktop.models.rerank import CrossEncoder
-    from mmdocsum_desktop.retrieval import Retriever
+    from mmdocsum_desktop.retrieval.search import Retriever
     from mmdocsum_desktop.retrieval.visuals import FEATURES
 
     questions = load_questions(args.split)

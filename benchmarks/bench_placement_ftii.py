@@ -36,8 +36,10 @@ from _ftii_split import SPLIT_DIR, build
 from mmdocsum_desktop.bench.metrics.ftii import flow_metrics, score_articles
 from mmdocsum_desktop.bench.splits import load_flow_insertion
 from mmdocsum_desktop.bench.suites.ftii import run_flow_insertion
-from mmdocsum_desktop.placement import ImageCandidate, PlacementEngine, read_captions_file
 from mmdocsum_desktop.placement import calibration as cal
+from mmdocsum_desktop.placement.candidates import read_captions_file
+from mmdocsum_desktop.placement.engine import PlacementEngine
+from mmdocsum_desktop.schemas.placement import ImageCandidate
 
 sys.path.insert(0, str(REPO_ROOT))  # the fitting helpers are shared with tools/fit_placement.py
 from tools.placement_fitting import fit_conditional_logit  # noqa: E402

@@ -62,7 +62,7 @@ def main() -> None:
 
     from mmdocsum_desktop.document.reader import export_document, read_document
     from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine, resolve_model_path
-    from mmdocsum_desktop.placement import candidates_from_document
+    from mmdocsum_desktop.placement.candidates import candidates_from_document
     from mmdocsum_desktop.summarize import prompt as prompts
     from mmdocsum_desktop.summarize.strategies.full_document import build_engine_messages_preview
 

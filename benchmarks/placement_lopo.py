@@ -22,8 +22,8 @@ from _ftii_split import SPLIT_DIR, build
 from bench_placement_ftii import CONFIGS, Corpus, fit_profiles, profile_signals, rounded
 
 from mmdocsum_desktop.bench.metrics.ftii import score_articles
-from mmdocsum_desktop.placement import PlacementEngine
 from mmdocsum_desktop.placement import calibration as cal
+from mmdocsum_desktop.placement.engine import PlacementEngine
 
 WANTED = ("caption+ocr+context", "caption+context (no OCR)", "caption+ocr (no context)")
 RUNS = (  # name, strategy, cross-encoder

@@ -25,7 +25,7 @@ from _corpus import REPO_ROOT, write_result
 
 from mmdocsum_desktop.bench.metrics import pairs as m
 from mmdocsum_desktop.bench.pairs_split import pairs_in
-from mmdocsum_desktop.placement import PlacementEngine
+from mmdocsum_desktop.placement.engine import PlacementEngine
 
 sys.path.insert(0, str(REPO_ROOT))  # the fitting tool's data loading: same papers, same gold
 from tools.fit_placement import PMC, WORK, jats_item  # noqa: E402

@@ -54,7 +54,7 @@ def paper_inputs(name: str, documents: list[Path], crops: Path, dpi: int, captio
     """(paragraphs, pool, pages) of one paper, crops rendered under ``crops``."""
     from mmdocsum_desktop.bench.pairs_gold import strip_citations
     from mmdocsum_desktop.bench.suites.pairs import body_blocks
-    from mmdocsum_desktop.placement import candidates_from_document
+    from mmdocsum_desktop.placement.candidates import candidates_from_document
     from mmdocsum_desktop.schemas.document import Document
 
     folder = crops / f"{dpi}dpi" / name
@@ -111,7 +111,7 @@ def cold_child(inputs: Path, config: str, top_k: int | None) -> None:
     started, cpu = time.perf_counter(), time.process_time()
     from mmdocsum_desktop.app.placement import place  # noqa: F401 — timed: part of a cold start
     from mmdocsum_desktop.app.session import Session
-    from mmdocsum_desktop.placement import ImageCandidate
+    from mmdocsum_desktop.schemas.placement import ImageCandidate
 
     imports_wall, imports_cpu = time.perf_counter() - started, time.process_time() - cpu
     data = json.loads(inputs.read_text(encoding="utf-8"))  # what opening the extraction folder gives

@@ -92,7 +92,7 @@ def score(document, gold) -> dict:
 
 
 def summary_rouge(session, document, gold, work: Path) -> dict | None:
-    from mmdocsum_desktop.app import summarize
+    from mmdocsum_desktop.app.summary import summarize
     from mmdocsum_desktop.schemas.settings import EngineChoice
     from mmdocsum_desktop.schemas.summary import SummaryRequest
 

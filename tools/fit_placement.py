@@ -62,8 +62,8 @@ from benchmarks._corpus import CORPUS, RESULTS
 from mmdocsum_desktop.bench.metrics import pairs as m
 from mmdocsum_desktop.bench.pairs_gold import read_gold, strip_citations
 from mmdocsum_desktop.bench.pairs_split import pairs_in
-from mmdocsum_desktop.placement import ImageCandidate, PlacementEngine
 from mmdocsum_desktop.placement import calibration as cal
+from mmdocsum_desktop.placement.engine import PlacementEngine
 from mmdocsum_desktop.placement.head import HEAD_FEATURE, ParagraphHead
 from mmdocsum_desktop.placement.sequence import (
     NEIGHBOUR_FEATURES,
@@ -79,6 +79,7 @@ from mmdocsum_desktop.placement.weights import (
     parse_weights,
     weights_payload,
 )
+from mmdocsum_desktop.schemas.placement import ImageCandidate
 from tools.placement_fitting import fit_head
 
 PMC = CORPUS / "pmc"
@@ -179,7 +180,7 @@ def jats_item(xml: Path, name: str, source: str, split: str, use_app: bool) -> I
     document = app_document(name) if use_app else None
     if document is not None:
         from mmdocsum_desktop.bench.suites.pairs import body_blocks
-        from mmdocsum_desktop.placement import candidates_from_document
+        from mmdocsum_desktop.placement.candidates import candidates_from_document
 
         candidates = candidates_from_document(document, doc_dir(name), include_tables=False, require_image=False)
         for c in candidates:

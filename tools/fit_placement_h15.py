@@ -52,13 +52,15 @@ from mmdocsum_desktop.bench.metrics import pairs as m
 from mmdocsum_desktop.bench.pairs_gold import read_gold, strip_citations
 from mmdocsum_desktop.bench.pairs_split import pairs_in
 from mmdocsum_desktop.bench.suites.pairs import body_blocks
-from mmdocsum_desktop.placement import ImageCandidate, PlacementEngine, candidates_from_document
 from mmdocsum_desktop.placement import calibration as cal
 from mmdocsum_desktop.placement.assign import global_assign
+from mmdocsum_desktop.placement.candidates import candidates_from_document
+from mmdocsum_desktop.placement.engine import PlacementEngine
 from mmdocsum_desktop.placement.rescore import RESCORE_FEATURES
 from mmdocsum_desktop.placement.sequence import NEIGHBOUR_FEATURES, monotone_assign, paragraph_prior
 from mmdocsum_desktop.placement.weights import DEFAULT_WEIGHTS, load_weights, weights_payload
 from mmdocsum_desktop.schemas.document import Document
+from mmdocsum_desktop.schemas.placement import ImageCandidate
 from tools.placement_fitting import fit_conditional_logit
 
 PROFILES = load_weights(DEFAULT_WEIGHTS).profiles

@@ -15,8 +15,8 @@ from mmdocsum_desktop.document.language import guess_language
 from mmdocsum_desktop.engines.base import TextEngine
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.retrieval import Retriever
 from mmdocsum_desktop.retrieval.passages import MAX_OCR_CHARS, MIN_SENTENCE_CHARS, Passage, PassageKind
+from mmdocsum_desktop.retrieval.search import Retriever
 from mmdocsum_desktop.schemas.answer import Answer, AskOptions
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.settings import EngineChoice

@@ -21,9 +21,9 @@ from mmdocsum_desktop.models.clip import ClipOnnx, load_clip
 from mmdocsum_desktop.models.embed import TextEmbedder
 from mmdocsum_desktop.models.ocr import OcrEngine, cached_text
 from mmdocsum_desktop.models.rerank import load_cross_encoder
-from mmdocsum_desktop.placement import PlacementEngine
+from mmdocsum_desktop.placement.engine import PlacementEngine
 from mmdocsum_desktop.placement.rescore import PAIR_MAX_LENGTH, RememberedPairs
-from mmdocsum_desktop.retrieval import Retriever
+from mmdocsum_desktop.retrieval.search import Retriever
 
 Loaded = tuple[Any, "str | None"]  # (model, None), or (None, why it is not there)
 

@@ -10,16 +10,14 @@ from pathlib import Path
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.placement import (
-    STRATEGIES,
-    ImageCandidate,
-    Placement,
+from mmdocsum_desktop.placement.candidates import (
     candidates_from_document,
     candidates_from_folder,
     read_captions_file,
 )
-from mmdocsum_desktop.placement.engine import Strategy
+from mmdocsum_desktop.placement.engine import STRATEGIES, Strategy
 from mmdocsum_desktop.schemas.document import Document
+from mmdocsum_desktop.schemas.placement import ImageCandidate, Placement
 from mmdocsum_desktop.schemas.settings import PlacementSettings
 from mmdocsum_desktop.text.paragraphs import split_paragraphs
 

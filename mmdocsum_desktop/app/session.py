@@ -29,7 +29,7 @@ from mmdocsum_desktop.schemas.settings import EngineChoice, PlacementSettings, S
 
 if TYPE_CHECKING:  # types only: the reader (PyMuPDF) and placement (scipy) load when first used
     from mmdocsum_desktop.document.limits import ReadLimits
-    from mmdocsum_desktop.placement import PlacementEngine
+    from mmdocsum_desktop.placement.engine import PlacementEngine
     from mmdocsum_desktop.schemas.document import Document
     from mmdocsum_desktop.summarize.sentences import Embedder
 

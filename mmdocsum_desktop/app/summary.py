@@ -14,7 +14,7 @@ from pathlib import Path
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.document.limits import ReadLimits
 from mmdocsum_desktop.document.reader import export_document
-from mmdocsum_desktop.document.scanned import scan_notes
+from mmdocsum_desktop.document.recognised import scan_notes
 from mmdocsum_desktop.engines.factory import ConfiguredEngine
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
@@ -31,8 +31,11 @@ from mmdocsum_desktop.schemas.summary import (
 )
 from mmdocsum_desktop.summarize.citations import Citer
 from mmdocsum_desktop.summarize.pipeline import summarize_document
-from mmdocsum_desktop.summarize.roles import section_role  # noqa: F401 — the pairs benchmark counts roles with it
-from mmdocsum_desktop.summarize.strategies import RewriteSettings, SummaryStrategy, choose_strategy
+from mmdocsum_desktop.summarize.roles import (
+    section_role as section_role,  # the pairs benchmark counts roles with it
+)
+from mmdocsum_desktop.summarize.strategies.base import RewriteSettings, SummaryStrategy
+from mmdocsum_desktop.summarize.strategies.choice import choose_strategy
 from mmdocsum_desktop.text.sentences import split_sentences
 
 

@@ -1,6 +1,6 @@
 """The benchmark's only contact with the application: the run's Session.
 
-A benchmark run (``bench.run.run_benchmark``) hands its :class:`~mmdocsum_desktop.app.Session` to the
+A benchmark run (``bench.run.run_benchmark``) hands its :class:`~mmdocsum_desktop.app.session.Session` to the
 suites with :func:`using_session`; ``BenchEngine`` then reads and summarises each document with the
 application's own use case (``app.summarize_file``: read with OCR, figures exported, the session's
 engine), exactly as `mmdocsum summarize` does, and returns what the suites score: the app's answer in
@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.app import FileSummary, Session, catalog, judging, summarize_file
+from mmdocsum_desktop.app import catalog, judging
 from mmdocsum_desktop.app.output import image_tags, summary_json
 from mmdocsum_desktop.app.placement import figure_candidates
-from mmdocsum_desktop.app.session import ConfiguredEngine
-from mmdocsum_desktop.app.summary import describe_engine
+from mmdocsum_desktop.app.session import ConfiguredEngine, Session
+from mmdocsum_desktop.app.summary import FileSummary, describe_engine, summarize_file
 from mmdocsum_desktop.bench.metrics.mdocsum import count_tokens
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.engine import GenerationRecord

@@ -1,7 +1,7 @@
 """Benchmark runs: what ``mmdocsum bench SUITE`` runs, and the desktop app's Benchmark view with it
 (the same function, the same files in the output folder).
 
-The benchmarks sit above the application layer: a run hands its :class:`~mmdocsum_desktop.app.Session`
+The benchmarks sit above the application layer: a run hands its :class:`~mmdocsum_desktop.app.session.Session`
 to the suites (``glue.using_session``), and they read and summarise through it exactly as
 `mmdocsum summarize` does (OCR included), so a number printed here describes what users get."""
 

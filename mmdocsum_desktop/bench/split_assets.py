@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.app import Session, catalog
+from mmdocsum_desktop.app import catalog
 from mmdocsum_desktop.app.extract import export
 from mmdocsum_desktop.app.placement import figure_candidates
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.fileio import write_json_atomic
 
 _PACKAGE = Path(__file__).resolve().parents[1]

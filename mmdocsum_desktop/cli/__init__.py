@@ -30,26 +30,54 @@ if _started_as_the_command():
 
 import argparse  # noqa: E402 — after the start-up Ctrl-C handler, on purpose
 import importlib  # noqa: E402
-from collections.abc import Sequence  # noqa: E402
+from collections.abc import Collection, Sequence  # noqa: E402
 
 from mmdocsum_desktop import __version__, secrets  # noqa: E402
 from mmdocsum_desktop.errors import JobCancelled, MmdocsumError  # noqa: E402
 from mmdocsum_desktop.messages import Notice, listening  # noqa: E402
 
-# Each module exposes register(subparsers); adding a command means adding a module here.
-_COMMAND_MODULES = ["extract", "models", "summarize", "place", "ask", "bench", "doctor"]
+# The subcommands, in the order `mmdocsum --help` lists them, with their one-line help. Each lives in the
+# module mmdocsum_desktop.cli.NAME, which exposes register(subparsers); adding a command means adding a
+# module and a line here. Only the command being run is imported (dispatch by name, below): the others
+# are listed from this table, so `mmdocsum --help` does not load what they run (PyMuPDF and its layout
+# model, the models' runtimes, the benchmark suites). A test checks each line against its module's own.
+COMMANDS: dict[str, str] = {
+    "extract": "extract text, figures, tables and captions",
+    "models": "list, add, verify and download models",
+    "summarize": "write a four-paragraph summary with the document's figures and citations",
+    "place": "insert images after the paragraphs they illustrate",
+    "ask": "ask a question about a document; the answer cites pages, figures and tables",
+    "bench": "run a benchmark suite and score it",
+    "doctor": "what the app will run on (llama.cpp build, GPU, onnxruntime, memory, models, keyring)",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_module(name: str) -> str:
+    return f"mmdocsum_desktop.cli.{name}"
+
+
+def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of `mmdocsum`, with the full parser of each command in ``commands`` (None: all of them)
+    and a one-line entry for each other one, which is all `mmdocsum --help` shows of it."""
     parser = argparse.ArgumentParser(
         prog="mmdocsum", description="Read documents and write interleaved, cited, illustrated summaries."
     )
     parser.add_argument("--version", action="version", version=f"mmdocsum {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks for internal errors")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in _COMMAND_MODULES:
-        importlib.import_module(f"mmdocsum_desktop.cli.{name}").register(subparsers)
+    for name, help_line in COMMANDS.items():
+        if commands is None or name in commands:
+            importlib.import_module(command_module(name)).register(subparsers)
+        else:
+            subparsers.add_parser(name, help=help_line)
     return parser
+
+
+def command_named(arguments: Sequence[str]) -> str | None:
+    """The subcommand a command line runs: its first word that is not an option (`mmdocsum` itself takes
+    no option with a value), when it names one."""
+    first_word = next((argument for argument in arguments if not argument.startswith("-")), None)
+    return first_word if first_word in COMMANDS else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -74,7 +102,8 @@ def _main(argv: Sequence[str] | None) -> int:
     # What the command prints, logs and writes never holds an API key (mmdocsum_desktop.secrets).
     secrets.install_process_guards()
     try:
-        parser = build_parser()
+        command = command_named(arguments)
+        parser = build_parser([command] if command else [])
         args = parser.parse_args(arguments)
     except KeyboardInterrupt:  # a start-up Ctrl-C where the early handler is not installed (main() in a test)
         print("mmdocsum: interrupted", file=sys.stderr)

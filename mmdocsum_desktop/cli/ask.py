@@ -12,8 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from mmdocsum_desktop.app import Session
 from mmdocsum_desktop.app.ask import ask, check_question, question_language_note  # app.ask is also the module
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.cli.progress import tqdm_control, write_stderr
 from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
 from mmdocsum_desktop.fileio import check_output_path, write_text_atomic

@@ -24,8 +24,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.app import Session
 from mmdocsum_desktop.app.placement import STRATEGIES
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.bench import splits
 from mmdocsum_desktop.bench.metrics.ftii import score_articles, single_choice_accuracy
 from mmdocsum_desktop.bench.run import run_ftii as place_and_score

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mmdocsum_desktop.app import Session
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.bench.run import run_benchmark
 from mmdocsum_desktop.bench.suites.pairs import STAGES, headline_rows
 from mmdocsum_desktop.cli import bench_common as common

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mmdocsum_desktop.app import Session
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.bench.run import run_benchmark
 from mmdocsum_desktop.cli import bench_common as common
 from mmdocsum_desktop.cli.progress import tqdm_control

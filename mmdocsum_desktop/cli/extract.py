@@ -6,8 +6,8 @@ import argparse
 import time
 from pathlib import Path
 
-from mmdocsum_desktop.app import Session
 from mmdocsum_desktop.app.extract import Extraction, ReadLimits, extract
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.fileio import check_output_path
 from mmdocsum_desktop.schemas.document import Document, Figure

@@ -9,9 +9,9 @@ import re
 import sys
 from pathlib import Path
 
-from mmdocsum_desktop.app import Session, place
 from mmdocsum_desktop.app.extract import extract
-from mmdocsum_desktop.app.placement import STRATEGIES, figure_candidates, folder_candidates
+from mmdocsum_desktop.app.placement import STRATEGIES, figure_candidates, folder_candidates, place
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.cli.engine_flags import add_placement_arguments, placement_settings
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.errors import InputNotFoundError

@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from mmdocsum_desktop.app import Session, summarize_file
 from mmdocsum_desktop.app.output import FORMATS, format_for, write_summary
-from mmdocsum_desktop.app.summary import describe_engine
+from mmdocsum_desktop.app.session import Session
+from mmdocsum_desktop.app.summary import describe_engine, summarize_file
 from mmdocsum_desktop.cli.bench_common import cancel_on_sigint
 from mmdocsum_desktop.cli.engine_flags import add_engine_arguments, engine_choice
 from mmdocsum_desktop.cli.extract import add_read_limit_arguments, read_limits

@@ -1,6 +1,7 @@
-"""Documents: the schema and the readers for PDF, HTML, Markdown and JATS."""
+"""Documents: the readers for PDF (scanned pages included), HTML, Markdown and JATS, and what they share.
 
-from mmdocsum_desktop.document.reader import export_document, read_document
-from mmdocsum_desktop.schemas.document import Block, Document, Figure
-
-__all__ = ["Block", "Document", "Figure", "export_document", "read_document"]
+Import what you need from the module that defines it (``document.reader.read_document``,
+``schemas.document.Document``): this package re-exports nothing, so that importing one light module of it
+(``document.sections``, say) does not load PyMuPDF, its layout model and onnxruntime, which the PDF
+reader needs.
+"""

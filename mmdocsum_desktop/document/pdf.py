@@ -37,9 +37,9 @@ from mmdocsum_desktop.document.pdf_layout import (
     x_overlap,
 )
 from mmdocsum_desktop.document.reading_order import order_blocks
+from mmdocsum_desktop.document.recognised import PageOcr
 from mmdocsum_desktop.document.scanned import (
     OCR_FONT,
-    PageOcr,
     ScannedPage,
     looks_scanned,
     read_scanned_page,

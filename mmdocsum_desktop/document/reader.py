@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
+import importlib
 import io
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
-from mmdocsum_desktop.document.html import read_html
 from mmdocsum_desktop.document.injection import quarantine
-from mmdocsum_desktop.document.jats import read_jats
 from mmdocsum_desktop.document.labels import link_mentions
 from mmdocsum_desktop.document.language import mark_languages
 from mmdocsum_desktop.document.limits import DEFAULT_LIMITS, ReadLimits, configure_pillow
-from mmdocsum_desktop.document.markdown import read_markdown
-from mmdocsum_desktop.document.pdf import read_pdf, render_visuals
 from mmdocsum_desktop.errors import (
     DocumentTooLargeError,
     ImageTooLargeError,
@@ -34,7 +31,7 @@ from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.schemas.document import Document, DocumentKind
 
 if TYPE_CHECKING:
-    from mmdocsum_desktop.document.scanned import PageOcr
+    from mmdocsum_desktop.document.recognised import PageOcr
 
 _SUFFIX_KINDS: dict[str, DocumentKind] = {
     ".pdf": "pdf",
@@ -46,6 +43,23 @@ _SUFFIX_KINDS: dict[str, DocumentKind] = {
     ".nxml": "jats",
     ".xml": "jats",
 }
+
+
+# Each format's reader is a module imported the first time a file of that kind is read, and it imports
+# what it needs at its top. The PDF reader brings PyMuPDF with its layout model and onnxruntime (about a
+# second of CPU): the window paints, and `mmdocsum --help` answers, without paying for it.
+_FORMAT_READERS: dict[DocumentKind, str] = {
+    "pdf": "mmdocsum_desktop.document.pdf",
+    "html": "mmdocsum_desktop.document.html",
+    "markdown": "mmdocsum_desktop.document.markdown",
+    "jats": "mmdocsum_desktop.document.jats",
+}
+
+
+def format_reader(kind: DocumentKind) -> Any:
+    """The module that reads documents of ``kind`` (``read_pdf``/``render_visuals``, ``read_html``,
+    ``read_markdown``, ``read_jats``), imported now if this is the first one of its kind."""
+    return importlib.import_module(_FORMAT_READERS[kind])
 
 
 def detect_kind(path: Path) -> DocumentKind:
@@ -99,14 +113,16 @@ def read_document(
             f"{source.name}: {size / 1e6:.0f} MB is over the limit of {limits.max_text_bytes / 1e6:.0f} MB "
             "for HTML, Markdown and JATS files"
         )
+    reader = format_reader(kind)
+    document: Document
     if kind == "pdf":
-        document = read_pdf(source, password=password, limits=limits, control=control, ocr=ocr)
+        document = reader.read_pdf(source, password=password, limits=limits, control=control, ocr=ocr)
     elif kind == "html":
-        document = read_html(source, limits=limits, control=control)
+        document = reader.read_html(source, limits=limits, control=control)
     elif kind == "markdown":
-        document = read_markdown(source, limits=limits, control=control)
+        document = reader.read_markdown(source, limits=limits, control=control)
     else:
-        document = read_jats(source, limits=limits, control=control)
+        document = reader.read_jats(source, limits=limits, control=control)
     quarantine(document)  # sentences addressed to a language model are not the paper's text (injection.py)
     mark_languages(document)  # before mentions: lower-case "tabela 2" counts in a Portuguese paper
     link_mentions(document)
@@ -134,7 +150,7 @@ def export_document(
         except OSError as error:
             raise output_error(figures_dir, error) from error
         if document.kind == "pdf":
-            render_visuals(document, figures_dir, dpi=dpi, password=password, limits=limits, control=control)
+            format_reader("pdf").render_visuals(document, figures_dir, dpi=dpi, password=password, limits=limits, control=control)
         else:
             _copy_article_images(document, figures_dir, limits=limits, control=control)
         return document.save(out / "document.json")

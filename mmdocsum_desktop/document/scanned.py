@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,11 +28,11 @@ import pymupdf
 from scipy import ndimage
 
 from mmdocsum_desktop.document.figures import PageGeometry, PageRegions, find_regions
-from mmdocsum_desktop.document.injection import WARNING_PREFIX as INJECTION_WARNING
 from mmdocsum_desktop.document.labels import parse_caption_start
 from mmdocsum_desktop.document.limits import ReadLimits
 from mmdocsum_desktop.document.pdf_layout import Line, Rect, TextBlock, area, union, x_overlap, y_overlap
 from mmdocsum_desktop.document.reading_order import order_blocks
+from mmdocsum_desktop.document.recognised import PageOcr, RecognisedLine, as_recognised_page
 from mmdocsum_desktop.errors import ImageTooLargeError
 
 OCR_DPI = 200
@@ -46,37 +46,6 @@ LOW_SCAN_DPI = 110
 _MARGIN = 0.07  # share of the page height where running headers, footers and page numbers live
 
 
-@dataclass(frozen=True)
-class RecognisedLine:
-    text: str
-    bbox: Rect  # (x0, y0, x1, y1) in pixels of the upright page image
-    confidence: float = 1.0
-
-
-@dataclass(frozen=True)
-class RecognisedPage:
-    lines: tuple[RecognisedLine, ...]
-    # numpy rot90 turns (counter-clockwise) the OCR applied to the page image to read it upright
-    quarter_turns: int = 0
-    width: int = 0
-    height: int = 0
-
-
-# Text recognition for scanned pages, injected by the caller: PNG bytes of the page rendered at OCR_DPI
-# (less for huge pages) -> RecognisedPage; a list of (text, box) or (text, box, confidence) is accepted too.
-PageOcr = Callable[[bytes], "RecognisedPage | Sequence[tuple]"]
-
-
-def as_recognised_page(result: RecognisedPage | Sequence[tuple]) -> RecognisedPage:
-    if isinstance(result, RecognisedPage):
-        return result
-    lines = []
-    for row in result:
-        text, box = row[0], row[1]
-        confidence = float(row[2]) if len(row) > 2 else 1.0
-        x0, y0, x1, y1 = (float(v) for v in box)
-        lines.append(RecognisedLine(str(text), (x0, y0, x1, y1), confidence))
-    return RecognisedPage(tuple(lines))
 
 
 @dataclass
@@ -514,10 +483,3 @@ def scan_copy(
             sheet.insert_image(sheet.rect, stream=pixmap.tobytes("jpeg" if not gray else "png"))
         out.save(target, garbage=3, deflate=True)
     return target
-
-
-def scan_notes(warnings: Sequence[str]) -> list[str]:
-    """The reader's warnings about scanned pages (read with OCR, low confidence, coarse, not read): what a
-    summary of the document repeats, since its sentences may rest on misread words; and about text
-    addressed to a language model that was left out (document/injection.py)."""
-    return [w for w in warnings if "OCR" in w or "scanned" in w or w.startswith(INJECTION_WARNING)]

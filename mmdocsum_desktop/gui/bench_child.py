@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop import app
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.bench.run import run_benchmark as run_suite
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.settings import EngineChoice
@@ -25,6 +25,6 @@ def benchmark_in_this_process(suite: str, split: str, engine: str, out: str, con
         if not ftii_data["captions"].is_file():
             ftii_data["captions"] = None
     choice = None if suite == "ftii" else EngineChoice(engine=engine)
-    with app.Session() as session:
+    with Session() as session:
         run_suite(session, suite, split, out, choice=choice, control=control, **ftii_data)
     return out

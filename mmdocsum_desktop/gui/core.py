@@ -16,8 +16,11 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
-from mmdocsum_desktop import app
 from mmdocsum_desktop.app import catalog, present
+from mmdocsum_desktop.app import summary as app_summary
+from mmdocsum_desktop.app.judging import judge
+from mmdocsum_desktop.app.placement import image_pool, place
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.bench import report
 from mmdocsum_desktop.bench.compare import compare
 from mmdocsum_desktop.errors import MmdocsumError
@@ -38,6 +41,9 @@ sub_control = present.span_control  # one progress bar over several steps (the o
 # and what the Benchmark view shows.
 WARM_UP_MODULES = (
     "mmdocsum_desktop.app.summary",
+    # the readers are imported by the first document of their kind (document.reader.format_reader)
+    "mmdocsum_desktop.document.pdf",
+    "mmdocsum_desktop.document.html",
     "mmdocsum_desktop.app.placement",
     "mmdocsum_desktop.app.ask",
     "mmdocsum_desktop.app.judging",
@@ -49,7 +55,7 @@ WARM_UP_MODULES = (
 )
 
 
-def warm_up(session: app.Session, modules: tuple[str, ...] = WARM_UP_MODULES, *, embedder: bool = True) -> JobFn:
+def warm_up(session: Session, modules: tuple[str, ...] = WARM_UP_MODULES, *, embedder: bool = True) -> JobFn:
     """Import what the jobs will need and load the text embedder (an ONNX session whose creation holds
     the GIL for a while), right after the window appears rather than in the middle of a summary."""
 
@@ -106,7 +112,7 @@ def make_thumbnails(paths: list[tuple[str, Path]], size: int) -> JobFn:
 # ------------------------------------------------------------------------------------ documents
 
 
-def open_document(session: app.Session, path: Path, workspace_root: Path, *,
+def open_document(session: Session, path: Path, workspace_root: Path, *,
                   password: str | None = None) -> JobFn:
     """Read the file (as `mmdocsum extract` does, scanned pages with OCR) and render its figure crops
     into the workspace (:func:`app.present.open_document`)."""
@@ -120,14 +126,14 @@ def open_document(session: app.Session, path: Path, workspace_root: Path, *,
 # ------------------------------------------------------------------------------------ summaries
 
 
-def summarize(session: app.Session, document: Document, workspace_root: Path) -> JobFn:
-    """The summary (as `mmdocsum summarize` writes it, through :func:`app.summarize`) with the session's
+def summarize(session: Session, document: Document, workspace_root: Path) -> JobFn:
+    """The summary (as `mmdocsum summarize` writes it, through :func:`app.summary.summarize`) with the session's
     engine; an LLM's text streams to ``stream``."""
 
     def run(control: JobControl, stream: StreamFn) -> dict[str, Any]:
         current = session
         control.report(0, 100, f"starting the {current.engine_name()} engine")
-        summary = app.summarize(current, document, workspace_root, control=sub_control(control, 5, 100),
+        summary = app_summary.summarize(current, document, workspace_root, control=sub_control(control, 5, 100),
                                 on_text=stream)
         control.report(100, 100, "done")
         return _prepared(summary, workspace_root)
@@ -135,14 +141,14 @@ def summarize(session: app.Session, document: Document, workspace_root: Path) ->
     return run
 
 
-def regenerate_paragraph(session: app.Session, document: Document, workspace_root: Path, summary: Summary,
+def regenerate_paragraph(session: Session, document: Document, workspace_root: Path, summary: Summary,
                          index: int, attempt: int) -> JobFn:
-    """Paragraph ``index`` written anew (:func:`app.regenerate_paragraph`); the other three are kept."""
+    """Paragraph ``index`` written anew (:func:`app.summary.regenerate_paragraph`); the other three are kept."""
 
     def run(control: JobControl, stream: StreamFn) -> dict[str, Any]:
         current = session
         control.report(0, 100, f"starting the {current.engine_name()} engine")
-        fresh = app.regenerate_paragraph(current, document, summary, index, attempt=attempt,
+        fresh = app_summary.regenerate_paragraph(current, document, summary, index, attempt=attempt,
                                          control=sub_control(control, 5, 100), on_text=stream)
         control.report(100, 100, "done")
         return _prepared(fresh, workspace_root)
@@ -156,7 +162,7 @@ def _prepared(summary: Summary, workspace_root: Path) -> dict[str, Any]:
     return {"summary": summary, "images": scaled_images(paths, SUMMARY_IMAGE_WIDTH)}
 
 
-def engine_name(session: app.Session) -> str:
+def engine_name(session: Session) -> str:
     """The engine a summary would use with the session's settings ("auto" resolved)."""
     try:
         return session.engine_name()
@@ -166,7 +172,7 @@ def engine_name(session: app.Session) -> str:
 
 # ------------------------------------------------------------------------------------ judging
 
-def judge_description(session: app.Session) -> str:
+def judge_description(session: Session) -> str:
     """What the judge is, for the job title: "llama (model.gguf)" or "openai (http://…)"; an
     MmdocsumError (JudgeNotConfiguredError) when only the extractive engine is set up."""
     return session.judge_description()
@@ -178,7 +184,7 @@ def judge_record(summary: Summary, document: Document | None = None) -> dict[str
     return present.summary_json(summary)
 
 
-def judge_summary(session: app.Session, document: Document, summary: Summary, workspace_root: Path) -> JobFn:
+def judge_summary(session: Session, document: Document, summary: Summary, workspace_root: Path) -> JobFn:
     """Judge the summary against its document on the aspects of ``judge.summary`` (what
     `mmdocsum bench judge` does for one document), with the LLM engine of the settings. Returns the
     judgement's JSON (``judge.summary.judge_document``) with ``aspect_titles`` {name: title}."""
@@ -186,8 +192,8 @@ def judge_summary(session: app.Session, document: Document, summary: Summary, wo
     def run(control: JobControl, stream: StreamFn) -> dict[str, Any]:
         current = session
         control.report(0, 100, f"starting the {current.judge_name()} judge")
-        judgement = app.judge(current, document, summary, base_dir=workspace_root,
-                              control=sub_control(control, 5, 100))
+        judgement = judge(current, document, summary, base_dir=workspace_root,
+                          control=sub_control(control, 5, 100))
         control.report(100, 100, "done")
         # the views and the project file keep the judgement's JSON form
         return judgement.model_dump(mode="json")
@@ -198,14 +204,14 @@ def judge_summary(session: app.Session, document: Document, summary: Summary, wo
 # ------------------------------------------------------------------------------------ placement
 
 
-def place_images(session: app.Session, paragraphs: list[str], *, document: Document | None,
+def place_images(session: Session, paragraphs: list[str], *, document: Document | None,
                  workspace_root: Path | None, folder: Path | None) -> JobFn:
     """Flow insertion over the user's paragraphs with the document's figures or a folder of images
-    (:func:`app.place`, what `mmdocsum place` runs), with the placement settings (OCR, CLIP)."""
+    (:func:`app.placement.place`, what `mmdocsum place` runs), with the placement settings (OCR, CLIP)."""
 
     def run(control: JobControl, stream: StreamFn) -> list[dict[str, Any]]:
-        pool = app.image_pool(document=None if folder is not None else document, root=workspace_root, folder=folder)
-        placed = app.place(session, paragraphs, pool, control=control)
+        pool = image_pool(document=None if folder is not None else document, root=workspace_root, folder=folder)
+        placed = place(session, paragraphs, pool, control=control)
         return [_suggestion(p, pool) for p in placed.placements]
 
     return run

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Literal
 
 import shiboken6
-from PySide6.QtCore import QByteArray, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QUndoStack
+from PySide6.QtCore import QByteArray, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QPaintEvent, QUndoStack
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -31,8 +31,9 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
-from mmdocsum_desktop import __version__, app
+from mmdocsum_desktop import __version__
 from mmdocsum_desktop.app import project as proj
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.errors import MmdocsumError, ModelProcessError
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.ask_view import AskView
@@ -98,7 +99,7 @@ class MainWindow(QMainWindow):
     tabs: QTabWidget  # window_actions.build_layout makes these
     splitter: QSplitter
 
-    def __init__(self, *, prefs: GuiPrefs | None = None, session: app.Session | None = None) -> None:
+    def __init__(self, *, prefs: GuiPrefs | None = None, session: Session | None = None) -> None:
         super().__init__()
         self.setWindowIcon(icons.app_icon())
         self.setAcceptDrops(True)
@@ -148,14 +149,16 @@ class MainWindow(QMainWindow):
         self.messages.notice.connect(lambda level, text: self.show_error(text, "warning" if level == "warning" else "info"))
 
         # the one Session of this window: every job runs in it, and it closes with the window
-        self.session = session if session is not None else app.Session(self.engine_settings())
+        self.session = session if session is not None else Session(self.engine_settings())
         build_actions(self)
         self.resize(1280, 820)
         if self.prefs.geometry:
             self.restoreGeometry(QByteArray.fromBase64(self.prefs.geometry.encode("ascii")))
         self.update_title()
         self.update_actions()
-        self.runner.start(Job("warming up", core.warm_up(self.session), kind="warm-up"))
+        # the readers, the models and their runtimes (PyMuPDF, onnxruntime) are imported by a warm-up job
+        # once the window has painted: imported here, they would hold the GIL while the window appears
+        self._warm_up_pending = True
 
     @property
     def workspace(self) -> proj.Workspace | None:
@@ -170,7 +173,7 @@ class MainWindow(QMainWindow):
     def undo_stack(self) -> QUndoStack:
         return self.state.undo_stack
 
-    def current_session(self) -> app.Session:
+    def current_session(self) -> Session:
         """The window's Session with the settings as saved now (the Settings dialog may have changed
         them), handed to it here on the GUI thread before a job takes it; jobs never change it."""
         self.session.use_settings(self.engine_settings())
@@ -459,6 +462,16 @@ class MainWindow(QMainWindow):
         return self.files.recover(item)
 
     # ============================================================================ closing
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 — Qt's name
+        super().paintEvent(event)
+        if self._warm_up_pending:
+            self._warm_up_pending = False
+            QTimer.singleShot(0, self, self._warm_up)  # after this paint; not at all once the window is gone
+
+    def _warm_up(self) -> None:
+        if not self.closing:
+            self.runner.start(Job("warming up", core.warm_up(self.session), kind="warm-up"))
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 — Qt's name
         if self.workspace is not None and self.dirty and self.has_work():
             answer = self.ask_save_changes()

@@ -17,8 +17,8 @@ from typing import Any
 from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QUndoCommand, QUndoStack
 
-from mmdocsum_desktop import app
 from mmdocsum_desktop.app import project as proj
+from mmdocsum_desktop.app.summary import FigureSwap, swap_figure
 from mmdocsum_desktop.gui.state import AppState
 from mmdocsum_desktop.schemas.summary import Summary
 
@@ -124,7 +124,7 @@ class ProjectModel(AppState):
         self.changed.emit()
         return before
 
-    def swap_figure(self, index: int, figure_id: str | None) -> app.FigureSwap | None:
+    def swap_figure(self, index: int, figure_id: str | None) -> FigureSwap | None:
         """Paragraph ``index`` shows figure ``figure_id`` (None: no figure); a figure shown by another
         paragraph leaves it (each figure is used once)."""
         workspace = self.workspace
@@ -133,7 +133,7 @@ class ProjectModel(AppState):
             return None
         figure = workspace.figure(figure_id) if figure_id else None
         before = summary.model_copy(deep=True)
-        swap = app.swap_figure(summary, index, figure_id, document=workspace.document)
+        swap = swap_figure(summary, index, figure_id, document=workspace.document)
         label = (figure.label or "a figure") if figure is not None else "no figure"
         self._record_summary(f"Paragraph {index + 1}: {label}", before)
         self.set_summary(summary)

@@ -30,10 +30,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mmdocsum_desktop import app
 from mmdocsum_desktop.app import catalog
 from mmdocsum_desktop.app.present import caption_text, markdown_to_html
 from mmdocsum_desktop.app.project import Workspace
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.judge_panel import JudgePanel
@@ -327,8 +327,8 @@ class SummaryView(QWidget):
         self.judge_job: Job | None = None
         self.judge_fitness: catalog.Fitness | None = None
         # where the judge's Session comes from: the window's current_session (set by the window)
-        self.session_source: Callable[[], app.Session] | None = None
-        self._own_session: app.Session | None = None  # set when a run starts with a weak judge
+        self.session_source: Callable[[], Session] | None = None
+        self._own_session: Session | None = None  # set when a run starts with a weak judge
         self._judged_fingerprint = ""
         self._busy = False
         self.workspace: Workspace | None = None
@@ -516,13 +516,13 @@ class SummaryView(QWidget):
             self.runner = found if isinstance(found, JobRunner) else JobRunner(self, max_threads=1)
         return self.runner
 
-    def current_session(self) -> app.Session:
+    def current_session(self) -> Session:
         """The session the judge runs in: the window's (``session_source``, set by the window), with the
         settings as saved now; a view on its own keeps one of its own."""
         if self.session_source is not None:
             return self.session_source()
         if self._own_session is None:
-            self._own_session = app.Session(load_settings())
+            self._own_session = Session(load_settings())
         else:
             self._own_session.use_settings(load_settings())
         return self._own_session

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from mmdocsum_desktop.document.scanned import RecognisedLine, RecognisedPage
+from mmdocsum_desktop.document.recognised import RecognisedLine, RecognisedPage
 from mmdocsum_desktop.errors import (
     CorruptImageError,
     ImageTooLargeError,

@@ -4,19 +4,7 @@ One module for every caller that needs evidence: answers (``answer/``), and in t
 evidence stage, placement and the judge. A :class:`~mmdocsum_desktop.retrieval.search.Retriever` takes
 the models it ranks with (the session's container builds them: ``app.models.Models.retriever``) and keeps
 each document's index.
+
+This package re-exports nothing: import each name from the module that defines it (``retrieval.search``,
+``retrieval.passages``).
 """
-
-from __future__ import annotations
-
-from mmdocsum_desktop.retrieval.passages import Passage, build_passages, canonical_label
-from mmdocsum_desktop.retrieval.search import Evidence, EvidenceIndex, Retriever, SearchResult
-
-__all__ = [
-    "Evidence",
-    "EvidenceIndex",
-    "Passage",
-    "Retriever",
-    "SearchResult",
-    "build_passages",
-    "canonical_label",
-]

@@ -27,15 +27,17 @@ from mmdocsum_desktop.document.sections import PROSE_TYPES
 from mmdocsum_desktop.engines.base import TextEngine
 from mmdocsum_desktop.errors import EmptyDocumentError, JobCancelled
 from mmdocsum_desktop.jobs import JobControl, ensure_control
-from mmdocsum_desktop.placement import ImageCandidate, candidates_from_document
+from mmdocsum_desktop.placement.candidates import candidates_from_document
 from mmdocsum_desktop.schemas.document import Document
+from mmdocsum_desktop.schemas.placement import ImageCandidate
 from mmdocsum_desktop.schemas.summary import FigureEntry, Summary, SummaryOptions, SummaryParagraph
 from mmdocsum_desktop.summarize import prompt as prompts
 from mmdocsum_desktop.summarize.citations import Citer
 from mmdocsum_desktop.summarize.extractive import clean_sentence
 from mmdocsum_desktop.summarize.roles import absence_sentence
 from mmdocsum_desktop.summarize.sentences import Embedder, split_sentences
-from mmdocsum_desktop.summarize.strategies import SummaryContext, SummaryStrategy, choose_strategy
+from mmdocsum_desktop.summarize.strategies.base import SummaryContext, SummaryStrategy
+from mmdocsum_desktop.summarize.strategies.choice import choose_strategy
 
 # ----------------------------------------------------------------------------------------- helpers
 

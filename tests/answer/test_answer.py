@@ -7,12 +7,18 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from mmdocsum_desktop.answer import NOT_IN_DOCUMENT, Answer, AskOptions, answer_question, prepare_question
-from mmdocsum_desktop.answer.ask import MAX_QUESTION_CHARS, check_model_answer
+from mmdocsum_desktop.answer.ask import (
+    MAX_QUESTION_CHARS,
+    AskOptions,
+    answer_question,
+    check_model_answer,
+    prepare_question,
+)
 from mmdocsum_desktop.document.reader import read_document
 from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
 from mmdocsum_desktop.errors import EmptyQuestionError
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.schemas.answer import NOT_IN_DOCUMENT, Answer
 from tests.conftest import DATA_PAPERS, read_paper
 
 # J. Clin. Biochem. Nutr. 2010: essential oils of holy basil in rats fed cholesterol; 3 figures, 4 tables

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mmdocsum_desktop.app import Session
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.schemas.settings import Settings
 from tests.conftest import model_dirs_in
 

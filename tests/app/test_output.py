@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from mmdocsum_desktop.app import summarize
 from mmdocsum_desktop.app.extract import extract
 from mmdocsum_desktop.app.output import FORMATS, format_for, image_tags, summary_json, write_summary
+from mmdocsum_desktop.app.summary import summarize
 from mmdocsum_desktop.schemas.summary import mdocsum_answer
 from tests.conftest import SAMPLE_PDF
 

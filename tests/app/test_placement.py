@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mmdocsum_desktop.app import image_pool, place
+from mmdocsum_desktop.app.placement import image_pool, place
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.schemas.settings import PlacementSettings
 from tests.conftest import SAMPLE_PDF

@@ -7,7 +7,7 @@ import argparse
 
 import pytest
 
-from mmdocsum_desktop.app import Session
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.app.summary import describe_engine, summary_strategy
 from mmdocsum_desktop.bench.glue import BenchEngine, EngineSpec
 from mmdocsum_desktop.cli import summarize as cli_summarize

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mmdocsum_desktop.app import Session, regenerate_paragraph, summarize, swap_figure
+from mmdocsum_desktop.app.session import Session
+from mmdocsum_desktop.app.summary import regenerate_paragraph, summarize, swap_figure
 from mmdocsum_desktop.errors import MmdocsumError
 from tests.app.conftest import llama_settings
 from tests.conftest import SAMPLE_PDF

@@ -20,7 +20,8 @@ from mmdocsum_desktop.bench.suites.ftii import run_flow_insertion, run_single_ch
 from mmdocsum_desktop.errors import InputNotFoundError
 from mmdocsum_desktop.models.cache import ContentCache
 from mmdocsum_desktop.models.embed import TextEmbedder
-from mmdocsum_desktop.placement import PlacementEngine, read_captions_file
+from mmdocsum_desktop.placement.candidates import read_captions_file
+from mmdocsum_desktop.placement.engine import PlacementEngine
 from mmdocsum_desktop.schemas.bench import BenchDataError
 from tests.placement.ftii_split import build_paper_split
 

@@ -9,8 +9,8 @@ from dataclasses import replace
 import pytest
 
 from mmdocsum_desktop.answer.ask import AskOptions, answer_from_evidence
-from mmdocsum_desktop.app import Session
 from mmdocsum_desktop.app.ask import retriever, source_passages
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.bench import splits
 from mmdocsum_desktop.bench.metrics.mcite import score_record
 from mmdocsum_desktop.bench.suites.mcite import (

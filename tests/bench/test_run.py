@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from mmdocsum_desktop.app import Session
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.bench.run import run_benchmark
 from mmdocsum_desktop.bench.splits import demo_ftii
 from mmdocsum_desktop.cli import main

@@ -13,10 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mmdocsum_desktop.app import Session
 from mmdocsum_desktop.app.ask import ask
 from mmdocsum_desktop.app.extract import extract
 from mmdocsum_desktop.app.placement import figure_candidates
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.bench.glue import BenchEngine, EngineSpec, current_session, using_session
 from mmdocsum_desktop.bench.pairs_gold import strip_citations
 from mmdocsum_desktop.bench.suites.pairs import body_blocks, default_placer, default_summarizer

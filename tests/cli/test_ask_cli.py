@@ -10,7 +10,7 @@ import sys
 import pymupdf
 import pytest
 
-from mmdocsum_desktop.answer import Answer
+from mmdocsum_desktop.schemas.answer import Answer
 from tests.conftest import DATA_PAPERS
 
 # J. Clin. Biochem. Nutr. 2010: essential oils of holy basil in rats fed cholesterol; 3 figures, 4 tables

@@ -15,7 +15,8 @@ from mmdocsum_desktop.document.figures import PageRegions
 from mmdocsum_desktop.document.limits import ReadLimits
 from mmdocsum_desktop.document.pdf_layout import intersection_area
 from mmdocsum_desktop.document.reader import read_document
-from mmdocsum_desktop.document.scanned import ScannedPage, scan_copy, scan_notes, scanned_summary
+from mmdocsum_desktop.document.recognised import scan_notes
+from mmdocsum_desktop.document.scanned import ScannedPage, scan_copy, scanned_summary
 from mmdocsum_desktop.errors import JobCancelled, ModelError, ScannedDocumentError
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.models.cache import ContentCache

@@ -10,13 +10,9 @@ import pytest
 
 from mmdocsum_desktop.app.models import Models
 from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError, ModelError
-from mmdocsum_desktop.placement import (
-    ImageCandidate,
-    PlacementEngine,
-    PlacementError,
-    candidates_from_document,
-    candidates_from_folder,
-)
+from mmdocsum_desktop.placement.candidates import candidates_from_document, candidates_from_folder
+from mmdocsum_desktop.placement.engine import PlacementEngine
+from mmdocsum_desktop.schemas.placement import ImageCandidate, PlacementError
 from tests.placement.conftest import build_tiny_clip, png_header_only
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from mmdocsum_desktop.placement import PlacementEngine, candidates_from_folder, read_captions_file
+from mmdocsum_desktop.placement.candidates import candidates_from_folder, read_captions_file
+from mmdocsum_desktop.placement.engine import PlacementEngine
 from tests.placement.conftest import png_header_only
 
 

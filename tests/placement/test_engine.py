@@ -10,14 +10,10 @@ import pytest
 
 from mmdocsum_desktop.errors import JobCancelled
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.placement import (
-    ImageCandidate,
-    Placement,
-    PlacementEngine,
-    PlacementError,
-    candidates_from_document,
-)
+from mmdocsum_desktop.placement.candidates import candidates_from_document
+from mmdocsum_desktop.placement.engine import PlacementEngine
 from mmdocsum_desktop.placement.text import mentioned_labels, strip_mentions
+from mmdocsum_desktop.schemas.placement import ImageCandidate, Placement, PlacementError
 from tests.placement.conftest import build_tiny_clip
 
 # pymupdf_test_3780 cites Figures 1, 2 and 3 in its body paragraphs; the test takes the first paragraph

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from mmdocsum_desktop.placement import ImageCandidate, PlacementEngine, PlacementError
+from mmdocsum_desktop.placement.engine import PlacementEngine
+from mmdocsum_desktop.schemas.placement import ImageCandidate, PlacementError
 
 CAPTION = "Figure 1. Apoptosis of HEK293 cells after TNF treatment for 24h, measured by annexin V staining."
 PARAGRAPHS = [

@@ -8,8 +8,10 @@ import numpy as np
 from mmdocsum_desktop.bench.pairs_gold import read_gold
 from mmdocsum_desktop.models.ocr import cached_text
 from mmdocsum_desktop.models.rerank import CrossEncoder
-from mmdocsum_desktop.placement import ImageCandidate, PlacementEngine, candidates_from_document
+from mmdocsum_desktop.placement.candidates import candidates_from_document
+from mmdocsum_desktop.placement.engine import PlacementEngine
 from mmdocsum_desktop.placement.rescore import PAIR_MAX_LENGTH, RememberedPairs
+from mmdocsum_desktop.schemas.placement import ImageCandidate
 from tests.conftest import DATA
 
 ARTICLE = DATA / "articles" / "elife-56337.nxml"  # committed (CC0)

@@ -9,9 +9,11 @@ import pytest
 
 from mmdocsum_desktop.bench.pairs_gold import read_gold
 from mmdocsum_desktop.errors import ModelError
-from mmdocsum_desktop.placement import ImageCandidate, PlacementEngine, candidates_from_document
+from mmdocsum_desktop.placement.candidates import candidates_from_document
+from mmdocsum_desktop.placement.engine import PlacementEngine
 from mmdocsum_desktop.placement.rescore import MAX_PAIRS, rescore_heads
 from mmdocsum_desktop.placement.text import strip_mentions
+from mmdocsum_desktop.schemas.placement import ImageCandidate
 from tests.conftest import DATA
 
 ARTICLE = DATA / "articles" / "elife-56337.nxml"  # committed (CC0)

@@ -8,9 +8,10 @@ import json
 
 import pytest
 
-from mmdocsum_desktop.placement import PlacementEngine, PlacementError
 from mmdocsum_desktop.placement import calibration as cal
+from mmdocsum_desktop.placement.engine import PlacementEngine
 from mmdocsum_desktop.placement.weights import DEFAULT_WEIGHTS, load_weights, parse_weights, weights_payload
+from mmdocsum_desktop.schemas.placement import PlacementError
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +96,7 @@ def test_the_engine_places_with_the_model_it_is_given(shipped_data):
 def test_the_paragraph_head_is_used_with_its_own_embedder_only(embedder):
     """The head's weights belong to the MiniLM vectors they were fitted on: with that embedder the
     sequence model gets its logit per paragraph, with none (words only) it gets nothing."""
-    from mmdocsum_desktop.placement import ImageCandidate
+    from mmdocsum_desktop.schemas.placement import ImageCandidate
 
     weights = load_weights()
     assert weights.paragraph_head.applies_to(embedder)

@@ -10,7 +10,7 @@ def retriever(tmp_path_factory):
     from mmdocsum_desktop.models.cache import ContentCache
     from mmdocsum_desktop.models.embed import TextEmbedder
     from mmdocsum_desktop.models.rerank import CrossEncoder
-    from mmdocsum_desktop.retrieval import Retriever
+    from mmdocsum_desktop.retrieval.search import Retriever
 
     # a private embedding cache: the user's cache is never touched by tests
     cache = ContentCache(tmp_path_factory.mktemp("retrieval-cache") / "cache.sqlite")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmdocsum_desktop.retrieval import Retriever, build_passages, canonical_label
-from mmdocsum_desktop.retrieval.search import tokens
+from mmdocsum_desktop.retrieval.passages import build_passages, canonical_label
+from mmdocsum_desktop.retrieval.search import Retriever, tokens
 from tests.conftest import read_paper
 
 # J. Clin. Biochem. Nutr. 2010: essential oils of holy basil in rats fed cholesterol; 3 figures, 4 tables

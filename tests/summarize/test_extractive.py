@@ -18,7 +18,7 @@ from mmdocsum_desktop.summarize.pipeline import SummaryOptions, summarize_docume
 from mmdocsum_desktop.summarize.render import to_markdown
 from mmdocsum_desktop.summarize.roles import section_role
 from mmdocsum_desktop.summarize.sentences import Sentence, split_sentences
-from mmdocsum_desktop.summarize.strategies import ExtractiveStrategy
+from mmdocsum_desktop.summarize.strategies.extractive import ExtractiveStrategy
 
 
 @pytest.fixture(scope="module")

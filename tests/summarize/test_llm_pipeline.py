@@ -16,7 +16,7 @@ from mmdocsum_desktop.engines.base import Generation, GenerationStream, run_stre
 from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
 from mmdocsum_desktop.errors import EngineError, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.placement import candidates_from_document
+from mmdocsum_desktop.placement.candidates import candidates_from_document
 from mmdocsum_desktop.summarize import prompt as prompts
 from mmdocsum_desktop.summarize.pipeline import SummaryOptions, summarize_document
 from mmdocsum_desktop.summarize.render import to_mdocsum

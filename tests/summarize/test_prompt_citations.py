@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from mmdocsum_desktop.engines.base import ImagePart
-from mmdocsum_desktop.placement import candidates_from_document
+from mmdocsum_desktop.placement.candidates import candidates_from_document
 from mmdocsum_desktop.summarize import prompt as prompts
 from mmdocsum_desktop.summarize.citations import Citer
 

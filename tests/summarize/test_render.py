@@ -23,7 +23,7 @@ from mmdocsum_desktop.schemas.summary import (
 )
 from mmdocsum_desktop.summarize.pipeline import summarize_document
 from mmdocsum_desktop.summarize.render import format_for, to_html, to_markdown, to_mdocsum, write_summary
-from mmdocsum_desktop.summarize.strategies import ExtractiveStrategy
+from mmdocsum_desktop.summarize.strategies.extractive import ExtractiveStrategy
 from tests.conftest import SAMPLE_PDF
 
 

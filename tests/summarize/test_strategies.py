@@ -8,13 +8,11 @@ from mmdocsum_desktop.errors import EngineError
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.summary import SummaryOptions
 from mmdocsum_desktop.summarize.pipeline import summarize_document
-from mmdocsum_desktop.summarize.strategies import (
-    ExtractiveStrategy,
-    FullDocumentStrategy,
-    GroundedStrategy,
-    RewriteSettings,
-    choose_strategy,
-)
+from mmdocsum_desktop.summarize.strategies.base import RewriteSettings
+from mmdocsum_desktop.summarize.strategies.choice import choose_strategy
+from mmdocsum_desktop.summarize.strategies.extractive import ExtractiveStrategy
+from mmdocsum_desktop.summarize.strategies.full_document import FullDocumentStrategy
+from mmdocsum_desktop.summarize.strategies.grounded import GroundedStrategy
 from tests.summarize.test_llm_pipeline import ScriptedEngine
 
 PAPER = "wheat-04-00932.pdf"  # the package's sample paper

@@ -22,8 +22,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.app import Session
 from mmdocsum_desktop.app.ask import GivenSource, ask_sources, retriever
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.bench import report, runner, splits
 from mmdocsum_desktop.bench.glue import current_session, engine_file_hashes, source_judge
 from mmdocsum_desktop.bench.metrics.common import harmonic

@@ -35,12 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.app import Session
-from mmdocsum_desktop.app import place as app_place
-from mmdocsum_desktop.app import summarize as app_summarize
 from mmdocsum_desktop.app.extract import export
 from mmdocsum_desktop.app.placement import figure_candidates
+from mmdocsum_desktop.app.placement import place as app_place
+from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.app.summary import section_role  # the app's heading → summary role rule
+from mmdocsum_desktop.app.summary import summarize as app_summarize
 from mmdocsum_desktop.bench.glue import current_session
 from mmdocsum_desktop.bench.metrics import pairs as m
 from mmdocsum_desktop.bench.metrics.rouge import rouge

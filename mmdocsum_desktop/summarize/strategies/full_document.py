@@ -21,7 +21,7 @@ from typing import Any
 from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions, Message, TextEngine
 from mmdocsum_desktop.errors import EngineError, SummaryCancelled
 from mmdocsum_desktop.jobs import JobControl, nested_control
-from mmdocsum_desktop.placement import PlacementEngine
+from mmdocsum_desktop.placement.engine import PlacementEngine
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.summary import (
     ROLES,
