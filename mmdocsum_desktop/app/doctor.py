@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop import __version__
+from mmdocsum_desktop.app.qt_libraries import XCB_PLUGIN_LIBRARIES, check_xcb_libraries
 from mmdocsum_desktop.engines.llama import resolve_model_path
 from mmdocsum_desktop.engines.llama_process import REINSTALL_HINT, ModelTrial
 from mmdocsum_desktop.engines.llama_process import try_model as trial_in_child
@@ -329,6 +330,19 @@ def _keyring(report: DoctorReport) -> None:
         report.add(section, "backend", name, ok=True)
 
 
+def _qt_libraries(report: DoctorReport) -> None:
+    section = "desktop window (Qt on X11)"
+    check = check_xcb_libraries()
+    if check is None:
+        report.add(section, "system libraries", f"not needed on {platform.system()}")
+    elif check.missing:
+        report.add(section, "system libraries", f"missing: {', '.join(check.missing)}", ok=False,
+                   advice=f"{check.advice} (Qt would only say that xcb-cursor0 is needed and not open the window)")
+    else:
+        report.add(section, "system libraries", f"all {len(XCB_PLUGIN_LIBRARIES)} that Qt's xcb plugin needs",
+                   ok=True)
+
+
 def check_local_model(path: Path, *, n_threads: int | None = None) -> ModelTrial:
     """A real load and a few tokens of the GGUF at ``path`` in a child process (doctor, and Settings ▸
     Models before "Use this model" switches): a crash is reported here, never felt by the app."""
@@ -357,6 +371,7 @@ def run_doctor(*, on_step: Callable[[str], None] | None = None, try_model: bool 
         ("models", lambda: _models(report, state["info"])),
         ("language model", lambda: _model_trial(report, state["info"], try_model)),
         ("keyring", lambda: _keyring(report)),
+        ("desktop window", lambda: _qt_libraries(report)),
     ]
     for name, step in steps:
         if on_step is not None:

@@ -13,10 +13,11 @@ import argparse
 import multiprocessing
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from mmdocsum_desktop import __version__, secrets
+from mmdocsum_desktop.app.qt_libraries import check_xcb_libraries
 from mmdocsum_desktop.paths import sample_paper
 
 try:  # PySide6 is an optional extra: without it the entry point says how to install it
@@ -41,13 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def display_problem(environ: dict[str, str] | None = None, find_library=None) -> str:
+def display_problem(environ: Mapping[str, str] | None = None) -> str:
     """Why Qt would abort before showing a window ('' when nothing is known to be wrong): on Linux the
-    X11 platform plugin needs the system library libxcb-cursor0, and Qt only prints "Aborted"."""
-    import ctypes.util
-
+    X11 platform plugin needs about twenty system libraries (app.qt_libraries), and when one is missing
+    Qt names libxcb-cursor0, whichever it is, and aborts."""
     environ = dict(os.environ) if environ is None else environ
-    find_library = find_library or ctypes.util.find_library
     platform = environ.get("QT_QPA_PLATFORM", "")
     if not sys.platform.startswith("linux") or platform not in ("", "xcb"):
         return ""
@@ -56,11 +55,8 @@ def display_problem(environ: dict[str, str] | None = None, find_library=None) ->
     if not environ.get("DISPLAY"):
         return ("no display to open a window on (DISPLAY is not set); run it in a desktop session, "
                 "or use the command line: mmdocsum --help")
-    if find_library("xcb-cursor") is None:
-        return ("the window needs the system library libxcb-cursor0, which is not installed. "
-                "Debian/Ubuntu: sudo apt install libxcb-cursor0; Fedora: sudo dnf install xcb-util-cursor; "
-                "Arch: sudo pacman -S xcb-util-cursor")
-    return ""
+    check = check_xcb_libraries(environ)
+    return check.message() if check is not None else ""
 
 
 def main(argv: Sequence[str] | None = None) -> int:

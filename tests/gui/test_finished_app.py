@@ -16,7 +16,6 @@ import pymupdf
 import pytest
 
 from mmdocsum_desktop.gui import render_process
-from mmdocsum_desktop.gui.app import display_problem
 from mmdocsum_desktop.gui.settings_dialog import SettingsDialog, gguf_refusal
 from mmdocsum_desktop.gui.workers import JobRunner
 from mmdocsum_desktop.models import registry
@@ -256,14 +255,6 @@ def test_an_article_without_its_image_files_shows_why_not_blank_tiles(qtbot, mak
         assert "p. ?" not in item.text()
         assert not item.icon().isNull()  # a tile saying why there is no picture
         assert "not here" in item.toolTip()
-
-
-def test_a_missing_x11_library_is_named_instead_of_aborting():
-    missing = display_problem({"DISPLAY": ":0"}, find_library=lambda name: None)
-    assert "libxcb-cursor0" in missing and "apt install" in missing
-    assert display_problem({"DISPLAY": ":0"}, find_library=lambda name: "libxcb-cursor.so.0") == ""
-    assert "DISPLAY" in display_problem({}, find_library=lambda name: "x")
-    assert display_problem({"QT_QPA_PLATFORM": "offscreen"}, find_library=lambda name: None) == ""
 
 
 def test_messages_in_the_window_name_settings_not_command_line_flags(qtbot, make_window):
