@@ -152,6 +152,18 @@ def test_candidates_are_clean_body_prose_joined_to_what_they_lean_on():
         assert left_out not in joined, left_out
 
 
+def assert_clean_paragraph(paragraph) -> None:
+    """A summary paragraph of the paper's own prose: sized, no opener, no junk, no broken glyphs, no
+    bracketed references or soft hyphens, nothing from sections the summary skips."""
+    assert paragraph.sentences and 30 <= paragraph.words <= 160
+    assert opener(paragraph.sentences[0].text) is None
+    for sentence in paragraph.sentences:
+        assert junk_reason(sentence.text) is None, sentence.text
+        assert not has_unmapped_glyphs(sentence.text)
+        assert "[" not in sentence.text and "\u00ad" not in sentence.text
+        assert section_role(sentence.section) != "skip"
+
+
 @pytest.mark.parametrize("name", ["PMC2803133.pdf", "PMC4521097.pdf", "wheat-04-00932.pdf"])
 def test_committed_papers_give_summaries_without_junk(embedder, name):
     # numbered reference markers in brackets ([21]), author-year ones, and the sample's numbered sections
@@ -159,13 +171,7 @@ def test_committed_papers_give_summaries_without_junk(embedder, name):
     result = Extractor(embedder).draft(document, include_abstract=False)
     assert [p.role for p in result.paragraphs] == ["background", "method", "results", "conclusion"]
     for paragraph in result.paragraphs:
-        assert paragraph.sentences and 30 <= paragraph.words <= 160
-        assert opener(paragraph.sentences[0].text) is None
-        for sentence in paragraph.sentences:
-            assert junk_reason(sentence.text) is None, sentence.text
-            assert not has_unmapped_glyphs(sentence.text)
-            assert "[" not in sentence.text and "\u00ad" not in sentence.text
-            assert section_role(sentence.section) != "skip"
+        assert_clean_paragraph(paragraph)
 
 
 @pytest.mark.corpus
@@ -182,13 +188,7 @@ def test_a_real_paper_gives_a_summary_without_junk(embedder):
     assert not results.sentences and results.text.startswith("The paper has no results section")
     assert sum(p.words for p in result.paragraphs if p.sentences) >= 150
     for paragraph in (p for p in result.paragraphs if p is not results):
-        assert paragraph.sentences and 30 <= paragraph.words <= 160
-        assert opener(paragraph.sentences[0].text) is None
-        for sentence in paragraph.sentences:
-            assert junk_reason(sentence.text) is None, sentence.text
-            assert not has_unmapped_glyphs(sentence.text)
-            assert "[" not in sentence.text and "\u00ad" not in sentence.text
-            assert section_role(sentence.section) != "skip"
+        assert_clean_paragraph(paragraph)
 
 
 def _heading(block_id: str, text: str) -> Block:
