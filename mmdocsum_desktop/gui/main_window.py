@@ -35,7 +35,7 @@ from mmdocsum_desktop import __version__
 from mmdocsum_desktop.app import project as proj
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.errors import MmdocsumError, ModelProcessError
-from mmdocsum_desktop.gui import core, icons
+from mmdocsum_desktop.gui import core, icons, main_thread_gc
 from mmdocsum_desktop.gui.ask_view import AskView
 from mmdocsum_desktop.gui.authoring_view import AuthoringView
 from mmdocsum_desktop.gui.banner import (
@@ -159,6 +159,8 @@ class MainWindow(QMainWindow):
         # the readers, the models and their runtimes (PyMuPDF, onnxruntime) are imported by a warm-up job
         # once the window has painted: imported here, they would hold the GIL while the window appears
         self._warm_up_pending = True
+        # cycles are collected on this thread only while the window lives (main_thread_gc says why)
+        main_thread_gc.collector().hold(self)
 
     @property
     def workspace(self) -> proj.Workspace | None:
@@ -489,6 +491,7 @@ class MainWindow(QMainWindow):
             self.workspace = None
         self.prefs.geometry = bytes(self.saveGeometry().toBase64().data()).decode("ascii")
         save_prefs(self.prefs)
+        main_thread_gc.collector().release(id(self))
         event.accept()
 
     def release(self) -> None:
@@ -498,5 +501,6 @@ class MainWindow(QMainWindow):
         self.runner.cancel_all()
         self.runner.wait(10_000)
         self.document_view.close_document()
+        main_thread_gc.collector().release(id(self))
         if self.workspace is not None:
             self.workspace.release()

@@ -98,9 +98,10 @@ def test_summary_time_limit_is_shared_by_all_model_calls_of_a_job(smollm_engine)
 
 
 def test_cli_refuses_a_time_limit_that_is_not_positive(tmp_path, capsys):
-    with pytest.raises(SystemExit) as exited:
-        main(["summarize", str(tmp_path / "missing.pdf"), "-o", str(tmp_path / "s.json"), "--time-limit", "0"])
-    assert "--time-limit must be a positive number" in str(exited.value)
+    code = main(["summarize", str(tmp_path / "missing.pdf"), "-o", str(tmp_path / "s.json"), "--time-limit", "0"])
+    assert code == 2
+    assert "option --time-limit: Input should be greater than 0" in capsys.readouterr().err
+    assert not (tmp_path / "s.json").exists()
 
 
 def test_openai_stream_past_its_time_limit_is_closed():
