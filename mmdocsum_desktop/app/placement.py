@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,12 +17,18 @@ from mmdocsum_desktop.placement.candidates import (
     read_captions_file,
 )
 from mmdocsum_desktop.placement.engine import STRATEGIES, Strategy
+from mmdocsum_desktop.placement.sequence import heading_rows
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.placement import ImageCandidate, Placement
 from mmdocsum_desktop.schemas.settings import PlacementSettings
 from mmdocsum_desktop.text.paragraphs import split_paragraphs
 
-__all__ = ["STRATEGIES", "PlacementRun", "Strategy", "figure_candidates", "folder_candidates", "image_pool", "place", "read_captions_file"]
+__all__ = ["STRATEGIES", "PlacementRun", "Strategy", "figure_candidates", "folder_candidates", "image_pool",
+           "markdown_structure", "place", "read_captions_file"]
+
+Sections = list[tuple[str, ...] | None]
+# "## Methods": a Markdown ATX heading line (one to six #, then a space or the line's end)
+_ATX = re.compile(r"^(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
 
 
 @dataclass
@@ -31,7 +38,67 @@ class PlacementRun:
     models: list[str]  # what scored the images: "text embeddings", "OCR", "CLIP"
     warnings: list[str]
     timings: dict[str, float] = field(default_factory=dict)  # seconds per step: ocr_s, embed_s, rescore_s, assign_s
+    # what placement read as the text's structure: per paragraph, is it a heading (never an image), and
+    # the section titles it sits under (outermost first; None: none)
+    headings: list[bool] = field(default_factory=list)
+    sections: Sections = field(default_factory=list)
 
+
+def _atx(line: str) -> tuple[int, str] | None:
+    match = _ATX.match(line.strip())
+    if match is None:
+        return None
+    return len(match.group(1)), (match.group(2) or "").strip()
+
+
+def markdown_structure(paragraphs: Sequence[str]) -> tuple[list[bool], Sections, list[str]]:
+    """What a writer's Markdown says about its paragraphs: (is each a heading, the section titles each
+    sits under, the text placement should read of each).
+
+    Headings are ATX lines (``## Methods``) and the heading-like short lines placement always treated as
+    headings ("Results" alone above its text); an ATX line directly above a paragraph's text (no blank
+    line between) heads that paragraph: its section, not its words. Levels nest (``###`` inside ``##``);
+    a short line without ``#`` sits one level below the last ATX heading (or at level 2). The document's
+    title — the first heading when no later heading is at its level or above (``# My paper`` over ``##``
+    sections) — is no section: "Methods" in a title must not make every paragraph a methods one."""
+    texts = [p or "" for p in paragraphs]
+    rows = heading_rows(texts)
+    levels: list[int | None] = []
+    titles: list[str] = []
+    bodies: list[str] = []
+    for text, heading in zip(texts, rows):
+        lines = text.strip().split("\n")
+        atx = _atx(lines[0]) if lines and lines[0].strip() else None
+        if heading:
+            levels.append(atx[0] if atx else None)
+            titles.append(atx[1] if atx else text.strip())
+            bodies.append(text)
+        elif atx is not None and len(lines) > 1:
+            levels.append(atx[0])  # a heading line glued to its paragraph's text
+            titles.append(atx[1])
+            bodies.append("\n".join(lines[1:]).strip())
+        else:
+            levels.append(-1)  # not a heading
+            titles.append("")
+            bodies.append(text)
+    heading_at = [i for i, level in enumerate(levels) if level != -1]
+    title_row = None
+    if heading_at:
+        first = heading_at[0]
+        level = levels[first] or 1
+        if not any((levels[i] or 2) <= level for i in heading_at[1:]) and len(heading_at) > 1:
+            title_row = first
+    stack: list[tuple[int, str]] = []
+    sections: Sections = []
+    for i, level in enumerate(levels):
+        if level != -1 and i != title_row:
+            depth = level if level is not None else (stack[-1][0] + 1 if stack and stack[-1][0] < 6 else 2)
+            while stack and stack[-1][0] >= depth:
+                stack.pop()
+            if titles[i]:
+                stack.append((depth, titles[i]))
+        sections.append(tuple(t for _, t in stack) or None)
+    return [bool(h) for h in rows], sections, bodies
 
 def figure_candidates(document: Document, root: Path | None = None, *, include_tables: bool = True,
                       require_image: bool = True) -> list[ImageCandidate]:
@@ -73,12 +140,16 @@ def place(
     threshold: float | None = None,
     control: JobControl | None = None,
     top_k: int | None = None,
+    headings: bool = True,
 ) -> PlacementRun:
     """For each paragraph the image of ``pool`` that belongs after it, or none; each image at most once.
 
     ``paragraphs``: the user's text as typed (split here, the one way the window and ``mmdocsum place``
     split it: :func:`~mmdocsum_desktop.text.paragraphs.split_paragraphs`), or paragraphs already split.
-    ``sections``: the heading(s) each paragraph sits under, where known (a paper's own text).
+    ``sections``: the heading(s) each paragraph sits under, where known (a paper's own text); when not
+    given, the text's own Markdown headings are read (:func:`markdown_structure`): they become the
+    sections of the paragraphs below them and never get an image. ``headings=False``: the paragraphs are a
+    plain list (``mmdocsum place`` with a JSON list): no entry is a heading and none has a section.
 
     The models are the session's (loaded once per process; the cross-encoder and OCR only when a call
     needs them). ``top_k``: paragraphs the cross-encoder rescores per figure (None: the fitted model's)."""
@@ -87,6 +158,16 @@ def place(
         engine.top_k = top_k
     if isinstance(paragraphs, str):
         paragraphs = split_paragraphs(paragraphs)
-    placements = list(engine.place(list(paragraphs), list(pool), strategy=strategy, control=control,
-                                   sections=sections))
-    return PlacementRun(placements, list(pool), engine.models_in_use(), list(engine.warnings), dict(engine.timings))
+    written = [p or "" for p in paragraphs]
+    if not headings:
+        rows, read, texts = [False] * len(written), list(sections) if sections is not None else [None] * len(written), written
+    else:
+        rows, found, texts = markdown_structure(written)
+        read = list(sections) if sections is not None else found
+    placements = list(engine.place(texts, list(pool), strategy=strategy, control=control, sections=read,
+                                   headings=rows))
+    for placement, text in zip(placements, written):
+        placement.paragraph_text = text  # the paragraph as written (a heading line glued to it included)
+    shown: Sections = [tuple(s) if isinstance(s, (list, tuple)) else ((s,) if s else None) for s in read]
+    return PlacementRun(placements, list(pool), engine.models_in_use(), list(engine.warnings), dict(engine.timings),
+                        headings=rows, sections=shown)

@@ -119,9 +119,10 @@ class AppPlacer:
     warnings: list[str] = field(default_factory=list)
 
     def place(self, paragraphs: Sequence[str], candidates: Sequence[ImageCandidate],
-              strategy: Strategy = "sequence") -> list[Placement]:
+              strategy: Strategy = "sequence", headings: bool = False) -> list[Placement]:
+        # FTII's content is a JSON list, which `mmdocsum place` reads as paragraphs only (no headings)
         run = place(self.session, paragraphs, candidates, placement=self.placement, strategy=strategy,
-                    threshold=self.threshold)
+                    threshold=self.threshold, headings=headings)
         self.warnings = run.warnings
         return run.placements
 

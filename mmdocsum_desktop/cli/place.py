@@ -31,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--paragraphs",
         type=Path,
         required=True,
-        help="JSON list of strings, or Markdown/text with paragraphs separated by blank lines",
+        help="JSON list of strings (paragraphs only), or Markdown/text with paragraphs separated by blank "
+        "lines (its headings, e.g. '## Methods', are the sections of the paragraphs below them and get no image)",
     )
     parser.add_argument(
         "--images",
@@ -42,7 +43,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("-o", "--output", type=Path, required=True, help="output folder")
     parser.add_argument("--strategy", choices=STRATEGIES, default="sequence",
-                        help="sequence (default: figures in their order, rescored), global or greedy (FTII's)")
+                        help="sequence (default: figures in their order, rescored), global, greedy (FTII's) or "
+                        "baseline (caption and figure text cosine, FTII's greedy matching)")
     parser.add_argument("--threshold", type=float, help="calibrated score below which no image is placed (0-1)")
     parser.add_argument("--captions", type=Path, help="JSON {image file name: caption} for a folder of images")
     parser.add_argument("--no-tables", action="store_true", help="place figures only, not tables, of a document")
@@ -129,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
     )
     with tqdm_control("placing", enabled=not args.quiet) as control:
         run = place(session, paragraphs, candidates, placement=placement_settings(args, session.settings.placement),
-                    strategy=args.strategy, threshold=args.threshold, control=control)
+                    strategy=args.strategy, threshold=args.threshold, control=control,
+                    headings=isinstance(paragraphs, str))  # a JSON list is paragraphs only: no headings
     placements = run.placements
     rows = []
     for placement in placements:

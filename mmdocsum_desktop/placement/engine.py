@@ -21,6 +21,7 @@ from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.placement import calibration as cal
 from mmdocsum_desktop.placement.assign import global_assign, greedy_assign
+from mmdocsum_desktop.placement.baseline import BASELINE_THRESHOLD, baseline_assign, baseline_scores
 from mmdocsum_desktop.placement.head import HEAD_FEATURE
 from mmdocsum_desktop.placement.rescore import (
     foreign_paragraphs,
@@ -50,10 +51,12 @@ from mmdocsum_desktop.schemas.placement import ImageCandidate, Placement, Placem
 
 # Features of the sequence model that say where a paragraph sits (not what it says): the Why's prior.
 POSITION_FEATURES = ("pos_dev", "rel_pos", "length", *SECTION_FEATURES)
-Strategy = Literal["sequence", "global", "greedy"]
+Strategy = Literal["sequence", "global", "greedy", "baseline"]
 # "sequence" (the default): monotone alignment of figures to paragraphs over rescored, neighbour-aware
-# scores; "global": one assignment of all pairs with a soft order penalty; "greedy": FTII's algorithm.
-STRATEGIES = ("sequence", "global", "greedy")
+# scores; "global": one assignment of all pairs with a soft order penalty; "greedy": FTII's algorithm over
+# the fitted scores; "baseline": nothing fitted but one threshold (placement/baseline.py), the yardstick
+# every fitted part is compared with on each held-out source.
+STRATEGIES = ("sequence", "global", "greedy", "baseline")
 
 
 @dataclass
@@ -316,13 +319,15 @@ class PlacementEngine:
         proposals: Mapping[int, int] | None = None,
         control: JobControl | None = None,
         sections: Sequence[Sequence[str] | str | None] | None = None,
+        headings: Sequence[bool] | None = None,
     ) -> list[Placement]:
         """One :class:`Placement` per paragraph; each candidate used at most once (never after a
-        heading or the title line). ``sections``: see :meth:`prepare`."""
+        heading or the title line). ``sections``, ``headings``: see :meth:`prepare`."""
         if strategy not in STRATEGIES:
             raise PlacementError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
         control = ensure_control(control)
-        problem = self.prepare(paragraphs, candidates, proposals=proposals, control=control, sections=sections)
+        problem = self.prepare(paragraphs, candidates, proposals=proposals, control=control, sections=sections,
+                               headings=headings)
         return self.assign(problem, strategy, control=control)
 
     def assign(
@@ -337,6 +342,11 @@ class PlacementEngine:
             return [Placement(paragraph=i, paragraph_text=t) for i, t in enumerate(problem.paragraphs)]
         if strategy == "sequence":
             return self._assign_sequence(problem, control)
+        if strategy == "baseline":
+            scores = baseline_scores(problem)
+            choices = baseline_assign(problem, self.threshold if self.threshold is not None else BASELINE_THRESHOLD,
+                                      control=control)
+            return [self._placement(problem, i, choices[i], scores[i]) for i in range(n)]
         probs = problem.probabilities()
         if strategy == "greedy":
             blocked = problem._empty_rows()
@@ -496,11 +506,15 @@ class PlacementEngine:
         proposals: Mapping[int, int] | None = None,
         control: JobControl | None = None,
         sections: Sequence[Sequence[str] | str | None] | None = None,
+        headings: Sequence[bool] | None = None,
     ) -> PlacementProblem:
         """Read what is missing (OCR), embed, and compute every signal; no assignment yet.
 
         ``sections``: each paragraph's section titles (outermost first) when the caller knows them (a
-        reading of a paper); otherwise the headings among the paragraphs start the sections."""
+        reading of a paper, a writer's Markdown headings); otherwise the headings among the paragraphs
+        start the sections. ``headings``: which paragraphs are headings (never an image); None: the
+        heading-like lines (:func:`~mmdocsum_desktop.placement.sequence.heading_rows`); all False for a
+        list of paragraphs that has none (``mmdocsum place`` with a JSON list)."""
         control = ensure_control(control)
         self.warnings = list(self.model_warnings)
         self.timings = {}
@@ -551,14 +565,17 @@ class PlacementEngine:
         order_penalty = self.order_penalty if self.order_penalty is not None else (profile.order_penalty if profile else 0.0)
         if sections is not None and len(sections) != len(texts):
             raise PlacementError(f"sections gives {len(sections)} entries for {len(texts)} paragraphs")
-        kinds, opens = paragraph_sections(texts, sections)
+        if headings is not None and len(headings) != len(texts):
+            raise PlacementError(f"headings gives {len(headings)} entries for {len(texts)} paragraphs")
+        heading_mask = heading_rows(texts) if headings is None else np.array([bool(h) for h in headings], dtype=bool)
+        kinds, opens = paragraph_sections(texts, sections, heading_mask)
         head = self.fitted.paragraph_head
         head_logits = None
         if head is not None and similarity.para_emb is not None and head.applies_to(similarity.embedder):
             head_logits = head.logits(similarity.para_emb)
         return PlacementProblem(
             paragraph_head=head_logits,
-            headings=heading_rows(texts),
+            headings=heading_mask,
             section_kinds=kinds,
             section_first=opens,
             paragraphs=texts,

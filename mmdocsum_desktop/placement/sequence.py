@@ -263,12 +263,17 @@ def heading_rows(paragraphs: Sequence[str]) -> np.ndarray:
 
 
 def paragraph_sections(
-    paragraphs: Sequence[str], sections: Sequence[Sequence[str] | str | None] | None = None
+    paragraphs: Sequence[str],
+    sections: Sequence[Sequence[str] | str | None] | None = None,
+    headings: Sequence[bool] | np.ndarray | None = None,
 ) -> tuple[list[str | None], list[bool]]:
     """Per paragraph, its section's kind and whether it opens its section.
 
     ``sections``: the section titles of each paragraph when the caller knows them (a JATS or PDF
-    reading); otherwise the headings among the paragraphs themselves start the sections."""
+    reading, or a writer's Markdown headings); otherwise the headings among the paragraphs themselves
+    (``headings``, default :func:`heading_rows`) start the sections. Before the first heading nothing
+    opens a section: a list of paragraphs with no headings has no section features at all (the fitted
+    model then reads none, as when the fit's papers are scored without their section titles)."""
     kinds: list[str | None] = []
     first: list[bool] = []
     if sections is not None:
@@ -280,9 +285,9 @@ def paragraph_sections(
             previous = key
         return kinds, first
     current: str | None = None
-    opened = True
-    headings = heading_rows(paragraphs)
-    for text, heading in zip(paragraphs, headings):
+    opened = False  # a section opens at a heading; text before the first one is in none
+    rows = heading_rows(paragraphs) if headings is None else np.asarray(headings, dtype=bool)
+    for text, heading in zip(paragraphs, rows):
         if heading:
             current = section_kind(text.lstrip("# ")) or current
             opened = True

@@ -39,9 +39,16 @@ def run_flow_insertion(
     captions: Mapping[str, Mapping[str, Any]] | None = None,
     strategy: str = "global",
     control: JobControl | None = None,
+    form: str = "list",
 ) -> FlowRun:
     """Place images with ``engine`` for every article (``bench.run.AppPlacer``: app.place, as `mmdocsum place`;
-    or a PlacementEngine of an experiment); predictions as pool paths."""
+    or a PlacementEngine of an experiment); predictions as pool paths.
+
+    ``form``: how the article's paragraphs reach the placer — "list", a JSON list as `mmdocsum place`
+    takes it (no headings: every entry is a paragraph); "markdown", the same paragraphs as the Authoring
+    view splits a Markdown text (heading lines among them read as headings; an AppPlacer only)."""
+    if form not in ("list", "markdown"):
+        raise ValueError(f"form is 'list' or 'markdown', not {form!r}")
     control = ensure_control(control)
     root = Path(images_root)
     if not root.is_dir():
@@ -65,7 +72,10 @@ def run_flow_insertion(
                     order=order,
                 )
             )
-        placements = engine.place(article.content, candidates, strategy=strategy)
+        if form == "markdown":
+            placements = engine.place(article.content, candidates, strategy=strategy, headings=True)
+        else:
+            placements = engine.place(article.content, candidates, strategy=strategy)
         for path, candidate in zip(article.pool, candidates):
             if candidate.ocr_text is not None:
                 ocr_done[path] = candidate.ocr_text

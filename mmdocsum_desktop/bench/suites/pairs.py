@@ -54,6 +54,7 @@ from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.schemas.placement import ImageCandidate
 from mmdocsum_desktop.schemas.settings import EngineChoice
 from mmdocsum_desktop.schemas.summary import SummaryRequest
+from mmdocsum_desktop.text.paragraphs import split_paragraphs
 from mmdocsum_desktop.text.sentences import split_sentences
 
 STAGES = ("figures", "text", "flow", "summary")
@@ -64,8 +65,11 @@ BODY_CROP_SHARE = 0.5
 
 # Each paragraph's section titles (outermost first), or None where not known
 Sections = Sequence[Sequence[str] | str | None]
-# (paragraph texts, candidates, their sections) → the chosen candidate index or None per paragraph
-Placer = Callable[[list[str], list[ImageCandidate], Sections], list[int | None]]
+# (paragraphs, candidates, their sections) → the chosen candidate index or None per paragraph. The
+# paragraphs as `mmdocsum place` receives them: a Markdown text (its headings read; the answer is per
+# paragraph of split_paragraphs(text)), or a list — a JSON list (sections None: no headings) or a paper's
+# own paragraphs with their sections
+Placer = Callable[[str | list[str], list[ImageCandidate], Sections | None], list[int | None]]
 # (document, folder of its figure crops) → per paragraph, in role order (background, method, results,
 # conclusion): (text, figure label or None[, why no figure or None[, source]]); source "absent": the
 # paragraph says the paper has no such part (its words are the app's, not the paper's)
@@ -94,11 +98,69 @@ def default_placer(session: Session | None = None) -> tuple[Placer, str]:
     given the section each paragraph sits under (a paper's own text knows them)."""
     session = session or current_session()
 
-    def place(paragraphs: list[str], candidates: list[ImageCandidate], sections: Sections) -> list[int | None]:
-        run = app_place(session, paragraphs, candidates, sections=sections)
+    def place(paragraphs: str | list[str], candidates: list[ImageCandidate], sections: Sections | None) -> list[int | None]:
+        # a list without sections is `mmdocsum place` with a JSON list: paragraphs only, no headings
+        plain = not isinstance(paragraphs, str) and sections is None
+        run = app_place(session, paragraphs, candidates, sections=sections, headings=not plain)
         return [p.candidate for p in run.placements]
 
     return place, "app.place with the session's settings and models (as `mmdocsum place`), paragraphs' sections given"
+
+
+@dataclass
+class UserText:
+    """Paragraphs in the form a user gives `mmdocsum place`, and where each original paragraph went."""
+
+    text: str | list[str]
+    rows: list[int | None]  # per paragraph placement answers for: the original paragraph's index (None: heading)
+
+    def per_paragraph(self, chosen: Sequence[int | None], count: int) -> list[int | None]:
+        out: list[int | None] = [None] * count
+        for row, choice in zip(self.rows, chosen):
+            if row is not None:
+                out[row] = choice
+        return out
+
+
+def _one_line(text: str) -> str:
+    return " ".join((text or "").split())
+
+
+def user_forms(paragraphs: Sequence[str], sections: Sections, title: str | None = None) -> list[tuple[str, UserText]]:
+    """("markdown", the paragraphs under Markdown headings typed from their section titles — ``##`` for a
+    top section, ``###`` inside it, the title as ``#``), ("list", the paragraphs as a JSON list). Each
+    paragraph is one block (its blank lines folded); empty paragraphs are left out of both, as a writer
+    would, and score as "no image"."""
+    blocks: list[str] = []
+    rows: list[int | None] = []
+    if title and _one_line(title):
+        blocks.append("# " + _one_line(title))
+        rows.append(None)
+    previous: tuple[str, ...] = ()
+    kept: list[int] = []
+    for index, (text, path) in enumerate(zip(paragraphs, sections)):
+        body = "\n".join(line for line in (text or "").strip().splitlines() if line.strip())
+        if not body:
+            continue
+        if body.lstrip().startswith("#"):
+            body = body.lstrip("# ")  # a paragraph is not a heading because its first word is "#1"
+        titles = tuple(_one_line(t) for t in ((path,) if isinstance(path, str) else (path or ())) if _one_line(t))
+        common = 0
+        while common < min(len(titles), len(previous)) and titles[common] == previous[common]:
+            common += 1
+        for depth in range(common, len(titles)):
+            blocks.append("#" * min(depth + 2, 6) + " " + titles[depth])
+            rows.append(None)
+        previous = titles
+        blocks.append(body)
+        rows.append(index)
+        kept.append(index)
+    markdown = "\n\n".join(blocks) + "\n"
+    # The CLI splits a .md file as the Authoring view does; where that would split a block differently
+    # (a paragraph that is only an image line), the view's already-split list stands in for the text
+    given: str | list[str] = markdown if split_paragraphs(markdown) == blocks else list(blocks)
+    listed = [("\n".join(line for line in (paragraphs[i] or "").strip().splitlines() if line.strip())) for i in kept]
+    return [("markdown", UserText(given, rows)), ("list", UserText(listed, list(kept)))]
 
 
 def default_summarizer(session: Session | None = None) -> tuple[Summarizer, str]:
@@ -359,6 +421,13 @@ class PairsRun:
         result["jats"] = m.flow_scores(gold_keys, predicted).to_dict()
         result["jats_predicted"] = predicted
         result["jats_gold"] = gold_keys
+        # the user's path: the same paragraphs as `mmdocsum place` receives them — a Markdown text whose
+        # headings a writer typed from the JATS section titles, and a plain JSON list (no sections)
+        for variant, given in user_forms(paragraphs, sections, gold.title):
+            picked = self.hooks.placer(given.text, candidates, None) if candidates else []
+            chosen_here = given.per_paragraph(picked, len(paragraphs))
+            result[f"jats_{variant}"] = m.flow_scores(
+                gold_keys, [keys[c] if c is not None else None for c in chosen_here]).to_dict()
         # the second variant: the paragraphs the app itself read from the PDF, mentions removed
         own = [b for b in body_blocks(document) if b.type == "paragraph"]
         own_texts = [strip_citations(b.text) for b in own]
@@ -369,6 +438,11 @@ class PairsRun:
                       else [None] * len(own_texts))
         own_predicted = [keys[c] if c is not None else None for c in own_chosen]
         result["own"] = m.flow_scores(own_gold, own_predicted).to_dict()
+        for variant, given in user_forms(own_texts, [(s,) if s else None for s in own_sections], None):
+            picked = self.hooks.placer(given.text, candidates, None) if candidates and own_texts else []
+            chosen_here = given.per_paragraph(picked, len(own_texts))
+            result[f"own_{variant}"] = m.flow_scores(
+                own_gold, [keys[c] if c is not None else None for c in chosen_here]).to_dict()
         result["own_unmatched"] = sum(x is None for x in matches)
         result["seconds"] = round(time.perf_counter() - started, 4)
         return result
@@ -581,6 +655,12 @@ def _pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
             flow_slots=jats.n_slots,
             own_acc_b=own.acc_b, own_acc_i=own.acc_i, own_acc_ni=own.acc_ni, own_within_one=own.within_one,
         )
+        for variant in ("jats_markdown", "jats_list", "own_markdown", "own_list"):
+            found = [r[variant] for r in flow if variant in r]
+            if found:  # the user's path (issue 39): Markdown with headings, and a plain JSON list
+                pooled = m.pool_flow_scores(m.FlowScores(**r) for r in found)
+                out.update({f"{variant}_acc_i": pooled.acc_i, f"{variant}_acc_ni": pooled.acc_ni,
+                            f"{variant}_acc_b": pooled.acc_b})
     summaries = [r["summary"] for r in rows if "summary" in r]
     if summaries:
         sentences: dict[str, int] = {}
@@ -729,6 +809,11 @@ HEADLINE = (
     ("flow_acc_i", "flow Acc_i"),
     ("flow_acc_ni", "flow Acc_ni"),
     ("flow_within_one", "flow: gold figures within one paragraph"),
+    ("jats_markdown_acc_i", "flow via `place`, Markdown with headings: Acc_i"),
+    ("jats_markdown_acc_ni", "  Acc_ni"),
+    ("jats_list_acc_i", "flow via `place`, plain JSON list: Acc_i"),
+    ("jats_list_acc_ni", "  Acc_ni"),
+    ("own_list_acc_i", "own PDF paragraphs via `place`, plain list: Acc_i"),
     ("own_acc_b", "flow (own PDF paragraphs) Acc_b"),
     ("own_acc_i", "own Acc_i"),
     ("own_acc_ni", "own Acc_ni"),
