@@ -12,6 +12,7 @@ from pathlib import Path
 
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.judge.gate import INSIST_FLAG, UnfitJudgeError, check_judge, refusal_text, refuses
 from mmdocsum_desktop.judge.sources import Judge
 from mmdocsum_desktop.judge.summary import (
     ASPECTS,
@@ -21,13 +22,24 @@ from mmdocsum_desktop.judge.summary import (
     load_aspects,
     summary_paragraphs,
 )
+from mmdocsum_desktop.models.fitness import Fitness, for_model
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.judgement import Judgement
 from mmdocsum_desktop.schemas.settings import EngineChoice
 from mmdocsum_desktop.schemas.summary import Summary
 from mmdocsum_desktop.summarize.render import to_json
 
-__all__ = ["ASPECTS", "check_aspects", "judge", "source_judge", "summary_judge", "summary_paragraphs"]
+__all__ = ["ASPECTS", "INSIST_FLAG", "UnfitJudgeError", "check_aspects", "judge", "judge_fitness", "refusal_text",
+           "refuses", "source_judge", "summary_judge", "summary_paragraphs"]
+
+
+def judge_fitness(session: Session, choice: EngineChoice | None = None) -> Fitness | None:
+    """How fit the judge these settings (and ``choice``) give is to judge: None for a server's model
+    (its size is unknown here). JudgeNotConfiguredError when no language model is set up."""
+    if session.judge_name(choice) != "llama":
+        return None
+    model = (choice.model if choice is not None else None) or session.settings.engines.llama.model
+    return for_model(model, "judge")
 
 
 def judge(
@@ -38,10 +50,13 @@ def judge(
     base_dir: Path | None = None,
     choice: EngineChoice | None = None,
     control: JobControl | None = None,
+    insist: bool = False,
 ) -> Judgement:
     """The judgement of ``summary`` (``judge.summary.judge_document``) as a typed record, with the
     aspects' titles. Image paths are relative to ``base_dir``. JudgeNotConfiguredError when no language
-    model is set up."""
+    model is set up; UnfitJudgeError, before any model loads, when the judge's model is labelled unfit
+    and the user did not ``insist`` (judge.gate says why)."""
+    check_judge(judge_fitness(session, choice), insist=insist)
     record = to_json(summary)
     with session.judge_engine(choice) as engine:
         result = judge_document(document, record, engine, base_dir=base_dir, control=control)

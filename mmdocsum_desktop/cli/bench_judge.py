@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mmdocsum_desktop.app.judging import ASPECTS
+from mmdocsum_desktop.app.judging import ASPECTS, INSIST_FLAG, UnfitJudgeError, judge_fitness, refuses
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.bench.run import run_benchmark
 from mmdocsum_desktop.cli import bench_common as common
@@ -29,6 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.add_engine_arguments(parser)
     parser.set_defaults(engine="extractive")
     common.add_judge_arguments(parser)
+    parser.add_argument(INSIST_FLAG, action="store_true",
+                        help="judge even with a model labelled unfit to judge (its scores are unreliable)")
     parser.set_defaults(handler=run)
 
 
@@ -39,9 +41,14 @@ def run(args: argparse.Namespace) -> int:
     if args.self_consistency < 1:
         raise SystemExit("mmdocsum: error: --self-consistency must be 1 or more")
     aspects = [a.strip() for a in args.aspects.split(",") if a.strip()] if args.aspects else None
+    session = Session()
+    fitness = judge_fitness(session, judge)
+    if refuses(fitness) and not args.allow_unfit_judge:  # said before minutes of unreliable scoring
+        assert fitness is not None
+        raise UnfitJudgeError(fitness)  # its message names INSIST_FLAG
     with tqdm_control("judge", enabled=not args.quiet) as control, common.cancel_on_sigint(control):
         metrics = run_benchmark(
-            Session(), "judge", args.docs, args.output,
+            session, "judge", args.docs, args.output,
             choice=common.engine_spec(args),
             judge=judge,
             summaries=args.summaries,

@@ -184,16 +184,18 @@ def judge_record(summary: Summary, document: Document | None = None) -> dict[str
     return present.summary_json(summary)
 
 
-def judge_summary(session: Session, document: Document, summary: Summary, workspace_root: Path) -> JobFn:
+def judge_summary(session: Session, document: Document, summary: Summary, workspace_root: Path, *,
+                  insist: bool = False) -> JobFn:
     """Judge the summary against its document on the aspects of ``judge.summary`` (what
     `mmdocsum bench judge` does for one document), with the LLM engine of the settings. Returns the
-    judgement's JSON (``judge.summary.judge_document``) with ``aspect_titles`` {name: title}."""
+    judgement's JSON (``judge.summary.judge_document``) with ``aspect_titles`` {name: title}. A model
+    labelled unfit to judge runs only with ``insist`` (the user pressed "Judge anyway")."""
 
     def run(control: JobControl, stream: StreamFn) -> dict[str, Any]:
         current = session
         control.report(0, 100, f"starting the {current.judge_name()} judge")
         judgement = judge(current, document, summary, base_dir=workspace_root,
-                          control=sub_control(control, 5, 100))
+                          control=sub_control(control, 5, 100), insist=insist)
         control.report(100, 100, "done")
         # the views and the project file keep the judgement's JSON form
         return judgement.model_dump(mode="json")

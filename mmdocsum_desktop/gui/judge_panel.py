@@ -57,6 +57,7 @@ def explanation_text(aspect: dict[str, Any]) -> str:
 
 class JudgePanel(QFrame):
     cancelRequested = Signal()
+    insistRequested = Signal()  # "Judge anyway": the user insists on a judge labelled unfit
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -97,6 +98,11 @@ class JudgePanel(QFrame):
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message.setVisible(False)
+        # shown when the judge's model is labelled unfit: it does not run unless the user insists here
+        self.insist_button = QPushButton("Judge anyway")
+        self.insist_button.setToolTip("Run this judge although its scores are unreliable (they are marked so)")
+        self.insist_button.clicked.connect(self.insistRequested)
+        self.insist_button.setVisible(False)
 
         self.table = QTableWidget(0, 3)
         self.table.setHorizontalHeaderLabels(["Aspect", "Score", "Explanation"])
@@ -120,6 +126,7 @@ class JudgePanel(QFrame):
         layout.addLayout(header)
         layout.addWidget(self.progress_row)
         layout.addWidget(self.message)
+        layout.addWidget(self.insist_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.table)
         layout.addWidget(self.note)
         self.progress_row.setVisible(False)
@@ -134,6 +141,7 @@ class JudgePanel(QFrame):
         self.table.setVisible(False)
         self.note.setVisible(False)
         self.message.setVisible(False)
+        self.insist_button.setVisible(False)
         self.progress.setRange(0, 0)  # busy until the first report gives a total
         self.progress.setFormat("starting the judge…")
         self.cancel_button.setEnabled(True)
@@ -164,6 +172,13 @@ class JudgePanel(QFrame):
         self.cancelRequested.emit()
 
     # ---- outcome
+    def show_refusal(self, text: str) -> None:
+        """The judge did not start: ``text`` says why, and "Judge anyway" runs it if the user insists."""
+        self.clear()
+        self.title.setText("Judgement")
+        self.show_message(text, "warning")
+        self.insist_button.setVisible(True)
+
     def show_message(self, text: str, kind: str = "error") -> None:
         self.message.setStyleSheet(f"background: {_MESSAGE_COLOURS.get(kind, '#e3effb')}; color: #222; "
                                    "padding: 4px; border-radius: 3px;")
@@ -175,6 +190,7 @@ class JudgePanel(QFrame):
         self.result = None
         self.table.setRowCount(0)
         self.message.setVisible(False)
+        self.insist_button.setVisible(False)
         self.progress_row.setVisible(False)
         self._running = False
         self.setVisible(False)

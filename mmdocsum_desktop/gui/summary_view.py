@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mmdocsum_desktop.app import catalog
+from mmdocsum_desktop.app import catalog, judging
 from mmdocsum_desktop.app.present import caption_text, markdown_to_html
 from mmdocsum_desktop.app.project import Workspace
 from mmdocsum_desktop.app.session import Session
@@ -349,6 +349,7 @@ class SummaryView(QWidget):
         self.judge_button.setEnabled(False)
         self.judge_panel = JudgePanel()
         self.judge_panel.cancelRequested.connect(self.cancel_judge)
+        self.judge_panel.insistRequested.connect(lambda: self.judge(insist=True))
         self.status = QLabel("Open a document, then Summarize.")
         self.status.setWordWrap(True)
         self.status.setStyleSheet("color: #555;")
@@ -527,9 +528,10 @@ class SummaryView(QWidget):
             self._own_session.use_settings(load_settings())
         return self._own_session
 
-    def judge(self) -> Job | None:
+    def judge(self, *, insist: bool = False) -> Job | None:
         """Judge the summary as it is now with the language model of the settings, in the background.
-        Says what to do when only the extractive engine is set up (it cannot judge)."""
+        Says what to do when only the extractive engine is set up (it cannot judge). A model labelled
+        unfit to judge does not run: the panel says why and offers "Judge anyway" (``insist``)."""
         workspace = self.workspace
         summary = self.summary
         if self.judge_job is not None or summary is None or workspace is None or workspace.document is None:
@@ -537,17 +539,24 @@ class SummaryView(QWidget):
         try:
             session = self.current_session()
             judge = core.judge_description(session)
+            judge_fitness = judging.judge_fitness(session)
         except MmdocsumError as error:  # no language model configured, or unreadable settings
             self.judge_panel.clear()
             self.judge_panel.title.setText("Judgement")
             self.judge_panel.show_message(str(error), "warning")
             return None
-        judge_fitness = catalog.fitness_for_settings(session.settings, "judge")
+        if judging.refuses(judge_fitness) and not insist:
+            assert judge_fitness is not None
+            self.judge_panel.show_refusal(f"{judging.refusal_text(judge_fitness)}: press Judge anyway to run it "
+                                          "(its scores are marked unreliable), or choose a larger model in "
+                                          "Settings ▸ Engine ▸ Judge.")
+            return None
         self.judge_fitness = judge_fitness if judge_fitness is not None and judge_fitness.warns else None
         snapshot = summary.model_copy(deep=True)  # the user may go on editing while the judge works
         fingerprint = summary_fingerprint(snapshot)
         job = Job(f"Judging the summary with {judge}",
-                  core.judge_summary(session, workspace.document, snapshot, workspace.root), kind="judge")
+                  core.judge_summary(session, workspace.document, snapshot, workspace.root, insist=insist),
+                  kind="judge")
         job.signals.progress.connect(self.judge_panel.set_progress)
         job.signals.succeeded.connect(lambda result: self._judge_done(workspace, fingerprint, result))
         job.signals.failed.connect(lambda message: self._judge_ended(workspace, f"Judging failed: {message}",

@@ -27,7 +27,9 @@ def _isolated(tmp_path, monkeypatch):
 
 
 def _judge_args(smollm, out, aspects):
-    return ["--judge", "llama", "--judge-model", str(smollm), "--judge-n-ctx", "2048", "-o", str(out), "--quiet",
+    # SmolLM2 is labelled unfit to judge: these tests run it as a user who insists
+    return ["--judge", "llama", "--judge-model", str(smollm), "--judge-n-ctx", "2048", "--allow-unfit-judge",
+            "-o", str(out), "--quiet",
             "--aspects", aspects]
 
 

@@ -103,6 +103,9 @@ def test_judge_this_summary_shows_five_aspects(qtbot, make_window, smollm, short
     started = time.monotonic()
     with qtbot.waitSignal(view.judged, timeout=JUDGE_TIMEOUT) as blocker:
         qtbot.mouseClick(view.judge_button, Qt.MouseButton.LeftButton)
+        # SmolLM2 is labelled unfit to judge: it runs only once the user insists (test_unfit_judge.py)
+        assert view.judge_job is None and panel.insist_button.isVisible()
+        qtbot.mouseClick(panel.insist_button, Qt.MouseButton.LeftButton)
         job = view.judge_job
         assert job is not None and job.kind == "judge"
         job.signals.progress.connect(lambda done, total, what: progress.append((done, total, what)))
@@ -163,7 +166,7 @@ def test_cancel_stops_the_judge(qtbot, make_window, smollm, short_article):
     window = summarized_window(qtbot, make_window, short_article)
     view = window.summary_view
     panel = view.judge_panel
-    job = view.judge()
+    job = view.judge(insist=True)  # an unfit model judges only when the user insists
     assert job is not None
     # cancel once the judge model is loaded and asked its first question
     qtbot.waitUntil(lambda: panel.progress.maximum() == 100 and panel.progress.value() >= 5, timeout=120_000)
@@ -205,7 +208,7 @@ def test_a_judge_model_that_cannot_load_is_reported(qtbot, make_window, tmp_path
     configure(model=broken)
     window = summarized_window(qtbot, make_window, short_article)
     view = window.summary_view
-    job = view.judge()
+    job = view.judge(insist=True)  # an unfit model judges only when the user insists
     assert job is not None
     wait_job(qtbot, view, job, 120_000)
     assert job.state == "failed"
