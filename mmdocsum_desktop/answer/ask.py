@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from mmdocsum_desktop.document.injection import is_injection
 from mmdocsum_desktop.document.labels import find_mentions
 from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions, Message, TextEngine
 from mmdocsum_desktop.errors import EmptyDocumentError, EmptyQuestionError
@@ -140,6 +141,9 @@ def answer_from_evidence(
     control = ensure_control(control)
     started = time.perf_counter() if started is None else started
     question, repairs = prepare_question(question)
+    # text addressed to a model is never the paper's content, whatever the source (the reader took it out
+    # of documents; evidence handed in by a caller did not pass through the reader)
+    evidence = [item for item in evidence if not is_injection(item.text)]
     retrieval_s = time.perf_counter() - started
     answer = Answer(
         source=source,

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mmdocsum_desktop.document.injection import is_injection
 from mmdocsum_desktop.document.labels import parse_caption_start
 from mmdocsum_desktop.document.normalize import (
     has_unmapped_glyphs,
@@ -49,6 +50,8 @@ from mmdocsum_desktop.document.sections import PROSE_TYPES, is_body_prose, is_re
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.schemas.summary import ROLE_TITLES, ROLES
+from mmdocsum_desktop.summarize.attribution import attribute
+from mmdocsum_desktop.summarize.content_roles import BLOCKED_BY, other_language_cues, widen_by_content
 from mmdocsum_desktop.summarize.roles import (
     ANY_ROLE,
     absence_sentence,
@@ -339,6 +342,8 @@ def junk_reason(text: str) -> str | None:
     equation, recipe, broken glyphs...), or None when it reads as prose."""
     if has_unmapped_glyphs(text):
         return "undecodable glyphs"
+    if is_injection(text):  # the reader took these out; a document.json from elsewhere may still hold them
+        return "addressed to a language model"
     if _starts_a_caption(text):
         return "caption"
     if _BACK_MATTER.search(text):
@@ -484,6 +489,9 @@ class Candidate:
     closes_paragraph: bool = False  # its last sentence closes its block (a paragraph's conclusion)
     serves: frozenset[str] = ANY_ROLE  # the paragraphs it may fill (block_serves); the abstract's, any
     figure_cited: bool = False  # its block cites a figure or table: it can bring one into the summary
+    # why it is not this paper's own finding (attribution.KINDS: a citation, an interview quotation, a
+    # question, the introduction), judged on the raw text with its reference markers; None: it is
+    attribution: str | None = None
 
 
 def candidates(document: Document, *, include_abstract: bool = True) -> list[Candidate]:
@@ -492,6 +500,7 @@ def candidates(document: Document, *, include_abstract: bool = True) -> list[Can
     allowed = body_blocks(document, include_abstract=include_abstract)
     sentences = document_sentences(document, include_abstract=include_abstract)
     cleaned: dict[int, Sentence] = {}
+    raw: dict[int, str] = {}  # the sentence as the document has it: reference markers say whose work it is
     # "extracel- lular" joined by the paper's own vocabulary (what a reader of the PDF did not join)
     known = vocabulary(b.text for b in document.blocks)
     markers: dict[int, int] = {}
@@ -514,9 +523,12 @@ def candidates(document: Document, *, include_abstract: bool = True) -> list[Can
             continue
         if _opens_with_title(s.text, title):
             continue  # the title glued to the first sentence of the abstract
+        if is_injection(s.text):
+            continue  # before cleaning: "Assistant: …" would lose its label (a run-in heading) and pass
         text = join_split_words(clean_sentence(s.text), known)
         if text:
             cleaned[s.position] = dataclasses.replace(s, text=text)
+            raw[s.position] = s.text
             markers[s.position] = reference_markers(s.text)
     roles = block_roles(document)
     first_of_block = {s.position for k, s in enumerate(sentences) if k == 0 or sentences[k - 1].block != s.block}
@@ -527,10 +539,16 @@ def candidates(document: Document, *, include_abstract: bool = True) -> list[Can
     block_text = {b.id: b.text for b in document.blocks}
 
     def candidate(sentence: Sentence, covers: tuple[int, ...], role: str | None) -> Candidate:
+        # whose finding it reports: a sentence under the introduction's own heading is the introduction's
+        # (its subsections' role is inherited, and a review's body may be all of them)
+        heading = None if sentence.in_abstract else section_role(sentence.section)
+        found = attribute(" ".join(raw.get(c, "") for c in covers), section_role=heading)
+        kind = found.kind if found is not None else None
+        may = ANY_ROLE if sentence.in_abstract else serves.get(sentence.block, ANY_ROLE)
         return Candidate(sentence, covers, role, sum(markers.get(c, 0) for c in covers),
                          covers[0] in first_of_block, covers[-1] in last_of_block,
-                         ANY_ROLE if sentence.in_abstract else serves.get(sentence.block, ANY_ROLE),
-                         bool(_FIGURE_OR_TABLE.search(block_text.get(sentence.block, ""))))
+                         may - BLOCKED_BY.get(kind or "", frozenset()),
+                         bool(_FIGURE_OR_TABLE.search(block_text.get(sentence.block, ""))), kind)
 
     result: list[Candidate] = []
     for position, sentence in cleaned.items():
@@ -731,7 +749,10 @@ class Extractor:
         has_visuals = any(v.label for v in document.visuals)
         # a sentence fills only the paragraphs its section serves (a Method paragraph is never made of
         # the introduction): the other roles' scores are pushed below any it may take
-        serves = np.array([[role in c.serves for role in ROLES] for c in pool], dtype=bool)
+        # the paragraphs no section serves take sentences by what they say (content_roles): a review's
+        # approach and main points, a case report's case, a Portuguese essay's findings
+        widened = widen_by_content(pool, document, ROLES)
+        serves = np.array([[role in may for role in ROLES] for may in widened], dtype=bool)
         scores = np.where(serves, scores, scores - 5.0)
 
         taken: set[int] = set()
@@ -833,7 +854,8 @@ class Extractor:
             for i, sentence in enumerate(sentences):
                 centre, width = (_ABSTRACT_PRIOR if sentence.in_abstract else _BODY_PRIOR)[role]
                 prior = float(np.exp(-(((position[i] - centre) / width) ** 2)))
-                cue = min(1.0, 0.5 * len(_CUES[role].findall(sentence.text)))
+                cue = min(1.0, 0.5 * (len(_CUES[role].findall(sentence.text))
+                                      + other_language_cues(role, sentence.text)))
                 section = 0.0
                 known = section_roles[i] if not sentence.in_abstract else None
                 if known == "related":  # related work is background, but second to the introduction
