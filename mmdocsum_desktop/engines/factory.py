@@ -103,7 +103,8 @@ def _llama_engine(choice: EngineChoice, settings: EngineSettings) -> TextEngine:
             constrained=local.constrained and choice.grammar,
             image_max_side=local.image_max_side,
             seed=settings.seed,
-        )
+        ),
+        idle_timeout_s=local.idle_timeout_s,  # an unused model's memory goes back to the system
     )
 
 

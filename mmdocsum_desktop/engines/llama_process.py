@@ -25,6 +25,10 @@ What the parent does when the child fails:
   the parent waits that limit plus a grace period): the child is killed, same error;
 - the user cancels: the child is killed at once (a model reading a long prompt can take tens of seconds
   to reach the next abort check) and ``SummaryCancelled`` carries the text written so far.
+
+A child left unused for ``idle_timeout_s`` is closed (a 135M model holds about 600 MB, a 7B one several
+GB, long after the summary or judgement it was loaded for); the next call loads the model again, which
+is not counted as a restart.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import multiprocessing
 import signal
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
@@ -56,6 +61,9 @@ DEFAULT_STALL_TIMEOUT_S = 300.0
 TIME_LIMIT_GRACE_S = 30.0
 # How often the parent looks at the cancel flag and the child's health while it waits.
 POLL_S = 0.05
+# A model process unused this long is closed and its memory returned; loading it again takes seconds
+# (SmolLM2: about 1 s, a 7B model from a fast disk: 5-20 s), so a pause to read is not one.
+DEFAULT_IDLE_TIMEOUT_S = 120.0
 
 REINSTALL_HINT = (
     'pip install --force-reinstall --no-cache-dir --no-deps llama-cpp-python with CMAKE_ARGS="-DGGML_NATIVE=OFF" '
@@ -109,9 +117,15 @@ class LlamaProcessEngine:
     name = "llama"
 
     def __init__(self, config: LlamaConfig, *, stall_timeout_s: float = DEFAULT_STALL_TIMEOUT_S,
-                 control: JobControl | None = None) -> None:
+                 control: JobControl | None = None,
+                 idle_timeout_s: float | None = DEFAULT_IDLE_TIMEOUT_S) -> None:
         self.config = config
         self.stall_timeout_s = stall_timeout_s
+        self.idle_timeout_s = idle_timeout_s  # None: the child stays until close()
+        self.idle_stops = 0  # how often the idle child was closed
+        self._idle_timer: threading.Timer | None = None
+        self._idle_stopped = False
+        self._last_used = time.monotonic()
         self._context = multiprocessing.get_context("spawn")
         self._process: Any = None
         self._conn: Any = None
@@ -133,6 +147,7 @@ class LlamaProcessEngine:
         self.supports_images = info.supports_images
         self.warnings = list(info.warnings)
         self._description = info.description
+        self._used()
 
     # ------------------------------------------------------------------------------------ the child
 
@@ -165,8 +180,38 @@ class LlamaProcessEngine:
     def _ensure_running(self, control: JobControl | None) -> None:
         if self._process is None or not self._process.is_alive():
             self._kill()
-            self.restarts += 1
+            if not self._idle_stopped:  # closed for idleness is not a crash
+                self.restarts += 1
+            self._idle_stopped = False
             self._start(control)
+
+    def _used(self) -> None:
+        """A call ended: the idle clock starts again (on a timer thread, which closes an idle child)."""
+        self._last_used = time.monotonic()
+        if self.idle_timeout_s is None:
+            return
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+        # a weak reference: a pending timer must not keep a forgotten engine (and its child) alive
+        timer = threading.Timer(self.idle_timeout_s, _close_if_idle, args=(weakref.ref(self),))
+        timer.daemon = True
+        timer.name = "mmdocsum-llama-idle"
+        self._idle_timer = timer
+        timer.start()
+
+    def _close_if_idle(self) -> None:
+        if self.idle_timeout_s is None or not self._lock.acquire(blocking=False):
+            return  # a call is under way: it restarts the clock when it ends
+        try:
+            idle = time.monotonic() - self._last_used
+            process = self._process
+            if process is None or not process.is_alive() or idle < self.idle_timeout_s - 0.05:
+                return
+            self._close_child()
+            self._idle_stopped = True
+            self.idle_stops += 1
+        finally:
+            self._lock.release()
 
     def _kill(self) -> None:
         process, conn = self._process, self._conn
@@ -238,9 +283,12 @@ class LlamaProcessEngine:
         if not text:
             return 0
         with self._lock:
-            self._ensure_running(None)
-            self._conn.send(("count", text))
-            message = self._receive("counting tokens", control=None, deadline=None)
+            try:
+                self._ensure_running(None)
+                self._conn.send(("count", text))
+                message = self._receive("counting tokens", control=None, deadline=None)
+            finally:
+                self._used()
         return int(message[1])
 
     def stream(self, messages: list[Message], options: GenerationOptions, *,
@@ -298,6 +346,8 @@ class LlamaProcessEngine:
                     if not finished and not getattr(error, "from_child", False):
                         self._kill()
                     raise
+                finally:
+                    self._used()
 
         def finish(text: str, prompt_s: float, gen_s: float, cancelled: bool) -> Generation:
             child: Generation | None = state.get("generation")
@@ -320,6 +370,12 @@ class LlamaProcessEngine:
         return run_stream(self.stream(messages, options, control=control), on_text)
 
     def close(self) -> None:
+        timer = self._idle_timer
+        if timer is not None:
+            timer.cancel()
+        self._close_child()
+
+    def _close_child(self) -> None:
         conn = self._conn
         if conn is not None and self._process is not None and self._process.is_alive():
             with contextlib.suppress(OSError, BrokenPipeError):
@@ -329,7 +385,16 @@ class LlamaProcessEngine:
 
     def __del__(self) -> None:  # a forgotten engine must not leave a model loaded in memory
         with contextlib.suppress(Exception):
+            if self._idle_timer is not None:
+                self._idle_timer.cancel()
             self._kill()
+
+
+def _close_if_idle(engine: weakref.ref[LlamaProcessEngine]) -> None:
+    """The idle timer's callback: close the engine's child if it is still idle (and the engine alive)."""
+    alive = engine()
+    if alive is not None:
+        alive._close_if_idle()
 
 
 def _on_cpu(config: LlamaConfig) -> LlamaConfig:

@@ -69,6 +69,11 @@ class LlamaSettings(BaseModel):
     n_batch: int = Field(default=512, ge=16)
     constrained: bool = Field(default=True, description="JSON grammar for the answer (llama.cpp sampling)")
     image_max_side: int = Field(default=448, ge=64, le=4096)
+    idle_timeout_s: float | None = Field(
+        default=120.0, gt=0,
+        description="close the model's process after this many seconds unused (its memory is freed; the next "
+                    "use loads the model again); None: keep it while the app runs",
+    )
 
 
 class OpenAISettings(BaseModel):
