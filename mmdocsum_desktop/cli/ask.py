@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from mmdocsum_desktop.app.ask import ask, check_question, question_language_note  # app.ask is also the module
+from mmdocsum_desktop.app.present import escape_markdown
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.cli.progress import tqdm_control, write_stderr
 from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
@@ -95,25 +96,35 @@ def run(args: argparse.Namespace) -> int:
 def _where(sentence: AnswerSentence) -> str:
     parts = [f"p. {', '.join(str(p) for p in sentence.pages)}"] if sentence.pages else []
     parts += sentence.figures + sentence.tables
-    return f" [{' · '.join(parts)}]" if parts else ""
+    return f" \\[{_escaped(' · '.join(parts))}\\]" if parts else ""
 
 
 def render_markdown(answer: Answer) -> str:
-    lines = [f"**Q:** {answer.question}", ""]
-    lines.append(" ".join(f"{s.text}{_where(s)}" for s in answer.sentences))
+    """The answer as Markdown. Everything that came from the document, the model or the user (question,
+    sentences, evidence, labels, repairs, the model's name) goes through ``escape_markdown``: a document's
+    ``<script>``, ``<iframe>``, ``[x](javascript:…)`` or ``![](/private/…)`` is shown as the text it is
+    and never becomes markup in whatever renders the file (summarize.render's policy)."""
+    esc = _escaped
+    lines = [f"**Q:** {esc(answer.question)}", ""]
+    lines.append(" ".join(f"{esc(s.text)}{_where(s)}" for s in answer.sentences))
     if answer.evidence:
         lines += ["", "**Evidence**", ""]
         for item in answer.evidence:
             where = [f"p. {item.page}"] if item.page is not None else []
             where += item.labels
             text = item.text if len(item.text) <= 300 else item.text[:300].rsplit(" ", 1)[0] + " …"
-            lines.append(f"{item.number}. ({' · '.join(where) or item.kind}; support {item.support:.2f}) {text}")
+            lines.append(f"{item.number}. ({esc(' · '.join(where) or item.kind)}; support {item.support:.2f}) {esc(text)}")
     if answer.repairs:
         lines += ["", "**Repairs**", ""]
-        lines += [f"- {r.kind}: {r.reason}" for r in answer.repairs]
+        lines += [f"- {esc(r.kind)}: {esc(r.reason)}" for r in answer.repairs]
     engine = answer.engine.engine or "?"
     model = answer.engine.model or None
     timing = answer.timings.get("total_s")
-    lines += ["", f"_{engine}{f' · {model}' if model and engine != 'extractive' else ''}"
+    lines += ["", f"_{esc(engine)}{f' · {esc(model)}' if model and engine != 'extractive' else ''}"
                   f"{f' · {timing:.2f} s' if timing is not None else ''}_", ""]
     return "\n".join(lines)
+
+
+def _escaped(text: str) -> str:
+    """Document text for a Markdown line: escaped, one line (a newline could open a block of its own)."""
+    return escape_markdown(" ".join(text.split()))
