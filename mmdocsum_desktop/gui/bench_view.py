@@ -140,6 +140,7 @@ def bundled_rows() -> list[dict[str, Any]]:
                 if here is not None:
                     break
             reference = next(iter(published.get(f"{split.name}:{suite}", {}).values()), None)
+            seconds = here if here is not None else (reference or {}).get("wall_s")
             if here is not None:
                 took = f"{_seconds(here)} here (last run)"
             elif reference:
@@ -147,7 +148,7 @@ def bundled_rows() -> list[dict[str, Any]]:
             else:
                 took = "not measured"
             rows.append({"split": split.name, "suite": suite, "measures": split.measures.get(suite, ""),
-                         "took": took, "papers": papers, "licence": split.licence_note})
+                         "took": took, "seconds": seconds, "papers": papers, "licence": split.licence_note})
     return rows
 
 
@@ -198,11 +199,12 @@ class BenchView(QWidget):
         self.cancel_button.clicked.connect(self.cancel)
         self.progress = QProgressBar()
         self.progress.setVisible(False)
+        self.time_left = ""  # the job bar's estimate for the running benchmark (one estimate, shown twice)
         buttons = QHBoxLayout()
         for button in (self.run_button, self.cancel_button, self.report_button, self.compare_button,
                        self.open_run_button):
             buttons.addWidget(button)
-        buttons.addWidget(self.progress, 1)
+        buttons.addStretch(1)
         self.status = QLabel("Runs are resumable: running the same suite, split and engine again continues.")
         self.plot_count = 0
         self.status.setWordWrap(True)
@@ -225,6 +227,8 @@ class BenchView(QWidget):
         layout.addWidget(self.bundled)
         layout.addLayout(form)
         layout.addLayout(buttons)
+        # a row of its own: beside the buttons it took their room and cut their labels
+        layout.addWidget(self.progress)
         layout.addWidget(self.status)
         layout.addWidget(split, 1)
 
@@ -239,6 +243,7 @@ class BenchView(QWidget):
                 item = QTableWidgetItem(text)
                 item.setToolTip(f"{entry['measures']}\n\n{tip}" if column < 3 else text)
                 item.setData(Qt.ItemDataRole.UserRole, (entry["split"], entry["suite"]))
+                item.setData(Qt.ItemDataRole.UserRole + 1, entry["seconds"])  # what a run takes, for estimates
                 self.bundled.setItem(row, column, item)
 
     def _bundled_chosen(self) -> None:
@@ -284,6 +289,11 @@ class BenchView(QWidget):
         self._current = (out, split, engine)
         started = time.perf_counter()
         job = Job(f"Benchmark {suite} ({split}, {engine})", core.run_benchmark(suite, split, engine, out), kind="bench")
+        row = self._bundled_row(split, suite)
+        if row is not None:  # the job bar's first estimate is the time the table shows for this run
+            job.expected_s = self.bundled.item(row, 3).data(Qt.ItemDataRole.UserRole + 1)
+        self.time_left = ""
+        self.window_.job_bar.estimateChanged.connect(self._estimate)
         job.signals.succeeded.connect(
             lambda result: self._done(out, result, suite, split, engine, time.perf_counter() - started))
         job.signals.progress.connect(self._progress)
@@ -293,7 +303,7 @@ class BenchView(QWidget):
 
         def cancelled(_partial: object) -> None:
             self.status.setText("Cancelled. Finished documents are kept; Run again to continue.")
-            self.show_run(out)
+            self.show_run(out, cancelled=True)
 
         job.signals.failed.connect(failed)
         job.signals.cancelled.connect(cancelled)
@@ -316,13 +326,41 @@ class BenchView(QWidget):
         if total > 0:
             self.progress.setRange(0, total)
             self.progress.setValue(min(done, total))
-        self.progress.setFormat(f"%v / %m {what}" if total > 0 else what)
+        self._progress_text = f"%v / %m {what}" if total > 0 else what
+        self._show_progress_text()
+
+    def _show_progress_text(self) -> None:
+        text = getattr(self, "_progress_text", "")
+        self.progress.setFormat(" · ".join(part for part in (text, self.time_left) if part))
+
+    def _estimate(self, job: Job, left: str) -> None:
+        """The job bar's estimate of the running benchmark, shown in this view's bar and in the Time
+        column of its split (which otherwise says how long a whole run took)."""
+        if job is not self._job:
+            return
+        self.time_left = left
+        self._show_progress_text()
+        split, suite = self._current[1], job.title.split()[1]
+        row = self._bundled_row(split, suite)
+        if row is not None:
+            self.bundled.item(row, 3).setText(f"running: {left}" if left else "running…")
+
+    def _bundled_row(self, split: str, suite: str) -> int | None:
+        for row in range(self.bundled.rowCount()):
+            item = self.bundled.item(row, 0)
+            if item is not None and item.data(Qt.ItemDataRole.UserRole) == (split, suite):
+                return row
+        return None
 
     def _finished(self) -> None:
+        if self._job is not None:
+            self.window_.job_bar.estimateChanged.disconnect(self._estimate)
         self._job = None
+        self.time_left = ""
         self.run_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.progress.setVisible(False)
+        self.refresh_bundled()  # the Time column says how long runs take again
 
     def _done(self, out: Path, result: Any, suite: str = "", split: str = "", engine: str = "",
               seconds: float | None = None) -> None:
@@ -354,8 +392,9 @@ class BenchView(QWidget):
         return None
 
     # ---- results
-    def show_run(self, run: Path) -> Job:
-        """Show a run's numbers and plots (read and drawn in a worker)."""
+    def show_run(self, run: Path, *, cancelled: bool = False) -> Job:
+        """Show a run's numbers and plots (read and drawn in a worker); ``cancelled``: the run was
+        cancelled just now (its metrics say so too)."""
         self.run_dir = run
         job = Job(f"Loading {run.name}", core.load_run(run), kind="bench-view")
         job.signals.succeeded.connect(self._show_loaded)
@@ -393,9 +432,13 @@ class BenchView(QWidget):
         run: Path = loaded["run"]
         rows = list(loaded["headline"].items())
         split, engine = self._identity(run)
-        extra = self.comparisons(loaded["suite"], split, engine) if split else []
+        partial = bool(loaded.get("cancelled"))
+        # a cancelled run's numbers cover the documents finished before the cancel: set beside a finished
+        # run they would read as differences of quality, so it is shown alone, marked partial
+        extra = self.comparisons(loaded["suite"], split, engine) if split and not partial else []
+        title = f"{run.name} ({loaded['suite']})" + (" — partial: cancelled" if partial else "")
         self.table.setColumnCount(2 + len(extra))
-        self.table.setHorizontalHeaderLabels(["Metric", f"{run.name} ({loaded['suite']})", *[t for t, _ in extra]])
+        self.table.setHorizontalHeaderLabels(["Metric", title, *[t for t, _ in extra]])
         self.table.setRowCount(len(rows))
         for row, (key, value) in enumerate(rows):
             self.table.setItem(row, 0, metric_item(key))
@@ -420,7 +463,11 @@ class BenchView(QWidget):
                 self.plots_layout.insertWidget(self.plots_layout.count() - 1, label)
                 self.plot_count += 1
         self.report_button.setEnabled(self.report_path() is not None)
-        self.status.setText(f"{run}: {len(rows)} numbers, {self.plot_count} plots.")
+        if partial:
+            self.status.setText(f"{run}: cancelled, so its {len(rows)} numbers cover only the documents finished "
+                                "before the cancel and are not compared with other runs. Run again to continue it.")
+        else:
+            self.status.setText(f"{run}: {len(rows)} numbers, {self.plot_count} plots.")
 
     def report_path(self) -> Path | None:
         if self.run_dir is None:

@@ -289,7 +289,9 @@ def load_run(run: Path) -> JobFn:
         metrics = report.load_metrics(run)
         control.report(1, 3, "plots")
         return {"run": run, "headline": report.headline(metrics), "plots": report.plots(metrics),
-                "suite": report.suite_of(metrics)}
+                "suite": report.suite_of(metrics),
+                # a cancelled run's numbers cover only the items finished before the cancel
+                "cancelled": bool(metrics.get("cancelled"))}
 
     return job
 

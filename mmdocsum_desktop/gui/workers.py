@@ -52,6 +52,7 @@ class Job(QRunnable):
         self.fn = fn
         self.signals = JobSignals()
         self.delivered = False  # set on the GUI thread once every signal of the job has been handled
+        self.expected_s: float | None = None  # what such a job took before: the job bar's first estimate
         self.signals.finished.connect(self._delivered)
         self.control = JobControl(on_progress=self._on_progress)
         self.result: Any = None
