@@ -22,6 +22,7 @@ from mmdocsum_desktop.schemas.engine import EngineInfo, GenerationRecord
 from mmdocsum_desktop.schemas.record import Record
 from mmdocsum_desktop.schemas.repair import Repair
 from mmdocsum_desktop.schemas.settings import FigureMode, LlmMode
+from mmdocsum_desktop.text.reader_strings import reader_strings
 
 # The four paragraphs of every summary, in order, and the heading each shows.
 ROLES = ("background", "method", "results", "conclusion")
@@ -200,6 +201,11 @@ class NoFigure(BaseModel):
                     else f"{named}, cited here, {'have' if len(self.labels) > 1 else 'has'} no image")
         return base[:1].upper() + base[1:] + "."
 
+    def message_in(self, language: str | None) -> str:
+        """:attr:`message` as a reader of a paper in ``language`` reads it ("Tabela 2, que este parágrafo
+        cita, não tem imagem.")."""
+        return reader_strings(language).no_figure(self.kind, self.labels)
+
 
 class SummaryParagraph(BaseModel):
     role: str
@@ -294,6 +300,9 @@ class Summary(BaseModel):
     version: int = SCHEMA_VERSION
     source: str = ""
     title: str | None = None
+    # the document's language (ISO 639-1): headings, link text and notes are rendered in it
+    # (text/reader_strings.py); None (a file written before it was kept) reads as English
+    language: str | None = None
     engine: EngineInfo = Field(default_factory=EngineInfo)  # the engine's describe(): name, model, device…
     options: SummaryOptions = Field(default_factory=SummaryOptions)
     paragraphs: list[SummaryParagraph] = Field(default_factory=list)

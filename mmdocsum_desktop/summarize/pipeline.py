@@ -181,6 +181,7 @@ def summarize_document(
     return Summary(
         source=document.source,
         title=document.title,
+        language=document.language,  # what the reader-facing strings are rendered in
         engine=strategy.describe(),
         paragraphs=paragraphs,
         figures=entries,

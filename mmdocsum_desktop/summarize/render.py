@@ -32,7 +32,15 @@ from mmdocsum_desktop.document.mupdf import MUPDF_LOCK
 from mmdocsum_desktop.document.normalize import normalize_text
 from mmdocsum_desktop.fileio import write_bytes_atomic, write_json_atomic, write_text_atomic
 from mmdocsum_desktop.models import fitness
-from mmdocsum_desktop.schemas.summary import FigureChoice, Summary, SummaryParagraph, mdocsum_answer
+from mmdocsum_desktop.schemas.summary import (
+    FigureChoice,
+    SentenceCitation,
+    Summary,
+    SummaryParagraph,
+    mdocsum_answer,
+)
+from mmdocsum_desktop.text.languages import primary_subtag
+from mmdocsum_desktop.text.reader_strings import ReaderStrings, reader_strings
 from mmdocsum_desktop.text.sentences import split_sentences
 
 FORMATS = ("json", "mdocsum", "md", "html", "pdf")
@@ -147,24 +155,31 @@ def caption_text(label: str | None, caption: str) -> str:
     return f"{label}: {caption}"
 
 
-def _paragraph_markdown(paragraph: SummaryParagraph, citations: bool) -> str:
+def _paragraph_markdown(paragraph: SummaryParagraph, citations: bool, strings: ReaderStrings) -> str:
     if not citations:
         return escape_markdown(clean_text(paragraph.text))
     sentences = paragraph.cited_sentences()
     if sentences is not None:
-        pairs = [(s.text, s.marker) for s in sentences]
+        pairs = [(s.text, _marker(s, strings)) for s in sentences]
     else:
-        pairs = edited_sentence_markers(paragraph)
+        pairs = edited_sentence_markers(paragraph, strings)
     return " ".join(escape_markdown(clean_text(text)) + (f" {_bracketed(marker)}" if marker else "")
                     for text, marker in pairs)
 
 
-def edited_sentence_markers(paragraph: SummaryParagraph) -> list[tuple[str, str]]:
+def edited_sentence_markers(paragraph: SummaryParagraph, strings: ReaderStrings | None = None) -> list[tuple[str, str]]:
     """The sentences of a paragraph the user edited, each with the citation of the sentence it still is
     (same words), and none for a sentence the user wrote or changed: a citation vouches for words that
     came from the paper, never for the user's own."""
-    cited = {tuple(s.text.split()): s.marker for s in paragraph.sentences}
+    strings = strings or reader_strings(None)
+    cited = {tuple(s.text.split()): _marker(s, strings) for s in paragraph.sentences}
     return [(text, cited.get(tuple(text.split()), "")) for text in split_sentences(paragraph.text)]
+
+
+def _marker(sentence: SentenceCitation, strings: ReaderStrings) -> str:
+    """The sentence's citation in the summary's language: "(p. 3; Tabela 2)", "(S. 3; Abbildung 1)"."""
+    return strings.marker(sentence.pages, [*sentence.figures, *sentence.tables],
+                          ocr=any(e.ocr for e in sentence.evidence))
 
 
 def _bracketed(marker: str) -> str:
@@ -178,26 +193,29 @@ def to_markdown(summary: Summary, *, base_dir: str | Path | None = None, relativ
     where it is, relative to ``relative_to``). ``front_matter``: YAML properties first (title, source,
     date, engine), as Obsidian and static-site tools read them."""
     images = images or linked_images(base_dir, relative_to)
+    # every string around the paper's own words is in the paper's language (text/reader_strings.py)
+    strings = reader_strings(summary.language)
     name = Path(summary.source).name
-    title = clean_text(summary.title or name or "Summary")
+    title = clean_text(summary.title or name or strings.word("summary"))
     lines = front_matter_lines(title, summary) if front_matter else []
     lines += [f"# {escape_markdown(title)}", ""]
     engine = summary.engine.engine or "?"
     model = summary.engine.model
     with_model = f" ({escape_markdown(str(model))})" if model and engine != "extractive" else ""
-    of = f"Summary of {escape_markdown(name)} · " if name else ""
-    lines += [f"*{of}engine: {escape_markdown(engine)}{with_model}*", ""]
+    of = f"{strings.word('summary_of', name=escape_markdown(name))} · " if name else ""
+    lines += [f"*{of}{strings.word('engine')}: {escape_markdown(engine)}{with_model}*", ""]
     warning = fitness_warning(summary)
     if warning:
-        lines += [f"> **Warning:** {escape_markdown(warning)}", ""]
+        lines += [f"> **{strings.word('warning')}:** {escape_markdown(warning)}", ""]
     for paragraph in summary.paragraphs:
-        lines += [f"## {escape_markdown(paragraph.title)}", "", _paragraph_markdown(paragraph, citations), ""]
+        lines += [f"## {escape_markdown(strings.heading(paragraph.role))}", "",
+                  _paragraph_markdown(paragraph, citations, strings), ""]
         figure = paragraph.figure
         if figure is None:
             if paragraph.no_figure is not None:  # the reader is told why this paragraph shows no figure
-                lines += [f"*{escape_markdown(paragraph.no_figure.message)}*", ""]
+                lines += [f"*{escape_markdown(paragraph.no_figure.message_in(summary.language))}*", ""]
             continue
-        label = figure.label or f"Image {figure.index}"
+        label = strings.label(figure.label) or f"{strings.word('image')} {figure.index}"
         alt = escape_markdown(label)
         target = images(figure)
         if target:
@@ -221,9 +239,14 @@ def front_matter_lines(title: str, summary: Summary | None = None, *, source: st
 
 
 def fitness_warning(summary: Summary) -> str:
-    """The sentence that marks a summary written by a model unfit (or weak) to write one; '' otherwise."""
+    """The sentence that marks a summary written by a model unfit (or weak) to write one; '' otherwise.
+    In English it gives the measured reason; in the paper's other language, the verdict in that language
+    (the reasons are measurements written in English)."""
     verdict = fitness.for_summary(summary)
-    return verdict.sentence() if verdict is not None and verdict.warns else ""
+    if verdict is None or not verdict.warns:
+        return ""
+    strings = reader_strings(summary.language)
+    return verdict.sentence() if strings.code == "en" else strings.model_warning(verdict.verdict, verdict.model)
 
 
 def _starts_with_label(caption: str, label: str) -> bool:
@@ -251,10 +274,12 @@ _PDF_IMAGE_BOX = (480.0, 560.0)
 _PDF_IMAGE_DPI = 150  # images are resampled to this at their printed size: sharp, and a small file
 
 
-def html_page(title: str, body: str, *, css: str = _CSS) -> str:
-    """A complete HTML page around ``body`` (already HTML); ``title`` is plain text."""
+def html_page(title: str, body: str, *, css: str = _CSS, language: str | None = None) -> str:
+    """A complete HTML page around ``body`` (already HTML); ``title`` is plain text; ``language`` the
+    page's (ISO 639-1; English when None), which screen readers and hyphenation follow."""
+    lang = html_lib.escape(primary_subtag(language) or "en")
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f"<!DOCTYPE html>\n<html lang=\"{lang}\">\n<head>\n<meta charset=\"utf-8\">\n"
         f"<title>{html_lib.escape(title)}</title>\n<style>{css}</style>\n</head>\n<body>\n{body}</body>\n</html>\n"
     )
 
@@ -264,7 +289,8 @@ def to_html(summary: Summary, *, base_dir: str | Path | None = None, relative_to
     """The Markdown form rendered to a page; ``inline_images``: self-contained (data URIs)."""
     images = inlined_images(base_dir) if inline_images else linked_images(base_dir, relative_to)
     body = markdown_to_html(to_markdown(summary, citations=citations, images=images))
-    return html_page(summary.title or Path(summary.source).name or "Summary", body)
+    title = summary.title or Path(summary.source).name or reader_strings(summary.language).word("summary")
+    return html_page(title, body, language=summary.language)
 
 
 def html_to_pdf(page: str, target: Path, archive_root: Path) -> Path:

@@ -18,6 +18,7 @@ import re
 from mmdocsum_desktop.document import sections
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.summary import ROLES
+from mmdocsum_desktop.text.reader_strings import reader_strings
 
 _SECTION_ROLES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("skip", re.compile(
@@ -47,8 +48,6 @@ _SECTION_ROLES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("related", re.compile(
         r"\b(related work|literature|prior work|previous work|state of the art|preliminar(y|ies))\b")),
 )
-_PART_NAMES = {"background": "introduction or background", "method": "methods", "results": "results",
-               "conclusion": "discussion or conclusion"}
 
 
 def absence_sentence(document: Document, role: str) -> str:
@@ -57,10 +56,10 @@ def absence_sentence(document: Document, role: str) -> str:
     present = {role_ for role_ in block_roles(document).values() if role_ is not None}
     if "related" in present:
         present.add("background")
-    name = _PART_NAMES[role]
+    strings = reader_strings(document.language)  # in the paper's language, like every string around it
     if role in present:
-        return f"The paper's {name} section has no sentence that reads on its own, so this part is not summarised."
-    return f"The paper has no {name} section (no heading names one), so this part is not summarised."
+        return strings.no_readable_sentence(role)
+    return strings.no_section(role)
 
 
 def section_role(heading: str | None) -> str | None:
