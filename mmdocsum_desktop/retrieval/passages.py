@@ -146,13 +146,42 @@ def build_passages(
                 for text in table_row_texts(name, region.lines, caption):
                     add("cells", text, visual.page, None, own, figure=visual.id)
             else:
-                words = " ".join(region.text.split())[:MAX_OCR_CHARS]
+                words = without_caption(" ".join(region.text.split()), caption)[:MAX_OCR_CHARS]
                 if len(words) >= MIN_SENTENCE_CHARS:
                     add("figure-text", f"Text in {name}: {words}", visual.page, None, own, figure=visual.id)
-        ocr = " ".join((figure_text or {}).get(visual.id, "").split())[:MAX_OCR_CHARS]
+        ocr = without_caption(" ".join((figure_text or {}).get(visual.id, "").split()), caption)[:MAX_OCR_CHARS]
         if len(ocr) >= MIN_SENTENCE_CHARS // 2:
             add("ocr", f"Text in {label or 'the figure'}: {ocr}", visual.page, None, own, figure=visual.id)
     return passages
+
+
+def _word_key(word: str) -> str:
+    return re.sub(r"\W+", "", word.lower())
+
+
+def without_caption(text: str, caption: str) -> str:
+    """``text`` (the words inside a figure's region, or read there by OCR) without the figure's caption
+    when the region took it in: the caption is a passage of its own, and repeated as "Text in Figure 2:
+    Fig. 2 …" it was answered twice. The caption is found by its first words; from there the words of the
+    caption are dropped (in any order: a line break or a hyphen can reorder or split them)."""
+    caption_keys = [k for k in (_word_key(w) for w in caption.split()) if k]
+    if len(caption_keys) < 2 or not text:
+        return text
+    words = text.split()
+    keyed = [(position, key) for position, key in enumerate(_word_key(w) for w in words) if key]
+    keys = [key for _, key in keyed]
+    head = caption_keys[:min(4, len(caption_keys))]
+    vocabulary = set(caption_keys)
+    for start in range(len(keys) - len(head) + 1):
+        if keys[start:start + len(head)] != head:
+            continue
+        end = start + len(head)
+        while end < len(keys) and end - start < len(caption_keys) + 3 and keys[end] in vocabulary:
+            end += 1
+        first = keyed[start][0]
+        last = keyed[end - 1][0]
+        return " ".join(words[:first] + words[last + 1:])
+    return text
 
 
 def _paragraph_labels(cited: list[list[str]], position: int) -> list[str]:
