@@ -12,11 +12,13 @@ import pytest
 
 from mmdocsum_desktop.app.placement import markdown_structure, place
 from mmdocsum_desktop.app.session import Session
+from mmdocsum_desktop.bench.suites.pairs import user_forms
 from mmdocsum_desktop.cli import main
 from mmdocsum_desktop.placement.engine import PlacementEngine
 from mmdocsum_desktop.placement.sequence import paragraph_sections
 from mmdocsum_desktop.schemas.placement import ImageCandidate
 from mmdocsum_desktop.schemas.settings import PlacementSettings, Settings
+from mmdocsum_desktop.text.paragraphs import split_paragraphs
 
 CAPTION = "Apoptosis of HEK293 cells after TNF treatment for 24h, measured by annexin V staining."
 HEADING = "Apoptosis of HEK293 cells after TNF treatment"  # a heading in the caption's own words
@@ -110,3 +112,18 @@ def test_the_baseline_places_each_figure_once_where_its_caption_is_discussed(emb
     placed = engine.place(paragraphs, pool, strategy="baseline")
     assert [p.candidate for p in placed] == [None, 0, 1, None, None]
     assert placed[1].score > placed[4].score
+
+
+def test_the_pairs_suite_gives_place_what_a_writer_would():
+    paragraphs = ["Cells die in many ways.", "We grew HEK293 cells.\n\nThen treated them.", "", BODY]
+    sections = [("Introduction",), ("Materials and methods", "Cell culture"), None, ("Results",)]
+    (_, markdown), (_, listed) = user_forms(paragraphs, sections, "A study of cell death")
+    assert isinstance(markdown.text, str) and markdown.text.startswith("# A study of cell death\n\n## Introduction")
+    rows, read, _ = markdown_structure(split_paragraphs(markdown.text))
+    # what place reads back is the JATS sections, the headings are rows of their own, the paragraphs map back
+    assert [read[i] for i, row in enumerate(markdown.rows) if row is not None] == [
+        ("Introduction",), ("Materials and methods", "Cell culture"), ("Results",)]
+    assert [rows[i] for i, row in enumerate(markdown.rows)] == [row is None for row in markdown.rows]
+    assert markdown.per_paragraph(list(range(len(markdown.rows))), 4) == [2, 5, None, 7]
+    assert listed.text == ["Cells die in many ways.", "We grew HEK293 cells.\nThen treated them.", BODY]
+    assert listed.per_paragraph([None, 0, 1], 4) == [None, 0, None, 1]
