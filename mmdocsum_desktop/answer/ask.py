@@ -33,6 +33,7 @@ from pathlib import Path
 
 from mmdocsum_desktop.document.injection import is_injection
 from mmdocsum_desktop.document.labels import find_mentions
+from mmdocsum_desktop.document.language import question_language
 from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions, Message, TextEngine
 from mmdocsum_desktop.errors import EmptyDocumentError, EmptyQuestionError
 from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
@@ -49,6 +50,7 @@ from mmdocsum_desktop.schemas.answer import (
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.engine import EngineInfo, RetrievalInfo
 from mmdocsum_desktop.schemas.repair import Repair
+from mmdocsum_desktop.text.reader_strings import reader_strings
 from mmdocsum_desktop.text.sentences import split_answer_sentences
 
 MAX_QUESTION_CHARS = 2000
@@ -110,6 +112,7 @@ def answer_question(
     answer = answer_from_evidence(
         question, found.evidence, index, engine, retriever, answering,
         options=options, on_text=on_text, source=document.source, notes=notes, started=started, found=found,
+        language=question_language(query, document.language),
     )
     answering.report(1, 1, "done")
     return answer
@@ -129,6 +132,7 @@ def answer_from_evidence(
     notes: list[str] | None = None,
     started: float | None = None,
     found: SearchResult | None = None,
+    language: str | None = None,
 ) -> Answer:
     """The answer written from evidence already found, best first: what :func:`answer_question` does
     after its search, and what a benchmark that gives the evidence itself (MCiteBench's sources) calls.
@@ -136,7 +140,9 @@ def answer_from_evidence(
     ``index`` is the one the evidence came from (its labels are the figures a model may cite);
     ``retriever`` rescores a model's sentences against the evidence; ``started`` (``perf_counter``) is
     when the caller began, so the timings count its search too. ``found``: the search's result, when
-    the caller searched (the visual it names or chose, and its best passage)."""
+    the caller searched (the visual it names or chose, and its best passage). ``language``: what the
+    answer's own words are written in (the question's; None: English): its notice that the document does
+    not say, and what the model is asked to write in."""
     options = options or AskOptions()
     control = ensure_control(control)
     started = time.perf_counter() if started is None else started
@@ -148,6 +154,7 @@ def answer_from_evidence(
     answer = Answer(
         source=source,
         question=question,
+        language=language,
         evidence=[_shown(i + 1, e) for i, e in enumerate(evidence)],
         repairs=repairs,
         notes=list(notes if notes is not None else retriever.notes),
@@ -162,7 +169,7 @@ def answer_from_evidence(
                             and max(e.dense for e in evidence) < options.weak_cosine)
     if weak:
         answer.not_in_document = True
-        answer.sentences = [AnswerSentence(text=NOT_IN_DOCUMENT, source="notice")]
+        answer.sentences = [AnswerSentence(text=reader_strings(answer.language).not_in_document, source="notice")]
     elif engine is None and named:
         answer.sentences = named_visual_sentences(evidence, named, options)
     elif engine is None:
@@ -269,7 +276,10 @@ SYSTEM_PROMPT = (
 )
 
 
-def build_messages(question: str, evidence: list[Evidence], options: AskOptions) -> list[Message]:
+def build_messages(question: str, evidence: list[Evidence], options: AskOptions,
+                   language: str | None = None) -> list[Message]:
+    """The prompt: numbered evidence and the question; an answer in ``language`` is asked for when that is
+    not English (the passages may be in another language than the question)."""
     lines = []
     for number, item in enumerate(evidence[: options.prompt_evidence], start=1):
         where = [f"page {item.page}"] if item.page is not None else []
@@ -277,7 +287,12 @@ def build_messages(question: str, evidence: list[Evidence], options: AskOptions)
         text = item.text if len(item.text) <= options.prompt_passage_chars else item.text[: options.prompt_passage_chars].rsplit(" ", 1)[0] + " …"
         lines.append(f"[{number}] ({', '.join(where) or 'text'}) {text}")
     user = "Evidence:\n" + "\n".join(lines) + f"\n\nQuestion: {question}\nAnswer:"
-    return [Message("system", SYSTEM_PROMPT), Message("user", user)]
+    strings = reader_strings(language)
+    system = SYSTEM_PROMPT
+    if strings.code != "en":
+        system = (SYSTEM_PROMPT.replace(NOT_IN_DOCUMENT, strings.not_in_document)
+                  + f" Write the answer in {strings.english_name}.")
+    return [Message("system", system), Message("user", user)]
 
 
 def _write_with_model(
@@ -291,7 +306,7 @@ def _write_with_model(
     on_text: Callable[[str], None] | None,
     started: float,
 ) -> None:
-    messages = build_messages(answer.question, evidence, options)
+    messages = build_messages(answer.question, evidence, options, answer.language)
     generation_options = GenerationOptions(
         max_tokens=options.max_tokens,
         temperature=options.temperature,
@@ -314,14 +329,15 @@ def _write_with_model(
         answer.generation = result.record()
     shown = evidence[: options.prompt_evidence]
     checking = nested_control(control, 1, 2, "checking")
-    sentences = check_model_answer(stream.text, shown, evidence, index, retriever, options, answer.repairs, checking)
+    sentences = check_model_answer(stream.text, shown, evidence, index, retriever, options, answer.repairs, checking,
+                                   language=answer.language)
     checking.report(1, 1, "done")
-    said_not = _NOT_SAID.search(stream.text or "") is not None
+    said_not = says_not_in_document(stream.text or "", answer.language)
     if sentences:
         answer.sentences = sentences
     elif said_not and evidence[0].support < 0.5:
         answer.not_in_document = True
-        answer.sentences = [AnswerSentence(text=NOT_IN_DOCUMENT, source="notice")]
+        answer.sentences = [AnswerSentence(text=reader_strings(answer.language).not_in_document, source="notice")]
     else:
         answer.repairs.append(Repair(
             kind="model-answer-replaced",
@@ -329,6 +345,15 @@ def _write_with_model(
             text=(stream.text or "").strip()[:2000] or None,
         ))
         answer.sentences = extractive_sentences(evidence, options)
+
+
+def says_not_in_document(text: str, language: str | None) -> bool:
+    """The model wrote that the document does not say: in English, or in the answer's language as the
+    prompt asked ("O documento não diz.")."""
+    if _NOT_SAID.search(text):
+        return True
+    localized = reader_strings(language).not_in_document.rstrip(".").lower()
+    return localized in " ".join(text.lower().split())
 
 
 def check_model_answer(
@@ -340,13 +365,14 @@ def check_model_answer(
     options: AskOptions,
     repairs: list[Repair],
     control: JobControl | None = None,
+    language: str | None = None,
 ) -> list[AnswerSentence]:
     """The model's sentences that survive the checks, each cited; what was dropped goes to ``repairs``."""
     kept: list[AnswerSentence] = []
     evidence_text = " ".join(e.text for e in evidence)
     evidence_numbers = set(_NUMBER.findall(evidence_text))
     for raw in split_answer_sentences(text or ""):
-        if _NOT_SAID.search(raw):
+        if says_not_in_document(raw, language):
             continue  # handled by the caller: "does not say" is an answer only when evidence is weak
         numbers, bad_numbers = _evidence_refs(raw, len(shown))
         for bad in bad_numbers:

