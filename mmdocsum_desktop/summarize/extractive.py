@@ -46,7 +46,7 @@ from mmdocsum_desktop.document.normalize import (
     normalize_text,
     vocabulary,
 )
-from mmdocsum_desktop.document.sections import PROSE_TYPES, is_body_prose, is_references_heading
+from mmdocsum_desktop.document.sections import PROSE_TYPES, is_abstract_heading, is_body_prose, is_references_heading
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.schemas.summary import ROLE_TITLES, ROLES
@@ -398,7 +398,7 @@ def body_blocks(document: Document, *, include_abstract: bool) -> set[str]:
     # Before the first heading of the body ("Introduction", "Methods"…) a PDF has its title, authors,
     # affiliations and abstract: not the body, even where the reader did not mark them.
     started = not any(b.type == "heading" and section_role(b.text) in ("background", "method", "results", "related")
-                      for b in document.blocks)
+                      and not _ABSTRACT_HEADING.match(b.text or "") for b in document.blocks)
     body_start = _body_start(document)
     title = " ".join((document.title or "").split()).lower()
     for index, block in enumerate(document.blocks):
@@ -421,8 +421,8 @@ def body_blocks(document: Document, *, include_abstract: bool) -> set[str]:
         if _back_matter_block(block.text):
             continue
         role = section_role(block.section)
-        if role == "skip":
-            continue
+        if role == "skip" and not (is_abstract_heading(block.section) and _ABSTRACT_HEADING.match(block.section or "") is None):
+            continue  # back matter; body text a paper with no other heading left under its "Resumo" stays
         if after_references and role not in ("method", "results"):
             continue
         allowed.add(block.id)
@@ -541,7 +541,7 @@ def candidates(document: Document, *, include_abstract: bool = True) -> list[Can
     def candidate(sentence: Sentence, covers: tuple[int, ...], role: str | None) -> Candidate:
         # whose finding it reports: a sentence under the introduction's own heading is the introduction's
         # (its subsections' role is inherited, and a review's body may be all of them)
-        heading = None if sentence.in_abstract else section_role(sentence.section)
+        heading = None if sentence.in_abstract or is_abstract_heading(sentence.section) else section_role(sentence.section)
         found = attribute(" ".join(raw.get(c, "") for c in covers), section_role=heading)
         kind = found.kind if found is not None else None
         may = ANY_ROLE if sentence.in_abstract else serves.get(sentence.block, ANY_ROLE)

@@ -20,6 +20,10 @@ from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.summary import ROLES
 from mmdocsum_desktop.text.reader_strings import reader_strings
 
+_CASE_PART = re.compile(r"\b(case (presentation|reports?|description|history|details)|clinical (case|presentation)|"
+                        r"relato d[eo] caso|caso cl[íi]nico|presentaci[óo]n del caso|descri[çc][ãa]o do caso|"
+                        r"pr[ée]sentation (du|de) cas|cas clinique|fallbericht|fallvorstellung|kasuistik|"
+                        r"presentazione del caso)\b", re.I)
 _SECTION_ROLES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("skip", re.compile(
         r"\b(references?|bibliography|literature cited|acknowledge?ments?|appendix|appendices|"
@@ -32,6 +36,9 @@ _SECTION_ROLES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("method", re.compile(r"\b(statistic(s|al)|data (analys[ie]s|collection)|sample (collection|preparation|size)|"
                           r"study (design|population)|experimental(?! results?\b)( (design|procedures?|section|details))?|materials and)\b")),
     ("results", re.compile(r"\bresults? and discussions?\b")),
+    # a case report's case is what it did and saw: the method paragraph's matter, as structured abstracts
+    # file it ("Case presentation" under Methods)
+    ("method", _CASE_PART),
     ("conclusion", re.compile(
         r"\b(conclusions?|concluding|discussion|summary|future (work|directions)|limitations?|outlook|"
         r"closing remarks|implications)\b")),
@@ -44,7 +51,7 @@ _SECTION_ROLES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"study (area|site|population)|procedure|system|technique|modell?ing|training|patients|participants|"
         r"statistic(s|al)|samples?|measurements?|protocol)\b")),
     ("background", re.compile(
-        r"\b(abstract|introduction|background|motivation|overview|problem statement)\b")),
+        r"\b(abstract|introduction|backgrounds?|motivation|overview|problem statement)\b")),
     ("related", re.compile(
         r"\b(related work|literature|prior work|previous work|state of the art|preliminar(y|ies))\b")),
 )
@@ -74,7 +81,27 @@ def section_role(heading: str | None) -> str | None:
         if pattern.search(text):
             return role
     # headings of the other tabled languages ("Métodos", "Resultados", "Discussão", "서론"): data, not code
-    return sections.summary_part(heading)
+    found = sections.summary_part(heading) or sections.summary_part(text)  # "1 Introdução" as "Introdução"
+    if found is not None:
+        return found
+    # a part's name inside a longer heading of another language ("2 Aspectos metodológicos e éticos")
+    for role, pattern in _OTHER_LANGUAGE_HEADINGS:
+        if pattern.search(text):
+            return role
+    return None
+
+
+# words that name a part inside a longer heading, in pt, es, fr, de and it (the English ones are above)
+_OTHER_LANGUAGE_HEADINGS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("skip", re.compile(r"\b(referências|referencias|références|literaturverzeichnis|bibliografia|bibliographie|"
+                        r"agradecimentos|agradecimientos|remerciements|danksagung|ringraziamenti)\b")),
+    ("conclusion", re.compile(r"\b(conclus\w*|considera[çc][õo]es finais|consideraciones finales|discuss[ãa]o|"
+                              r"discusi[óo]n|diskussion|discussione|schlussfolgerung\w*|fazit)\b")),
+    ("results", re.compile(r"\b(resultad\w*|résultats?|ergebnisse?|risultat\w*)\b")),
+    ("method", re.compile(r"\b(metodol\w*|m[ée]todos?|méthod\w*|methodik|methoden|metodi|materia(is|les|li) e?y? ?"
+                          r"m[ée]tod\w*|procedimentos?|procedimientos?)\b")),
+    ("background", re.compile(r"\b(introdu[çc][ãa]o|introducci[óo]n|einleitung|einführung|introduzione)\b")),
+)
 
 
 def block_roles(document: Document) -> dict[str, str | None]:
@@ -95,6 +122,12 @@ def block_roles(document: Document) -> dict[str, str | None]:
         elif block.type == "heading":
             seen_heading = True
             own = section_role(block.text)
+            if own in ("background", "skip") and sections.is_abstract_heading(block.text):
+                # "Abstract", "Resumo": the abstract's own blocks are the abstract (Block.is_abstract); body
+                # text the reader left under the heading (a paper with no other heading) is of no known part
+                part, named, local = None, False, None
+                roles[block.id] = None
+                continue
             top_level = bool(_TOP_LEVEL_NUMBER.match(block.text or "")) or (capitals and _in_capitals(block.text))
             local = None  # the role of this heading's own blocks when it is not the part's
             if own == "skip" and named and part != "skip" and not _BACK_MATTER_PART.search(block.text or ""):
@@ -109,7 +142,9 @@ def block_roles(document: Document) -> dict[str, str | None]:
                 part = own
         if block.type == "heading" or seen_heading:
             # back matter stays back matter wherever the reader put it
-            roles[block.id] = "skip" if local == "skip" or section_role(block.section) == "skip" else part
+            back = section_role(block.section) == "skip" and not (sections.is_abstract_heading(block.section)
+                                                                   and not block.is_abstract)
+            roles[block.id] = "skip" if local == "skip" or back else part
         else:
             own = None if _TABLE_HEADER.match(block.section or "") else section_role(block.section)
             roles[block.id] = own
@@ -118,7 +153,7 @@ def block_roles(document: Document) -> dict[str, str | None]:
 
 # the names of a paper's parts, as headings write them
 _PART_NAME = re.compile(
-    r"(abstract|introduction|background|motivation|related work|literature review|"
+    r"(abstract|introduction|backgrounds?|motivation|related work|literature review|"
     r"(materials?|patients|subjects|participants)( and |\s*&\s*)methods?|"
     r"methods?((\s*/\s*| and )(materials?|design|analysis|study design))?|(study )?design and methods?|methodology|"
     r"experimental( section| procedures?| methods?| design)?|results?( and discussions?)?|findings|"
@@ -139,9 +174,15 @@ def _names_a_part(heading: str | None) -> bool:
     # the name alone, or glued to its first subsection's heading ("Results Taxonomy", "Materials and
     # methods Drugs and chemicals", "Methods: participants and outcomes")
     match = _PART_NAME.match(text)
-    if match is None:
-        return False
-    return match.end() == len(text) or bool(re.match(r"\s*:|\s+[A-Z]", text[match.end():]))
+    if match is not None and (match.end() == len(text) or re.match(r"\s*:|\s+[A-Z]", text[match.end():])):
+        return True
+    # a part's name in another tabled language ("Procedimentos Metodológicos", "Resultados e Discussão",
+    # "Considerações finais") or a case report's case ("Caso clínico"): it opens a part as "Methods" does,
+    # or a Portuguese paper's whole body stays in its introduction
+    if match is not None and not text[match.end():match.end() + 1].isalpha():
+        return False  # "Results of PCR": an English subsection's heading, as before
+    return (sections.heading_roles(text) is not None or sections.summary_part(text) in ("method", "results", "conclusion")
+            or bool(_CASE_PART.match(text)))
 
 
 # a number no section has ("90 Sample*") or a table note's asterisk: a table header, not a heading
@@ -156,8 +197,11 @@ def _in_capitals(text: str | None) -> bool:
 # "3. Results", "IV. DISCUSSION": a top-level section's number (a subsection's is "3.2")
 _TOP_LEVEL_NUMBER = re.compile(r"^\s*(?:\d{1,2}|[IVX]{1,5})\.?\s+[A-Z]")
 # a section serving both the results and the conclusion paragraphs: "Results and discussion"
-_RESULTS_AND_DISCUSSION = re.compile(r"\b(results?|findings)\b.*\b(discussions?|conclusions?)\b|"
-                                     r"\b(discussions?|conclusions?)\b.*\b(results?|findings)\b", re.I)
+_RESULTS_AND_DISCUSSION = re.compile(
+    r"\b(results?|findings|resultados?|résultats?|ergebnisse|risultati)\b.*\b(discussions?|conclusions?|discussão|"
+    r"discusión|diskussion|discussione|conclus(ões|iones|ioni))\b|"
+    r"\b(discussions?|conclusions?|discussão|discusión|diskussion|discussione)\b.*\b(results?|findings|resultados?|"
+    r"résultats?|ergebnisse|risultati)\b", re.I)
 # the paragraphs each section role may fill: related work is background too
 _SERVES = {"background": frozenset({"background"}), "related": frozenset({"background"}),
            "method": frozenset({"method"}), "results": frozenset({"results"}),
