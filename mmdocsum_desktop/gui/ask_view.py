@@ -1,6 +1,7 @@
 """The Ask pane: a question about the open paper, answered in the background by the app's ask use case
 (`mmdocsum ask`: retrieved evidence, each sentence checked against it), shown with its citations as links
-that move the reader, as the summary's are."""
+that move the reader, as the summary's are. The questions asked about the open paper stay in the pane,
+each with its answer (newest last); another paper starts a new history and an empty question box."""
 
 from __future__ import annotations
 
@@ -52,6 +53,9 @@ class AskView(QWidget):
         self.job: Job | None = None
         self.answer: Any = None
         self._answered_document: Document | None = None
+        # (question, answer) asked about the open paper, oldest first: an answer does not replace the last
+        self.history: list[tuple[str, Any]] = []
+        self._asking = ""
         self.question = QLineEdit()
         self.question.setPlaceholderText("Ask the paper a question (e.g. Which data were used?) and press Enter")
         self.question.returnPressed.connect(self.ask)
@@ -77,8 +81,13 @@ class AskView(QWidget):
 
     def _document_changed(self, document: Document | None) -> None:
         if self.answer is not None and self._answered_document is document:
-            return  # the same document shown again: its answer stays
+            return  # the same document shown again: its answers stay
+        if self._answered_document is not document:
+            # a question about the paper before is not one about this one
+            self.question.clear()
+        self._answered_document = document
         self.answer = None
+        self.history = []
         self.browser.clear()
         # said for the document there is now (the words "Open a document" beside an open one were stale)
         self.status.setText("Open a document, then ask it a question." if document is None
@@ -101,29 +110,46 @@ class AskView(QWidget):
             return ask_the_paper(session, document, text, control=control, on_text=stream)
 
         job = Job(f"Asking: {text[:40]}", run, kind="ask")
-        job.signals.succeeded.connect(lambda answer: self._answered(document, answer, warning))
+        job.signals.succeeded.connect(lambda answer: self._answered(document, answer, warning, text))
         job.signals.failed.connect(lambda message: self._ended(f"No answer: {message}"))
         job.signals.cancelled.connect(lambda partial: self._ended("Question cancelled."))
         job.signals.finished.connect(self._finished)
         self.job = job
         self.ask_button.setEnabled(False)
-        self.browser.clear()
+        self._show_history(pending=text)  # the earlier answers stay while this one is looked for
         self.status.setText("Looking for the answer in the paper…" + warning)
         self.window_.start_job(job)
         return job
 
-    def _answered(self, document: Document, answer: Any, warning: str) -> None:
+    def _answered(self, document: Document, answer: Any, warning: str, question: str = "") -> None:
         if not shiboken6.isValid(self):
             return
+        if self._answered_document is not None and self._answered_document is not document:
+            return  # another paper was opened while this one was asked
         self.answer = answer
         self._answered_document = document
-        self.browser.setHtml(answer_html(answer, document))
+        self.history.append((question or answer.question, answer))
+        self._show_history()
         said = "The paper does not say." if answer.not_in_document else f"{len(answer.sentences)} sentence(s)."
         self.status.setText(f"{said} Click a source to see it in the paper.{warning}")
+
+    def _show_history(self, *, pending: str | None = None) -> None:
+        """Every question asked about this paper with its answer, oldest first, and the one being asked;
+        scrolled to the newest."""
+        if pending is not None:
+            self._asking = pending
+        parts = [f'<p style="margin-top:10px"><b>Q: {html.escape(question)}</b></p>{answer_html(answer, self._answered_document)}'
+                 for question, answer in self.history]
+        if pending is not None:
+            parts.append(f'<p style="margin-top:10px"><b>Q: {html.escape(pending)}</b></p><p><i>Looking…</i></p>')
+        self.browser.setHtml("<hr>".join(parts))
+        bar = self.browser.verticalScrollBar()
+        bar.setValue(bar.maximum())
 
     def _ended(self, message: str) -> None:
         if shiboken6.isValid(self):
             self.status.setText(message)
+            self._show_history()  # the question that got no answer leaves the pane
 
     def _finished(self) -> None:
         if shiboken6.isValid(self):
