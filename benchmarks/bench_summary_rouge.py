@@ -25,7 +25,7 @@ language). Beside each summary, in the same run, a lead-k baseline: the first bo
 left out, cleaned like the summary's), as many as reach the summary's length in words. Reported per set:
 ROUGE-1/2/Lsum of both, ROUGE per role against structured abstracts, placeholder paragraphs per 40
 papers, and the share of Results/Conclusion sentences that report other work, quote an interview, ask a
-question or come from the introduction (``summarize.attribution``, on the sentence as the document has
+question or come from the introduction (``text.attribution``, on the sentence as the document has
 it):
 
     python benchmarks/bench_summary_rouge.py --sets pmc-test elife-test multilingual --name summary_rouge_35
@@ -218,7 +218,7 @@ def flagged_sentences(summary, document) -> list[dict]:
     """Each Results/Conclusion sentence of ``summary`` with what ``attribution.attribute`` says of the
     sentence the document has (its raw text, reference markers included, found in the block the summary
     cites as its extracted source), and of its section's role."""
-    from mmdocsum_desktop.summarize.attribution import attribute
+    from mmdocsum_desktop.text.attribution import attribute
     from mmdocsum_desktop.summarize.extractive import clean_sentence
     from mmdocsum_desktop.summarize.roles import block_roles
     from mmdocsum_desktop.text.sentences import split_sentences
@@ -366,7 +366,7 @@ def main() -> None:
             "metric": "rouge-score F1, Porter stemmer (English; other languages: text.tokens.rouge_tokens), one "
                       "sentence per line; rougeL = rougeLsum; means over papers with an abstract of >= 30 words",
             "lead": "the first clean body sentences, abstract left out, as many words as the summary",
-            "flagged": "summarize.attribution.attribute on each Results/Conclusion sentence as the document has it",
+            "flagged": "text.attribution.attribute on each Results/Conclusion sentence as the document has it",
             "sets": {k: v for k, v in results.items()},
         })
         print(f"written {target}")

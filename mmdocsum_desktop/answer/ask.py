@@ -50,6 +50,7 @@ from mmdocsum_desktop.schemas.answer import (
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.engine import EngineInfo, RetrievalInfo
 from mmdocsum_desktop.schemas.repair import Repair
+from mmdocsum_desktop.text.attribution import cited_authors, reports_other_work
 from mmdocsum_desktop.text.reader_strings import reader_strings
 from mmdocsum_desktop.text.sentences import split_answer_sentences
 
@@ -177,6 +178,7 @@ def answer_from_evidence(
     else:
         _write_with_model(answer, engine, evidence, index, retriever, options, control, on_text, started)
     if not answer.not_in_document:
+        answer.notes += other_work_notes(answer)
         cited = {label for sentence in answer.sentences for label in sentence.labels}
         chosen = named[0] if named else visual
         answer.visual = chosen if chosen in cited else next(iter(answer.cited_labels), None)
@@ -185,6 +187,26 @@ def answer_from_evidence(
                 (round(v.probability, 4) for v in found.visuals if v.label == answer.visual), None)
     answer.timings["total_s"] = time.perf_counter() - started
     return answer
+
+
+def other_work_notes(answer: Answer) -> list[str]:
+    """A note for each answer sentence whose passage reports another study's finding ("Scott et al.
+    found…", "[12]", "previous studies showed"), judged on the passage as the document has it: a reader
+    must not take it for this paper's own finding (issue 35)."""
+    shown = {item.number: item for item in answer.evidence}
+    notes: list[str] = []
+    for sentence in answer.sentences:
+        for number in sentence.evidence:
+            item = shown.get(number)
+            found = reports_other_work(item.text) if item is not None else None
+            if found is None:
+                continue
+            who = cited_authors(item.text) if item is not None else None
+            opening = " ".join(sentence.text.split()[:8])
+            notes.append(f"\u201c{opening}\u2026\u201d reports another study's finding"
+                         f" ({who or found.evidence}), not this paper's own")
+            break
+    return notes
 
 
 def _answering_visual(found: SearchResult | None, evidence: list[Evidence], options: AskOptions) -> str | None:

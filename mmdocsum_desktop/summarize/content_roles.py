@@ -12,7 +12,7 @@ methods section…"). Here the paragraphs no section serves get sentences by wha
 - results: what it found or its main points (findings with numbers, "we found", recommendations);
 - conclusion: what it concludes ("In conclusion", "we recommend", the closing paragraphs).
 
-Only sentences that are the paper's own may fill results and conclusion (``attribution``): no reference
+Only sentences that are the paper's own may fill results and conclusion (``text.attribution``): no reference
 markers, no "previous studies showed", no interview quotation, no question, nothing from the introduction.
 A placeholder remains only where even this finds nothing (an erratum, a one-paragraph notice).
 

@@ -50,7 +50,7 @@ from mmdocsum_desktop.document.sections import PROSE_TYPES, is_abstract_heading,
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.schemas.summary import ROLE_TITLES, ROLES
-from mmdocsum_desktop.summarize.attribution import attribute
+from mmdocsum_desktop.text.attribution import attribute
 from mmdocsum_desktop.summarize.content_roles import BLOCKED_BY, other_language_cues, widen_by_content
 from mmdocsum_desktop.summarize.roles import (
     ANY_ROLE,

@@ -5,9 +5,11 @@ work (a reference marker, "Smith et al. found", "previous studies showed"), a qu
 transcript, or a question is not such a finding, however well it reads; nor is a sentence from the
 introduction. :func:`attribute` says which of these a sentence is, from its raw text as the document has it
 (reference markers included: the extractor's cleaning removes them) and, when known, the role of the
-section it sits in. The extractor keeps flagged sentences out of the Results and Conclusion paragraphs;
-``answer/`` says when an answer rests on another study's sentence; the ROUGE benchmark counts the share
-of flagged sentences a summary's Results and Conclusion still hold.
+section it sits in. The extractor (``summarize/extractive.py``, ``summarize/content_roles.py``) keeps
+flagged sentences out of the Results and Conclusion paragraphs; ``answer/ask.py`` notes when an answer
+rests on another study's sentence; ``benchmarks/bench_summary_rouge.py --sets`` counts the share of
+flagged sentences a summary's Results and Conclusion still hold. It lives in text/ because both the
+summaries and the answers use it (they may not import each other).
 
 Cue lists cover en, pt, es, fr, de and it. A sentence that also says whose work it is ("we found",
 "in this study", "nossos resultados") is this paper's unless it carries a reference marker: "Unlike
@@ -29,9 +31,10 @@ _NAMED_AUTHORS = re.compile(
     r"e\s+cols?\b\.?|e\s+colaboradores\b|y\s+cols?\b\.?|y\s+colaboradores\b|et\s+coll\b\.?|et\s+collaborateurs\b|"
     r"u\.\s?a\.|und\s+Kollegen\b|e\s+collaboratori\b)")
 # "Smith (2005)", "Smith and Jones (2003)", "Silva e Souza, 2010", "(Smith 2005)"
+_NOT_A_NAME = r"(?!(?:January|February|March|April|May|June|July|August|September|October|November|December|Table|Figure|Fig)\b)"
 _AUTHOR_YEAR = re.compile(
-    r"\b[A-ZÀ-Ý][\w'’-]+(?:\s+(?:and|&|e|y|et|und|ed)\s+[A-ZÀ-Ý][\w'’-]+)?,?\s+\(?(?:19|20)\d\d[a-z]?\)|"
-    r"\([A-ZÀ-Ý][\w'’-]+(?:\s+(?:and|&|e|y|et|und|ed)\s+[A-ZÀ-Ý][\w'’-]+)?,?\s+(?:19|20)\d\d[a-z]?[;,)]")
+    r"\b" + _NOT_A_NAME + r"[A-ZÀ-Ý][\w'’-]+(?:\s+(?:and|&|e|y|et|und|ed)\s+[A-ZÀ-Ý][\w'’-]+)?,?\s+\(?(?:19|20)\d\d[a-z]?\)|"
+    r"\(" + _NOT_A_NAME + r"[A-ZÀ-Ý][\w'’-]+(?:\s+(?:and|&|e|y|et|und|ed)\s+[A-ZÀ-Ý][\w'’-]+)?,?\s+(?:19|20)\d\d[a-z]?[;,)]")
 
 # other people's work named in words
 _OTHER_STUDY = re.compile("|".join((
@@ -167,7 +170,7 @@ def _quotation(text: str) -> str | None:
     quoted = sum(len(m.group(1).split()) for m in _QUOTED.finditer(text))
     words = len(text.split())
     # a sentence most of which is inside quotation marks: someone's words, not the paper's
-    if quoted >= 6 and quoted >= 0.6 * words:
+    if quoted >= 6 and quoted >= 0.5 * words:
         return text[:40]
     if text[:1] in _OPEN_QUOTE and words >= 6 and not any(c in text[1:] for c in "”»›\"'’"):
         return text[:40]  # an opening quotation mark whose end is in a later sentence
