@@ -47,6 +47,7 @@ COMMANDS: dict[str, str] = {
     "summarize": "write a four-paragraph summary with the document's figures and citations",
     "place": "insert images after the paragraphs they illustrate",
     "ask": "ask a question about a document; the answer cites pages, figures and tables",
+    "library": "a library of papers (folders, Zotero): add, list, ask across, summarize in batch, export notes",
     "bench": "run a benchmark suite and score it",
     "doctor": "what the app will run on (llama.cpp build, GPU, onnxruntime, memory, models, keyring)",
 }

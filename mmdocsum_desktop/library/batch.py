@@ -1,0 +1,123 @@
+"""Summaries of many papers in a queue: each paper's status is in the store as it changes (queued, done,
+failed with why), each summary is committed as it finishes, a cancel (or a kill) loses only the papers
+in flight, and running the same batch again resumes it (what is done is not redone).
+
+``concurrency`` > 1 summarises that many papers at once on threads, which pays only when the engine is
+a server (an OpenAI-compatible endpoint, or a pool of them behind one URL): the caller passes 1 for an
+engine that runs in this process (llama.cpp, the extractive writer), as the benchmarks' runner does.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from pathlib import Path
+
+from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
+from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.library.store import LibraryStore
+from mmdocsum_desktop.schemas.library import BatchItem, BatchReport, Paper
+from mmdocsum_desktop.schemas.summary import Summary
+
+# paper, its assets folder (figure crops), the job's control → the summary
+SummarizeOne = Callable[[Paper, Path, JobControl], Summary]
+ASSETS = "summaries"
+
+
+def assets_folder(store: LibraryStore, paper: Paper) -> Path:
+    return store.folder / ASSETS / f"{paper.id}"
+
+
+def run_batch(
+    store: LibraryStore,
+    papers: Sequence[Paper],
+    summarize_one: SummarizeOne,
+    *,
+    concurrency: int = 1,
+    again: bool = False,
+    control: JobControl | None = None,
+    on_item: Callable[[BatchItem], None] | None = None,
+) -> BatchReport:
+    """Summarise ``papers`` (those done already are kept unless ``again``); missing papers fail at once."""
+    control = ensure_control(control)
+    inner = JobControl()
+    inner._cancel = control._cancel  # one cancel for the batch and the summary being written
+    started = time.perf_counter()
+    report = BatchReport()
+    todo: list[Paper] = []
+    for paper in papers:
+        if paper.summary_status == "done" and not again:
+            report.resumed += 1
+            report.items.append(_item(paper, "done"))
+        else:
+            todo.append(paper)
+    store.set_summary_status([p.id for p in todo], "queued")
+    total = len(papers)
+
+    def progress(what: str) -> None:
+        control.report(report.resumed + report.done + report.failed, total, what)
+
+    def summarise(paper: Paper) -> BatchItem:
+        mark = time.perf_counter()
+        if paper.status == "missing" or not Path(paper.source_path).is_file():
+            raise MmdocsumError(f"{paper.source_path}: the file is gone")
+        folder = assets_folder(store, paper)
+        summary = summarize_one(paper, folder, inner)
+        store.store_summary(paper.id, summary.model_dump_json(), str(folder))
+        return _item(paper, "done", seconds=time.perf_counter() - mark)
+
+    def finish(paper: Paper, result: Callable[[], BatchItem]) -> None:
+        try:
+            item = result()
+        except JobCancelled:
+            report.cancelled = True
+            return
+        except Exception as error:  # noqa: BLE001 — one paper never stops a batch
+            message = str(error) if isinstance(error, MmdocsumError) else f"{type(error).__name__}: {error}"
+            store.set_summary_status([paper.id], "failed", message)
+            item = _item(paper, "failed", error=message)
+            report.failed += 1
+        else:
+            report.done += 1
+        report.items.append(item)
+        if on_item is not None:
+            on_item(item)
+        progress(paper.display_title())
+
+    progress("")
+    try:
+        if concurrency <= 1:
+            for paper in todo:
+                control.check()
+                finish(paper, functools.partial(summarise, paper))
+                if report.cancelled:
+                    break
+        else:
+            queue = list(todo)
+            pending: dict[Future[BatchItem], Paper] = {}
+            with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="library-summary") as pool:
+                while queue or pending:
+                    while queue and len(pending) < concurrency and not control.cancelled:
+                        paper = queue.pop(0)
+                        pending[pool.submit(summarise, paper)] = paper
+                    if not pending:
+                        break
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED, timeout=0.5)
+                    for future in done:
+                        finish(pending.pop(future), future.result)
+                    if control.cancelled:
+                        queue.clear()
+    except JobCancelled:
+        report.cancelled = True
+    if control.cancelled:
+        report.cancelled = True
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _item(paper: Paper, status: str, *, error: str | None = None, seconds: float = 0.0) -> BatchItem:
+    return BatchItem.model_validate({"paper_id": paper.id, "title": paper.display_title(),
+                                     "source_path": paper.source_path, "status": status, "error": error,
+                                     "seconds": round(seconds, 3)})

@@ -1,0 +1,636 @@
+"""The library's one SQLite file: papers, their content (passages with embeddings, figures and tables),
+their summaries; WAL so a reader (the window, a second command) never waits for the indexer, FTS5 for
+the words of every passage.
+
+Identity. A *paper* is a file path (``papers.source_path`` is unique: adding the same file twice is one
+paper). What was read from it is keyed by the file's sha256 (``contents.hash``): two paths holding the
+same bytes share one content (read once; the second is marked ``duplicate_of`` the first), and a file
+whose bytes changed gets a new content and is read again. A content no paper refers to any more is
+deleted by :meth:`LibraryStore.collect_garbage`.
+
+Crash safety. Everything one paper's indexing writes (content, passages, their FTS rows, visuals, the
+paper's status) is one transaction: a kill -9 leaves the paper pending, never half-stored, so a resumed
+run reads it again and duplicates nothing. Two processes indexing at once each *claim* a paper before
+reading it (``claimed_by``: host, pid and a token); a claim whose process is gone (killed) or older than
+:data:`CLAIM_LEASE_S` is taken over.
+
+Schema version: ``PRAGMA user_version``; a file written by a newer version is refused with a message,
+never altered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mmdocsum_desktop.errors import MmdocsumError
+from mmdocsum_desktop.schemas.library import Paper, PaperFilter, VisualRecord
+from mmdocsum_desktop.text.tokens import tokens
+
+SCHEMA_VERSION = 1
+FILE_NAME = "library.sqlite"
+# a claim older than this is taken over even when its process seems alive (a hung or reused pid)
+CLAIM_LEASE_S = 30 * 60.0
+# embeddings are stored as float16: half the file and the memory, and cosine ranks do not change
+VECTOR_DTYPE = np.float16
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS papers (
+    id INTEGER PRIMARY KEY,
+    source_path TEXT NOT NULL UNIQUE,
+    source_kind TEXT NOT NULL DEFAULT 'folder',
+    source_root TEXT NOT NULL DEFAULT '',
+    size INTEGER, mtime_ns INTEGER,
+    content_hash TEXT NOT NULL DEFAULT '',
+    title TEXT NOT NULL DEFAULT '', authors TEXT NOT NULL DEFAULT '[]', year INTEGER, doi TEXT,
+    collections TEXT NOT NULL DEFAULT '[]', tags TEXT NOT NULL DEFAULT '[]',
+    zotero_key TEXT, zotero_attachment_key TEXT, zotero_library_id INTEGER,
+    status TEXT NOT NULL DEFAULT 'pending', error TEXT,
+    claimed_by TEXT, claimed_at REAL,
+    added_at REAL NOT NULL, indexed_at REAL,
+    summary_status TEXT NOT NULL DEFAULT 'none', summary_error TEXT, summary_json TEXT, summary_assets TEXT,
+    summary_at REAL
+);
+CREATE INDEX IF NOT EXISTS papers_hash ON papers(content_hash);
+CREATE INDEX IF NOT EXISTS papers_status ON papers(status);
+CREATE TABLE IF NOT EXISTS contents (
+    hash TEXT PRIMARY KEY,
+    title TEXT NOT NULL DEFAULT '', language TEXT, pages INTEGER, figures INTEGER NOT NULL DEFAULT 0,
+    tables INTEGER NOT NULL DEFAULT 0, doi TEXT, passages INTEGER NOT NULL DEFAULT 0,
+    indexed_at REAL NOT NULL, read_seconds REAL NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS passages (
+    id INTEGER PRIMARY KEY,
+    content_hash TEXT NOT NULL,
+    idx INTEGER NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL, page INTEGER, block TEXT,
+    labels TEXT NOT NULL DEFAULT '[]', section TEXT, figure TEXT, inherited INTEGER NOT NULL DEFAULT 0,
+    vector BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS passages_content ON passages(content_hash, idx);
+CREATE TABLE IF NOT EXISTS visuals (
+    content_hash TEXT NOT NULL, position INTEGER NOT NULL, label TEXT, kind TEXT NOT NULL,
+    page INTEGER, caption TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS visuals_content ON visuals(content_hash);
+CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(
+    text, content='passages', content_rowid='id', tokenize='porter unicode61'
+);
+CREATE TRIGGER IF NOT EXISTS passages_ai AFTER INSERT ON passages BEGIN
+    INSERT INTO passages_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS passages_ad AFTER DELETE ON passages BEGIN
+    INSERT INTO passages_fts(passages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+"""
+
+_SORTS = {"title": "lower(coalesce(nullif(p.title, ''), p.source_path))", "year": "p.year", "authors": "lower(p.authors)",
+          "status": "p.status", "added": "p.added_at", "language": "c.language"}
+
+
+class LibraryError(MmdocsumError):
+    """The library file cannot be used (newer schema, damaged, not writable)."""
+
+
+@dataclass(frozen=True)
+class FileState:
+    size: int
+    mtime_ns: int
+    content_hash: str
+    status: str
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """What a source knows of a paper before it is read (Zotero does; a folder knows nothing)."""
+
+    title: str = ""
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    doi: str | None = None
+    collections: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    zotero_key: str | None = None
+    zotero_attachment_key: str | None = None
+    zotero_library_id: int | None = None
+
+
+@dataclass(frozen=True)
+class StoredPassage:
+    id: int
+    content_hash: str
+    idx: int
+    kind: str
+    text: str
+    page: int | None
+    block: str | None
+    labels: tuple[str, ...]
+    section: str | None
+    figure: str | None
+    inherited: bool
+
+
+@dataclass(frozen=True)
+class NewPassage:
+    """A passage to store (the indexer's, from ``retrieval.passages.Passage``)."""
+
+    kind: str
+    text: str
+    page: int | None
+    block: str | None
+    labels: tuple[str, ...]
+    section: str | None
+    figure: str | None
+    inherited: bool
+
+
+@dataclass(frozen=True)
+class ContentFacts:
+    title: str
+    language: str | None
+    pages: int | None
+    doi: str | None
+    read_seconds: float
+
+
+@dataclass
+class VectorTable:
+    """Every stored passage's embedding in memory (what a library-wide question is compared with)."""
+
+    passage_ids: np.ndarray  # int64 (n,)
+    content_of: np.ndarray  # int32 (n,): index into ``contents``
+    contents: list[str]  # content hashes
+    vectors: np.ndarray  # float16 (n, dim)
+    generation: int
+
+
+def claim_token() -> str:
+    """This process's claim on a paper: host, pid and a random part (a pid is reused after a while)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def _claim_is_stale(token: str | None, claimed_at: float | None, now: float) -> bool:
+    if not token:
+        return True
+    if claimed_at is None or now - claimed_at > CLAIM_LEASE_S:
+        return True
+    host, _, rest = token.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False  # another machine's claim (a library on a shared disk): only the lease ends it
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True  # the process that claimed it is gone (killed, crashed)
+    except PermissionError:
+        return False
+    return False
+
+
+class LibraryStore:
+    """The library file in ``folder``; one connection shared by this process's threads (a lock serialises
+    them: SQLite writes one at a time anyway). Every method commits before it returns."""
+
+    def __init__(self, folder: str | os.PathLike[str], *, timeout_s: float = 60.0) -> None:
+        self.folder = Path(folder).expanduser()
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise LibraryError(f"{self.folder}: cannot create the library folder ({error.strerror or error})") from None
+        if not self.folder.is_dir():
+            raise LibraryError(f"{self.folder}: not a folder")
+        self.path = self.folder / FILE_NAME
+        self._lock = threading.RLock()
+        try:
+            # autocommit mode (isolation_level None): transactions are explicit, BEGIN IMMEDIATE where we write
+            self._conn = sqlite3.connect(str(self.path), timeout=timeout_s, isolation_level=None,
+                                         check_same_thread=False)
+            self._conn.row_factory = sqlite3.Row
+            self._conn.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            # NORMAL in WAL mode: a power cut may lose the last commits, never corrupt the file; a killed
+            # process loses nothing committed
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._migrate()
+        except sqlite3.DatabaseError as error:
+            raise LibraryError(f"{self.path}: not a usable library file ({error})") from None
+
+    # ------------------------------------------------------------------------------------ plumbing
+
+    def _migrate(self) -> None:
+        version = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise LibraryError(f"{self.path}: written by a newer mmdocsum (library schema {version}, "
+                               f"this one reads {SCHEMA_VERSION}); not changed")
+        if version == SCHEMA_VERSION:
+            return
+        # one script, one transaction (executescript commits whatever is pending first, so the
+        # transaction is spelled inside it): two processes creating the library at once serialise here
+        with self._lock:
+            self._conn.executescript(
+                "BEGIN IMMEDIATE;" + _SCHEMA + "INSERT OR IGNORE INTO meta(key, value) VALUES ('generation', '0');"
+                f"PRAGMA user_version = {SCHEMA_VERSION};COMMIT;")
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (BEGIN IMMEDIATE: the write lock is taken now, so two processes never
+        both read-then-write on stale rows); committed on leaving, rolled back on an exception."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def _query(self, sql: str, parameters: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return list(self._conn.execute(sql, parameters).fetchall())
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> LibraryStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def generation(self) -> int:
+        """A number that changes whenever passages are added or removed (the in-memory vectors of
+        library-wide search are reloaded when it does, in this process or after another's writes)."""
+        row = self._query("SELECT value FROM meta WHERE key = 'generation'")
+        return int(row[0][0]) if row else 0
+
+    @staticmethod
+    def _bump(conn: sqlite3.Connection) -> None:
+        conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+
+    # ------------------------------------------------------------------------------------ papers in
+
+    def file_states(self, paths: Iterable[str]) -> dict[str, FileState]:
+        wanted = list(paths)
+        found: dict[str, FileState] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self._query(f"SELECT source_path, size, mtime_ns, content_hash, status FROM papers "
+                                   f"WHERE source_path IN ({marks})", chunk):
+                found[row["source_path"]] = FileState(row["size"] or -1, row["mtime_ns"] or -1,
+                                                      row["content_hash"], row["status"])
+        return found
+
+    def upsert(self, conn: sqlite3.Connection, path: str, *, kind: str, root: str, size: int, mtime_ns: int,
+               content_hash: str | None, metadata: Metadata | None) -> str:
+        """Record one file (inside a :meth:`write` transaction). ``content_hash`` None: the file is
+        unchanged (same size and modification time as recorded). Returns "new", "changed" or "unchanged"."""
+        now = time.time()
+        row = conn.execute("SELECT id, content_hash, status FROM papers WHERE source_path = ?", (path,)).fetchone()
+        if row is None:
+            assert content_hash is not None, "a new file is hashed"
+            conn.execute("INSERT INTO papers(source_path, source_kind, source_root, size, mtime_ns, content_hash, "
+                         "added_at) VALUES (?, ?, ?, ?, ?, ?, ?)", (path, kind, root, size, mtime_ns, content_hash, now))
+            paper_id = int(conn.execute("SELECT last_insert_rowid()").fetchone()[0])
+            outcome = "new"
+        else:
+            paper_id = int(row["id"])
+            if content_hash is None or content_hash == row["content_hash"]:
+                outcome = "unchanged"
+                conn.execute("UPDATE papers SET size = ?, mtime_ns = ?, source_kind = ?, source_root = ? WHERE id = ?",
+                             (size, mtime_ns, kind, root, paper_id))
+                if row["status"] == "missing":  # the file is back
+                    conn.execute("UPDATE papers SET status = 'pending', error = NULL WHERE id = ?", (paper_id,))
+            else:
+                outcome = "changed"
+                # new bytes: read again; the summary of the old bytes no longer describes the file
+                conn.execute("UPDATE papers SET size = ?, mtime_ns = ?, content_hash = ?, status = 'pending', "
+                             "error = NULL, indexed_at = NULL WHERE id = ?", (size, mtime_ns, content_hash, paper_id))
+                conn.execute("UPDATE papers SET summary_status = 'none', summary_json = NULL, summary_error = NULL, "
+                             "summary_assets = NULL WHERE id = ?", (paper_id,))
+        if metadata is not None:
+            conn.execute(
+                "UPDATE papers SET title = CASE WHEN ? != '' THEN ? ELSE title END, authors = ?, year = ?, doi = ?, "
+                "collections = ?, tags = ?, zotero_key = ?, zotero_attachment_key = ?, zotero_library_id = ? WHERE id = ?",
+                (metadata.title, metadata.title, json.dumps(list(metadata.authors)), metadata.year, metadata.doi,
+                 json.dumps(list(metadata.collections)), json.dumps(list(metadata.tags)), metadata.zotero_key,
+                 metadata.zotero_attachment_key, metadata.zotero_library_id, paper_id))
+        # a paper whose content another path already brought in is indexed at once
+        conn.execute("UPDATE papers SET status = 'indexed', indexed_at = coalesce(indexed_at, ?) WHERE id = ? AND "
+                     "status = 'pending' AND content_hash IN (SELECT hash FROM contents)", (now, paper_id))
+        return outcome
+
+    def mark_missing(self, conn: sqlite3.Connection, *, root: str, present: set[str]) -> int:
+        """Papers recorded from ``root`` whose path is not in ``present`` (or whose file is gone) are
+        marked missing; they keep their content and summary. Returns how many were marked now."""
+        rows = conn.execute("SELECT id, source_path FROM papers WHERE source_root = ? AND status != 'missing'",
+                            (root,)).fetchall()
+        gone = [int(r["id"]) for r in rows if r["source_path"] not in present or not Path(r["source_path"]).exists()]
+        for paper_id in gone:
+            conn.execute("UPDATE papers SET status = 'missing', claimed_by = NULL WHERE id = ?", (paper_id,))
+        return len(gone)
+
+    def refresh_missing(self) -> int:
+        """Every paper whose file is gone is marked missing (whatever source brought it)."""
+        rows = self._query("SELECT id, source_path FROM papers WHERE status != 'missing'")
+        gone = [int(r["id"]) for r in rows if not Path(r["source_path"]).exists()]
+        if gone:
+            with self.write() as conn:
+                conn.executemany("UPDATE papers SET status = 'missing' WHERE id = ?", [(i,) for i in gone])
+        return len(gone)
+
+    # ------------------------------------------------------------------------------------ papers out
+
+    def papers(self, filter: PaperFilter | None = None, *, sort: str = "title", descending: bool = False,
+               ids: Sequence[int] | None = None) -> list[Paper]:
+        filter = filter or PaperFilter()
+        where: list[str] = []
+        values: list[Any] = []
+        if ids is not None:
+            if not ids:
+                return []
+            where.append(f"p.id IN ({','.join('?' * len(ids))})")
+            values.extend(ids)
+        if filter.status:
+            where.append("p.status = ?")
+            values.append(filter.status)
+        if filter.year_from is not None:
+            where.append("p.year >= ?")
+            values.append(filter.year_from)
+        if filter.year_to is not None:
+            where.append("p.year <= ?")
+            values.append(filter.year_to)
+        if filter.collection:
+            # a collection matches itself and its sub-collections ("Reviews" matches "Reviews/2020")
+            where.append("EXISTS (SELECT 1 FROM json_each(p.collections) WHERE lower(value) = lower(?) "
+                         "OR lower(value) LIKE lower(?) || '/%')")
+            values.extend([filter.collection, filter.collection])
+        if filter.tag:
+            where.append("EXISTS (SELECT 1 FROM json_each(p.tags) WHERE lower(value) = lower(?))")
+            values.append(filter.tag)
+        if filter.search:
+            like = f"%{filter.search.strip()}%"
+            words = fts_query(filter.search)
+            text_match = ("p.content_hash IN (SELECT pa.content_hash FROM passages_fts f JOIN passages pa "
+                          "ON pa.id = f.rowid WHERE passages_fts MATCH ?)") if words else "0"
+            where.append(f"(p.title LIKE ? OR p.authors LIKE ? OR p.source_path LIKE ? OR {text_match})")
+            values.extend([like, like, like] + ([words] if words else []))
+        order = _SORTS.get(sort, _SORTS["title"])
+        sql = ("SELECT p.*, c.language AS c_language, c.pages AS c_pages, c.figures AS c_figures, "
+               "c.tables AS c_tables, c.title AS c_title, c.doi AS c_doi FROM papers p "
+               "LEFT JOIN contents c ON c.hash = p.content_hash"
+               + (" WHERE " + " AND ".join(where) if where else "")
+               + f" ORDER BY {order} IS NULL, {order} {'DESC' if descending else 'ASC'}, p.id")
+        rows = self._query(sql, values)
+        first_of: dict[str, int] = {}
+        for row in self._query("SELECT content_hash, min(id) AS first FROM papers WHERE content_hash != '' "
+                               "GROUP BY content_hash HAVING count(*) > 1"):
+            first_of[row["content_hash"]] = int(row["first"])
+        return [_paper(row, first_of) for row in rows]
+
+    def paper(self, paper_id: int) -> Paper | None:
+        found = self.papers(ids=[paper_id])
+        return found[0] if found else None
+
+    def resolve(self, references: Sequence[str]) -> list[Paper]:
+        """Papers by id ("12"), file path, Zotero item or attachment key; an unknown one is an error that
+        names it."""
+        out: list[Paper] = []
+        unknown: list[str] = []
+        for reference in references:
+            text = reference.strip()
+            rows = []
+            if text.isdigit():
+                rows = self._query("SELECT id FROM papers WHERE id = ?", (int(text),))
+            if not rows:
+                path = str(Path(text).expanduser().resolve()) if text else text
+                rows = self._query("SELECT id FROM papers WHERE source_path = ? OR source_path = ? OR zotero_key = ? "
+                                   "OR zotero_attachment_key = ?", (text, path, text, text))
+            if not rows:
+                unknown.append(reference)
+                continue
+            for row in rows:
+                paper = self.paper(int(row["id"]))
+                if paper is not None and all(p.id != paper.id for p in out):
+                    out.append(paper)
+        if unknown:
+            raise LibraryError(f"not in the library: {', '.join(unknown)} (give an id, a path or a Zotero key; "
+                               "`mmdocsum library list` shows them)")
+        return out
+
+    def visuals(self, content_hash: str) -> list[VisualRecord]:
+        rows = self._query("SELECT label, kind, page, caption FROM visuals WHERE content_hash = ? ORDER BY position",
+                           (content_hash,))
+        return [VisualRecord(label=r["label"], kind="table" if r["kind"] == "table" else "figure", page=r["page"],
+                             caption=r["caption"]) for r in rows]
+
+    def remove(self, paper_ids: Sequence[int]) -> int:
+        if not paper_ids:
+            return 0
+        with self.write() as conn:
+            marks = ",".join("?" * len(paper_ids))
+            removed = conn.execute(f"DELETE FROM papers WHERE id IN ({marks})", list(paper_ids)).rowcount
+        self.collect_garbage()
+        return int(removed)
+
+    def collections(self) -> list[str]:
+        rows = self._query("SELECT DISTINCT value FROM papers, json_each(papers.collections) ORDER BY lower(value)")
+        return [str(r[0]) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        return {str(r[0]): int(r[1]) for r in self._query("SELECT status, count(*) FROM papers GROUP BY status")}
+
+    # ------------------------------------------------------------------------------------ indexing
+
+    def claim_next(self, token: str, *, skip: set[int] | None = None) -> Paper | None:
+        """The next pending paper, claimed for ``token`` (None when none is left to claim)."""
+        skip = skip or set()
+        now = time.time()
+        with self.write() as conn:
+            rows = conn.execute("SELECT id, claimed_by, claimed_at FROM papers WHERE status = 'pending' ORDER BY id").fetchall()
+            chosen = next((int(r["id"]) for r in rows if int(r["id"]) not in skip
+                           and (r["claimed_by"] == token or _claim_is_stale(r["claimed_by"], r["claimed_at"], now))), None)
+            if chosen is None:
+                return None
+            conn.execute("UPDATE papers SET claimed_by = ?, claimed_at = ? WHERE id = ?", (token, now, chosen))
+        return self.paper(chosen)
+
+    def release(self, paper_id: int, token: str) -> None:
+        with self.write() as conn:
+            conn.execute("UPDATE papers SET claimed_by = NULL, claimed_at = NULL WHERE id = ? AND claimed_by = ?",
+                         (paper_id, token))
+
+    def pending(self) -> int:
+        return int(self._query("SELECT count(*) FROM papers WHERE status = 'pending'")[0][0])
+
+    def has_content(self, content_hash: str) -> bool:
+        return bool(self._query("SELECT 1 FROM contents WHERE hash = ?", (content_hash,)))
+
+    def store_content(self, paper_id: int, content_hash: str, facts: ContentFacts, passages: Sequence[NewPassage],
+                      vectors: np.ndarray, visuals: Sequence[VisualRecord]) -> bool:
+        """Store what was read of one content and mark the paper indexed, in one transaction. False when
+        the content was already there (another process stored it first): nothing is stored twice."""
+        now = time.time()
+        blobs = np.asarray(vectors, dtype=VECTOR_DTYPE)
+        with self.write() as conn:
+            stored = conn.execute("SELECT 1 FROM contents WHERE hash = ?", (content_hash,)).fetchone() is None
+            if stored:
+                conn.execute("INSERT INTO contents(hash, title, language, pages, figures, tables, doi, passages, "
+                             "indexed_at, read_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                             (content_hash, facts.title, facts.language, facts.pages,
+                              sum(v.kind == "figure" for v in visuals), sum(v.kind == "table" for v in visuals),
+                              facts.doi, len(passages), now, facts.read_seconds))
+                conn.executemany(
+                    "INSERT INTO passages(content_hash, idx, kind, text, page, block, labels, section, figure, "
+                    "inherited, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(content_hash, i, p.kind, p.text, p.page, p.block, json.dumps(list(p.labels)), p.section,
+                      p.figure, int(p.inherited), blobs[i].tobytes()) for i, p in enumerate(passages)])
+                conn.executemany("INSERT INTO visuals(content_hash, position, label, kind, page, caption) "
+                                 "VALUES (?, ?, ?, ?, ?, ?)",
+                                 [(content_hash, i, v.label, v.kind, v.page, v.caption) for i, v in enumerate(visuals)])
+                self._bump(conn)
+            conn.execute("UPDATE papers SET status = 'indexed', error = NULL, indexed_at = ?, claimed_by = NULL, "
+                         "title = CASE WHEN title = '' THEN ? ELSE title END, doi = coalesce(doi, ?) "
+                         "WHERE id = ? AND content_hash = ?", (now, facts.title, facts.doi, paper_id, content_hash))
+        return stored
+
+    def mark_indexed(self, paper_id: int) -> None:
+        with self.write() as conn:
+            conn.execute("UPDATE papers SET status = 'indexed', error = NULL, indexed_at = ?, claimed_by = NULL "
+                         "WHERE id = ?", (time.time(), paper_id))
+
+    def mark_failed(self, paper_id: int, error: str) -> None:
+        with self.write() as conn:
+            conn.execute("UPDATE papers SET status = 'failed', error = ?, claimed_by = NULL WHERE id = ?",
+                         (error, paper_id))
+
+    def retry_failed(self) -> int:
+        with self.write() as conn:
+            return int(conn.execute("UPDATE papers SET status = 'pending', error = NULL WHERE status = 'failed'").rowcount)
+
+    def collect_garbage(self) -> int:
+        """Delete the contents no paper refers to any more (a changed file's old bytes, removed papers)."""
+        with self.write() as conn:
+            orphans = [str(r[0]) for r in conn.execute(
+                "SELECT hash FROM contents WHERE hash NOT IN (SELECT content_hash FROM papers)").fetchall()]
+            for content_hash in orphans:
+                conn.execute("DELETE FROM passages WHERE content_hash = ?", (content_hash,))
+                conn.execute("DELETE FROM visuals WHERE content_hash = ?", (content_hash,))
+                conn.execute("DELETE FROM contents WHERE hash = ?", (content_hash,))
+            if orphans:
+                self._bump(conn)
+        return len(orphans)
+
+    # ------------------------------------------------------------------------------------ search
+
+    def vector_table(self) -> VectorTable:
+        """Every passage's embedding, in passage-id order (read in pieces: the rows are small)."""
+        generation = self.generation()
+        with self._lock:
+            cursor = self._conn.execute("SELECT id, content_hash, vector FROM passages ORDER BY id")
+            ids: list[int] = []
+            hashes: list[str] = []
+            blobs: list[bytes] = []
+            for row in cursor:
+                ids.append(int(row[0]))
+                hashes.append(str(row[1]))
+                blobs.append(bytes(row[2]))
+        contents = list(dict.fromkeys(hashes))
+        position = {h: i for i, h in enumerate(contents)}
+        if blobs:
+            vectors = np.frombuffer(b"".join(blobs), dtype=VECTOR_DTYPE).reshape(len(blobs), -1)
+        else:
+            vectors = np.zeros((0, 384), dtype=VECTOR_DTYPE)
+        return VectorTable(np.asarray(ids, dtype=np.int64), np.asarray([position[h] for h in hashes], dtype=np.int32),
+                           contents, vectors, generation)
+
+    def text_search(self, query: str, *, limit: int = 200) -> list[tuple[int, float]]:
+        """(passage id, BM25 score, higher is better) of the passages whose words match ``query``."""
+        words = fts_query(query)
+        if not words:
+            return []
+        rows = self._query("SELECT rowid, -bm25(passages_fts) FROM passages_fts WHERE passages_fts MATCH ? "
+                           "ORDER BY bm25(passages_fts) LIMIT ?", (words, limit))
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def passages_of(self, content_hash: str) -> tuple[list[StoredPassage], np.ndarray]:
+        rows = self._query("SELECT * FROM passages WHERE content_hash = ? ORDER BY idx", (content_hash,))
+        vectors = (np.frombuffer(b"".join(bytes(r["vector"]) for r in rows), dtype=VECTOR_DTYPE).reshape(len(rows), -1)
+                   if rows else np.zeros((0, 384), dtype=VECTOR_DTYPE))
+        return [_stored(r) for r in rows], vectors
+
+    def passages_by_id(self, ids: Sequence[int]) -> dict[int, StoredPassage]:
+        found: dict[int, StoredPassage] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start:start + 500])
+            marks = ",".join("?" * len(chunk))
+            for row in self._query(f"SELECT * FROM passages WHERE id IN ({marks})", chunk):
+                found[int(row["id"])] = _stored(row)
+        return found
+
+    def papers_of_contents(self) -> dict[str, list[int]]:
+        """Content hash → the ids of the indexed papers holding it (first the oldest)."""
+        out: dict[str, list[int]] = {}
+        for row in self._query("SELECT content_hash, id FROM papers WHERE status = 'indexed' ORDER BY id"):
+            out.setdefault(str(row[0]), []).append(int(row[1]))
+        return out
+
+    # ------------------------------------------------------------------------------------ summaries
+
+    def set_summary_status(self, paper_ids: Sequence[int], status: str, error: str | None = None) -> None:
+        with self.write() as conn:
+            conn.executemany("UPDATE papers SET summary_status = ?, summary_error = ? WHERE id = ?",
+                             [(status, error, i) for i in paper_ids])
+
+    def store_summary(self, paper_id: int, summary_json: str, assets: str) -> None:
+        with self.write() as conn:
+            conn.execute("UPDATE papers SET summary_status = 'done', summary_error = NULL, summary_json = ?, "
+                         "summary_assets = ?, summary_at = ? WHERE id = ?", (summary_json, assets, time.time(), paper_id))
+
+    def summary(self, paper_id: int) -> tuple[str, str] | None:
+        """(summary JSON, assets folder) of a paper, or None."""
+        rows = self._query("SELECT summary_json, summary_assets FROM papers WHERE id = ?", (paper_id,))
+        if not rows or not rows[0][0]:
+            return None
+        return str(rows[0][0]), str(rows[0][1] or "")
+
+
+def fts_query(text: str) -> str:
+    """An FTS5 query matching any of the text's words (each quoted: a word like AND or a hyphen is text,
+    never query syntax)."""
+    words = list(dict.fromkeys(tokens(text)))[:32]
+    return " OR ".join('"' + w.replace('"', "") + '"' for w in words if w.replace('"', ""))
+
+
+def _paper(row: sqlite3.Row, first_of: dict[str, int]) -> Paper:
+    first = first_of.get(row["content_hash"])
+    return Paper(
+        id=row["id"], source_path=row["source_path"], source_kind=row["source_kind"], content_hash=row["content_hash"],
+        title=row["title"] or row["c_title"] or "", authors=json.loads(row["authors"] or "[]"), year=row["year"],
+        doi=row["doi"] or row["c_doi"], language=row["c_language"], pages=row["c_pages"], figures=row["c_figures"] or 0,
+        tables=row["c_tables"] or 0, status=row["status"], error=row["error"], summary_status=row["summary_status"],
+        summary_error=row["summary_error"], collections=json.loads(row["collections"] or "[]"),
+        tags=json.loads(row["tags"] or "[]"), zotero_key=row["zotero_key"],
+        zotero_attachment_key=row["zotero_attachment_key"], zotero_library_id=row["zotero_library_id"],
+        duplicate_of=first if first is not None and first != row["id"] else None, added_at=row["added_at"],
+        indexed_at=row["indexed_at"],
+    )
+
+
+def _stored(row: sqlite3.Row) -> StoredPassage:
+    return StoredPassage(int(row["id"]), row["content_hash"], int(row["idx"]), row["kind"], row["text"], row["page"],
+                         row["block"], tuple(json.loads(row["labels"] or "[]")), row["section"], row["figure"],
+                         bool(row["inherited"]))

@@ -1,0 +1,223 @@
+"""A Zotero data folder as a source of papers, read strictly read-only.
+
+Zotero keeps its library in ``zotero.sqlite`` and holds a lock on it while it runs. The file is opened
+through SQLite's URI ``file:...?mode=ro&immutable=1``: read-only, and *immutable* tells SQLite not to
+take locks or look for a journal, so a running Zotero neither blocks us nor sees us, and nothing is ever
+written there (not even a ``-wal`` or ``-shm`` file beside it). Should that open fail (a file system
+that refuses it), the database is copied to a temporary folder and the copy is read.
+
+What is read (Zotero 7's schema): every attachment in ``itemAttachments`` whose file is a paper (PDF,
+HTML, EPUB is not read) — ``path = 'storage:NAME'`` for files Zotero stores under ``storage/KEY/``, an
+absolute path for linked files, ``attachments:REL`` relative to the linked-attachment base folder when
+given; its parent item's title, creators, date, DOI, tags and collections from ``items``, ``itemData``,
+``itemDataValues``, ``fields``, ``creators``/``itemCreators``, ``tags``/``itemTags``, ``collections``/
+``collectionItems``. Items (parent or attachment) in ``deletedItems`` — Zotero's trash — are left out.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
+from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.library.sources import Candidate, register
+from mmdocsum_desktop.library.store import LibraryStore, Metadata
+from mmdocsum_desktop.schemas.library import PAPER_SUFFIXES, SourceReport
+
+DB_NAME = "zotero.sqlite"
+USER_LIBRARY_ID = 1  # Zotero's own library (groups have other ids)
+# content types of attachments that are papers the readers take
+_PAPER_TYPES = ("application/pdf", "text/html", "application/xhtml+xml", "text/markdown", "application/xml",
+                "text/xml")
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+
+
+class ZoteroError(MmdocsumError):
+    """The Zotero data folder cannot be read."""
+
+
+@dataclass(frozen=True)
+class ZoteroAttachment:
+    attachment_key: str
+    item_key: str | None
+    library_id: int
+    path: Path
+    metadata: Metadata
+
+
+def database_uri(path: Path) -> str:
+    """The read-only, lock-free URI of a Zotero database (see the module docstring)."""
+    return f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1"
+
+
+@contextmanager
+def open_read_only(data_dir: Path) -> Iterator[sqlite3.Connection]:
+    database = data_dir / DB_NAME
+    if not database.is_file():
+        raise InputNotFoundError(f"{data_dir}: not a Zotero data folder (no {DB_NAME}; Zotero ▸ Settings ▸ "
+                                 "Advanced ▸ Files and Folders shows where it is)")
+    try:
+        conn = sqlite3.connect(database_uri(database), uri=True)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError:
+        # some file systems refuse the immutable open: read a copy instead, never the original for writing
+        with tempfile.TemporaryDirectory(prefix="mmdocsum-zotero-") as scratch:
+            copy = Path(scratch) / DB_NAME
+            shutil.copyfile(database, copy)
+            try:
+                conn = sqlite3.connect(database_uri(copy), uri=True)
+                yield conn
+            except sqlite3.DatabaseError as error:
+                raise ZoteroError(f"{database}: not a readable Zotero database ({error})") from None
+            finally:
+                conn.close()
+        return
+    try:
+        yield conn
+    except sqlite3.DatabaseError as error:
+        raise ZoteroError(f"{database}: not a readable Zotero database ({error})") from None
+    finally:
+        conn.close()
+
+
+def read_attachments(data_dir: Path, *, base_dir: Path | None = None) -> tuple[list[ZoteroAttachment], list[str]]:
+    """The paper attachments of a Zotero data folder, with their parents' metadata; and one line for each
+    attachment left out (no file, a relative path without a base folder)."""
+    data_dir = data_dir.expanduser().resolve()
+    skipped: list[str] = []
+    found: list[ZoteroAttachment] = []
+    with open_read_only(data_dir) as conn:
+        conn.row_factory = sqlite3.Row
+        trashed = {int(r[0]) for r in conn.execute("SELECT itemID FROM deletedItems")}
+        fields = _item_fields(conn)
+        creators = _item_creators(conn)
+        tags = _item_tags(conn)
+        collections = _item_collections(conn)
+        rows = conn.execute(
+            "SELECT a.itemID, a.parentItemID, a.linkMode, a.contentType, a.path, i.key, i.libraryID, "
+            "p.key AS parentKey FROM itemAttachments a JOIN items i ON i.itemID = a.itemID "
+            "LEFT JOIN items p ON p.itemID = a.parentItemID ORDER BY a.itemID").fetchall()
+    for row in rows:
+        item_id, parent_id = int(row["itemID"]), row["parentItemID"]
+        if item_id in trashed or (parent_id is not None and int(parent_id) in trashed):
+            continue
+        stored = str(row["path"] or "")
+        if not stored:
+            continue  # a link to a web page: no file
+        path = _resolve(data_dir, str(row["key"]), stored, base_dir)
+        if path is None:
+            skipped.append(f"Zotero item {row['key']}: {stored} (relative to the linked-attachment base folder, "
+                           "which was not given)")
+            continue
+        content_type = str(row["contentType"] or "")
+        if path.suffix.lower() not in PAPER_SUFFIXES and content_type not in _PAPER_TYPES:
+            continue
+        if not path.is_file():
+            skipped.append(f"Zotero item {row['key']}: file not found: {path}")
+            continue
+        owner = int(parent_id) if parent_id is not None else item_id
+        values = fields.get(owner, {})
+        title = values.get("title") or fields.get(item_id, {}).get("title") or ""
+        year_match = _YEAR.search(values.get("date", ""))
+        metadata = Metadata(
+            title=title, authors=tuple(creators.get(owner, [])), year=int(year_match.group(1)) if year_match else None,
+            doi=values.get("DOI") or None, collections=tuple(collections.get(owner, [])),
+            tags=tuple(dict.fromkeys([*tags.get(owner, []), *tags.get(item_id, [])])),
+            zotero_key=str(row["parentKey"]) if row["parentKey"] else str(row["key"]),
+            zotero_attachment_key=str(row["key"]), zotero_library_id=int(row["libraryID"]),
+        )
+        found.append(ZoteroAttachment(str(row["key"]), metadata.zotero_key, int(row["libraryID"]), path, metadata))
+    return found, skipped
+
+
+def add_zotero(store: LibraryStore, data_dir: Path, *, base_dir: Path | None = None,
+               control: JobControl | None = None) -> SourceReport:
+    """Register a Zotero library's paper attachments; those gone from it (deleted, trashed) are marked missing."""
+    data_dir = data_dir.expanduser().resolve()
+    attachments, skipped = read_attachments(data_dir, base_dir=base_dir)
+    report = SourceReport(source=str(data_dir), kind="zotero", skipped=skipped)
+    candidates = [Candidate(a.path, a.metadata) for a in attachments]
+    return register(store, candidates, root=str(data_dir), kind="zotero", report=report, control=control)
+
+
+def open_pdf_link(attachment_key: str, page: int | None = None, library_id: int | None = None,
+                  group_id: int | None = None) -> str:
+    """zotero://open-pdf/... : opens the attachment in Zotero's reader, at ``page`` (1-based) when given."""
+    where = f"groups/{group_id}" if group_id is not None else "library"
+    link = f"zotero://open-pdf/{where}/items/{attachment_key}"
+    return f"{link}?page={page}" if page else link
+
+
+def _resolve(data_dir: Path, key: str, stored: str, base_dir: Path | None) -> Path | None:
+    if stored.startswith("storage:"):
+        return data_dir / "storage" / key / stored.removeprefix("storage:")
+    if stored.startswith("attachments:"):
+        return (base_dir / stored.removeprefix("attachments:")) if base_dir is not None else None
+    return Path(stored)
+
+
+def _item_fields(conn: sqlite3.Connection) -> dict[int, dict[str, str]]:
+    out: dict[int, dict[str, str]] = {}
+    for row in conn.execute("SELECT d.itemID, f.fieldName, v.value FROM itemData d JOIN fields f ON f.fieldID = d.fieldID "
+                            "JOIN itemDataValues v ON v.valueID = d.valueID"):
+        out.setdefault(int(row[0]), {})[str(row[1])] = str(row[2])
+    return out
+
+
+def _item_creators(conn: sqlite3.Connection) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    for row in conn.execute("SELECT ic.itemID, c.firstName, c.lastName FROM itemCreators ic "
+                            "JOIN creators c ON c.creatorID = ic.creatorID ORDER BY ic.itemID, ic.orderIndex"):
+        name = " ".join(f"{row[1] or ''} {row[2] or ''}".split())
+        if name:
+            out.setdefault(int(row[0]), []).append(name)
+    return out
+
+
+def _item_tags(conn: sqlite3.Connection) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    if not _has_table(conn, "itemTags"):
+        return out
+    for row in conn.execute("SELECT it.itemID, t.name FROM itemTags it JOIN tags t ON t.tagID = it.tagID ORDER BY t.name"):
+        out.setdefault(int(row[0]), []).append(str(row[1]))
+    return out
+
+
+def _item_collections(conn: sqlite3.Connection) -> dict[int, list[str]]:
+    """Item → the paths of its collections ("Parent/Child"); collections in the trash are left out."""
+    rows = conn.execute("SELECT collectionID, collectionName, parentCollectionID FROM collections").fetchall()
+    trashed = ({int(r[0]) for r in conn.execute("SELECT collectionID FROM deletedCollections")}
+               if _has_table(conn, "deletedCollections") else set())
+    parents = {int(r[0]): (str(r[1]), r[2]) for r in rows}
+
+    def path_of(collection_id: int) -> str | None:
+        names: list[str] = []
+        seen: set[int] = set()
+        current: int | None = collection_id
+        while current is not None and current in parents and current not in seen:
+            if current in trashed:
+                return None
+            seen.add(current)
+            name, parent = parents[current]
+            names.append(name)
+            current = int(parent) if parent is not None else None
+        return "/".join(reversed(names)) if names else None
+
+    out: dict[int, list[str]] = {}
+    for row in conn.execute("SELECT collectionID, itemID FROM collectionItems ORDER BY orderIndex"):
+        path = path_of(int(row[0]))
+        if path:
+            out.setdefault(int(row[1]), []).append(path)
+    return out
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
