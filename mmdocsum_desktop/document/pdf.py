@@ -834,9 +834,10 @@ def _title_key(text: str) -> str:
 
 def _title(pdf: pymupdf.Document, page_title: str | None) -> str | None:
     """The title printed on the page; the metadata title only when the page offers none and the metadata
-    looks like a title (not a file name, a job number, a journal's name in capitals or a one-word label)."""
+    looks like a title (not a file name, a job number, a journal's name in capitals or a one-word label).
+    A version and review status printed after it is not the title's."""
     if page_title:
-        return page_title
+        return _TITLE_STATUS.sub("", page_title) or page_title
     metadata_title = ((pdf.metadata or {}).get("title", "") or "").strip()
     if (
         12 <= len(metadata_title) <= 300
@@ -861,12 +862,24 @@ _COVER_PAGE = re.compile(
     r"the publisher'?s? (?:final|version of record) (?:is|was) available|"
     r"this is a pdf file of an (?:unedited|article that has undergone)",
     re.IGNORECASE,
+# The banner of an author manuscript deposited in PMC, set above the title in larger type than it:
+# "HHS Public Access" / "Author manuscript" (NIHMS since 2015), "NIH Public Access" / "Author Manuscript"
+# (before), "Europe PMC Funders Group", "PMC Canada Author Manuscript", and the citation lines under them
+_MANUSCRIPT_BANNER = re.compile(
+    r"^\s*(?:(?:HHS|NIH)\s+Public\s+Access|(?:NIH-PA\s+|PMC\s+Canada\s+|Europe\s+PMC\s+Funders\s+)?Author\s+"
+    r"Manuscripts?|Europe\s+PMC\s+Funders\s+Group|Published\s+in\s+final\s+edited\s+form\s+as:?|"
+    r"Accepted\s+Manuscript|.*\bAuthor\s+manuscript;\s+available\s+in\s+PMC\b.*)\s*$",
+    re.IGNORECASE,
+)
+
+
 )
 
 
 _ARTICLE_PAGE = re.compile(r"\b(?:abstract|introduction|background|summary|keywords)\b", re.IGNORECASE)
 
 
+        or _MANUSCRIPT_BANNER.match(text)
 def cover_pages(page_texts: list[str]) -> list[int]:
     """1-based numbers of the publisher or archive cover pages at the front of a PDF: pages, before any
     page of the article, whose text is short and says what such pages say. A PDF of one page has none."""
@@ -935,6 +948,11 @@ def _rendered_pixels(clip: pymupdf.Rect, dpi: int) -> int:
     # get_pixmap renders the clip scaled by dpi/72 and rounded outwards to whole pixels
     box = (clip * pymupdf.Matrix(dpi / 72, dpi / 72)).irect
     return box.width * box.height
+# F1000Research prints the version and its review status after the title, in the title's type:
+# "... direct age estimates [v2; ref status: indexed, http://f1000r.es/4fj]"
+_TITLE_STATUS = re.compile(r"\s*\[v\d+;\s*ref\s+status:[^\]]*\]\s*$", re.IGNORECASE)
+
+
 
 
 def _dpi_within_limit(clip: pymupdf.Rect, dpi: int, max_pixels: int) -> int:

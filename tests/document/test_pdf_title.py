@@ -6,10 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pymupdf
+import pytest
 
 from mmdocsum_desktop.document.pdf import cover_pages
 from mmdocsum_desktop.document.reader import read_document
-from tests.conftest import DATA, DATA_PAPERS, read_paper
+from tests.conftest import DATA, DATA_PAPERS, REPO_ROOT, read_paper
+
+# the bundled pmc-test split's papers (committed with the package)
+PMC_TEST_PAPERS = REPO_ROOT / "mmdocsum_desktop" / "resources" / "splits" / "pmc-test" / "papers"
 
 ELSEVIER_COVER = (
     "Since January 2020 Elsevier has created a COVID-19 resource centre with free information in English and "
@@ -116,3 +120,48 @@ def test_a_sentence_cut_by_a_page_break_is_joined_and_a_dedication_is_not_prose(
     assert not any(b.text.startswith("December 2008") for b in document.blocks)
     dedication = next(b for b in document.blocks if b.text.startswith("In memory of"))
     assert not dedication.is_body
+
+
+# What PMC prints above the title of an author manuscript, in larger type than the title (issue 35, point 4)
+MANUSCRIPT_BANNERS = {
+    "hhs": [("HHS Public Access", 22), ("Author manuscript", 14)],
+    "nih": [("NIH Public Access", 20), ("Author Manuscript", 16)],
+    "europe-pmc": [("Europe PMC Funders Group", 20), ("Author Manuscript", 16)],
+}
+
+
+def _write_author_manuscript(path: Path, banner: list[tuple[str, int]]) -> Path:
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    y = 60
+    for text, size in banner:
+        page.insert_text((72, y), text, fontsize=size, fontname="hebo")
+        y += size + 8
+    for line in ("Environ Res. Author manuscript; available in PMC 2016 May 01.", "Published in final edited form as:",
+                 "Environ Res. 2015 May ; 139: 1-9. doi:10.1016/j.envres.2015.01.012."):
+        page.insert_text((72, y), line, fontsize=9)
+        y += 12
+    page.insert_text((72, y + 30), "Respirators and the first influenza", fontsize=16, fontname="hebo")
+    page.insert_text((72, y + 50), "season: a cluster trial", fontsize=16, fontname="hebo")
+    page.insert_text((72, y + 76), "Ann Author, Bob Writer", fontsize=11)
+    page.insert_textbox(pymupdf.Rect(72, y + 100, 540, 760), "Abstract\n" + BODY * 5, fontsize=10)
+    # the watermark PMC sets sideways down the margin of every page
+    page.insert_text((40, 600), "Author Manuscript", fontsize=12, rotate=90)
+    pdf.set_metadata({"title": "nihms662110.pdf"})
+    pdf.save(path)
+    return path
+
+
+@pytest.mark.parametrize("banner", sorted(MANUSCRIPT_BANNERS))
+def test_an_author_manuscripts_banner_gives_way_to_the_real_title(tmp_path, banner):
+    document = read_document(_write_author_manuscript(tmp_path / f"{banner}.pdf", MANUSCRIPT_BANNERS[banner]))
+    assert document.title == "Respirators and the first influenza season: a cluster trial"
+
+
+def test_a_version_and_review_status_after_the_title_are_not_the_title():
+    # F1000Research sets "[v2; ref status: indexed, http://f1000r.es/4fj]" after the title, in its type
+    document = read_document(PMC_TEST_PAPERS / "article-3-190.pdf")
+    assert document.title == (
+        "Longevity of Atlantic Sharpnose Sharks Rhizoprionodon terraenovae and Blacknose Sharks Carcharhinus "
+        "acronotus in the western North Atlantic Ocean based on tag-recapture data and direct age estimates"
+    )
