@@ -16,9 +16,11 @@ from mmdocsum_desktop.app.ask import ask, check_question, question_language_note
 from mmdocsum_desktop.app.present import escape_markdown
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.cli.progress import tqdm_control, write_stderr
+from mmdocsum_desktop.deadline import command_deadline
 from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
 from mmdocsum_desktop.fileio import check_output_path, write_text_atomic
-from mmdocsum_desktop.schemas.answer import Answer, AnswerSentence
+from mmdocsum_desktop.schemas.answer import Answer, AnswerSentence, AskOptions
+from mmdocsum_desktop.schemas.options import build
 from mmdocsum_desktop.schemas.settings import EngineChoice
 
 FORMATS = ("md", "json")
@@ -45,6 +47,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--api-key-name", help="openai: name of the API key in the system keyring")
     parser.add_argument("--password", help="password of an encrypted PDF")
     parser.add_argument("--stream", action="store_true", help="print the model's text to stderr as it writes")
+    parser.add_argument("--time-limit", type=float, metavar="SECONDS", default=None,
+                        help="end the command after this many seconds in all: loading the model, every request to "
+                             "the server and the answer (the model's text so far is kept); default: no limit")
     parser.add_argument("--quiet", action="store_true", help="no progress bars and no notes on stderr")
     parser.set_defaults(handler=run)
 
@@ -55,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputNotFoundError(f"{args.file}: no such file")
     if args.max_tokens is not None and args.max_tokens < 1:
         raise MmdocsumError("--max-tokens must be at least 1")
+    # checked before anything loads: a value that does not fit is one line naming the flag, exit code 2
+    options = build(AskOptions, {"time_limit_s": args.time_limit}, labels={"time_limit_s": "--time-limit"})
     if args.output is not None and args.output.is_dir():
         raise MmdocsumError(f"{args.output} is a folder; -o takes the file to write")
     if args.output is not None:
@@ -65,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
         temperature=args.temperature,
     )
     notes: list[str] = []
-    with Session() as session:
+    # one deadline for the whole command (deadline.py): the model's loading, each request, the answer
+    with command_deadline(args.time_limit), Session() as session:
         with tqdm_control("reading", enabled=not args.quiet) as control:
             # scanned pages are read with OCR unless --no-ocr, as in every command and the GUI
             document = session.read(args.file, password=args.password, control=control, ocr=not args.no_ocr)
@@ -74,8 +82,8 @@ def run(args: argparse.Namespace) -> int:
             notes.append(language_note)
         on_text = write_stderr if args.stream else None
         with tqdm_control("answering", enabled=not args.quiet and not args.stream) as control:
-            answer = ask(session, document, args.question, choice=choice, rerank=not args.no_rerank,
-                         control=control, on_text=on_text)
+            answer = ask(session, document, args.question, choice=choice, options=options,
+                         rerank=not args.no_rerank, control=control, on_text=on_text)
         if args.stream:
             sys.stderr.write("\n")
     answer.notes = notes + answer.notes

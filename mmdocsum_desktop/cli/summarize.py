@@ -24,6 +24,7 @@ from mmdocsum_desktop.cli.bench_common import cancel_on_sigint
 from mmdocsum_desktop.cli.engine_flags import add_engine_arguments, engine_choice
 from mmdocsum_desktop.cli.extract import add_read_limit_arguments, read_limits
 from mmdocsum_desktop.cli.progress import tqdm_control, write_stderr
+from mmdocsum_desktop.deadline import command_deadline
 from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
 from mmdocsum_desktop.fileio import check_output_path, removed_on_failure, write_json_atomic
 from mmdocsum_desktop.jobs import JobControl
@@ -97,7 +98,9 @@ def run(args: argparse.Namespace) -> int:
     assets = output.parent / f"{output.stem}_files"
     # the figure crops go when the run fails or is interrupted, up to the summary's own write
     with removed_on_failure(assets):
-        with Session() as session:
+        # --time-limit is the command's one deadline (deadline.py): the model's loading, listing the
+        # server's models and every request end by it, not only the summary's generation
+        with command_deadline(args.time_limit), Session() as session:
             # the engine first: a bad model file or endpoint setting is reported before any long work
             engine_info = describe_engine(session, choice)
             on_text = write_stderr if args.stream else None

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from mmdocsum_desktop import errors
+from mmdocsum_desktop.deadline import TimeLimitError, capped, ends_at
 from mmdocsum_desktop.engines.base import Generation, GenerationOptions, GenerationStream, Message, run_stream
 from mmdocsum_desktop.engines.llama import LlamaConfig, LlamaEngine
 from mmdocsum_desktop.errors import EngineError, ModelProcessError, SummaryCancelled
@@ -58,7 +59,13 @@ from mmdocsum_desktop.schemas.engine import EngineInfo
 DEFAULT_STALL_TIMEOUT_S = 300.0
 # Past a generation's own time limit the child stops by itself within a batch; this is the slack
 # before the parent decides it will not.
-TIME_LIMIT_GRACE_S = 30.0
+TIME_LIMIT_GRACE_S = 5.0
+# Once tokens flow, each one arrives within a second or two even for a 7B model on an old CPU (progress is
+# sent per token): silence this long while generating is a frozen or stuck process, not a slow one.
+GENERATION_STALL_S = 10.0
+# After the caller stops reading, the child ends its generation at its next token; a child that does not
+# answer within this is stopped.
+STOP_GRACE_S = 3.0
 # How often the parent looks at the cancel flag and the child's health while it waits.
 POLL_S = 0.05
 # A model process unused this long is closed and its memory returned; loading it again takes seconds
@@ -251,7 +258,15 @@ class LlamaProcessEngine:
             if not self._process.is_alive():
                 self._crashed(phase)
             now = time.monotonic()
-            limit = self.stall_timeout_s if deadline is None else max(self.stall_timeout_s, deadline - now)
+            # the earlier of this call's own end and the command's (deadline.py): a frozen child is stopped
+            # there, whatever its phase, instead of after the stall timeout
+            command_end = ends_at()
+            end = min((t for t in (deadline, None if command_end is None else command_end + TIME_LIMIT_GRACE_S)
+                       if t is not None), default=None)
+            if end is not None and now >= end:
+                self._kill()
+                raise TimeLimitError(f"the time limit ran out while {phase}; the model process was stopped")
+            limit = min(self.stall_timeout_s, GENERATION_STALL_S) if phase == "generating" else self.stall_timeout_s
             if now - waited_since > limit:
                 self._kill()
                 raise ModelProcessError(
@@ -294,20 +309,29 @@ class LlamaProcessEngine:
     def stream(self, messages: list[Message], options: GenerationOptions, *,
                control: JobControl | None = None) -> GenerationStream:
         state: dict[str, Any] = {}
+        # the command's time limit (deadline.py) bounds this generation too: the child stops itself there
+        limited = replace(options, time_limit_s=capped(options.time_limit_s))
 
         def pieces() -> Iterator[str]:
             with self._lock:
                 self._ensure_running(control)
                 self._stop_flag.value = 0
-                self._conn.send(("stream", messages, options))
+                self._conn.send(("stream", messages, limited))
                 deadline = None
-                if options.time_limit_s is not None:
-                    deadline = time.monotonic() + options.time_limit_s + TIME_LIMIT_GRACE_S
+                if limited.time_limit_s is not None:
+                    deadline = time.monotonic() + limited.time_limit_s + TIME_LIMIT_GRACE_S
                 phase = "reading the prompt"
                 finished = False
                 try:
                     while True:
-                        message = self._receive(phase, control=control, deadline=deadline)
+                        try:
+                            message = self._receive(phase, control=control, deadline=deadline)
+                        except TimeLimitError:
+                            # past the time limit and its grace the child did not stop (frozen, or stuck in
+                            # one long batch): it was stopped, and the text so far is the generation's
+                            state["timed_out"] = True
+                            finished = True
+                            return
                         kind = message[0]
                         if kind == "progress":
                             _, done, total, what = message
@@ -331,8 +355,9 @@ class LlamaProcessEngine:
                         # child to end this generation and wait for its counts, so the next call starts clean
                         self._stop_flag.value = 1
                         try:
+                            stop_by = time.monotonic() + STOP_GRACE_S
                             while True:
-                                message = self._receive("stopping", control=control, deadline=None)
+                                message = self._receive("stopping", control=control, deadline=stop_by)
                                 if message[0] in ("done", "cancelled"):
                                     state["generation"] = message[1]
                                     break
@@ -355,7 +380,8 @@ class LlamaProcessEngine:
                 text=text,
                 prompt_tokens=child.prompt_tokens if child else 0,
                 completion_tokens=child.completion_tokens if child else 0,
-                finish_reason="cancelled" if cancelled else (child.finish_reason if child else "stop"),
+                finish_reason="cancelled" if cancelled else "timeout" if state.get("timed_out") else (
+                    child.finish_reason if child else "stop"),
                 prompt_seconds=prompt_s,
                 generation_seconds=gen_s,
                 model=self.model_name,
@@ -363,7 +389,7 @@ class LlamaProcessEngine:
                 counted="engine",
             )
 
-        return GenerationStream(pieces(), finish, control, time_limit_s=options.time_limit_s)
+        return GenerationStream(pieces(), finish, control, time_limit_s=limited.time_limit_s)
 
     def generate(self, messages: list[Message], options: GenerationOptions, *,
                  control: JobControl | None = None, on_text: Callable[[str], None] | None = None) -> Generation:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from mmdocsum_desktop.deadline import time_left
 from mmdocsum_desktop.engines.base import (
     Generation,
     GenerationOptions,
@@ -468,6 +469,9 @@ class _Deadline:
     POLL_S = 0.1
 
     def __init__(self, seconds: float, control: JobControl | None, what: str) -> None:
+        left = time_left()  # the command's --time-limit (deadline.py) ends every request, the listing too
+        if left is not None and left < seconds:
+            seconds, what = left, "(the command's time limit)"
         self.seconds = max(float(seconds), 0.0)
         self.what = what
         self._at = time.monotonic() + self.seconds
