@@ -46,6 +46,9 @@ class PageGeometry:
     rect: Rect
     text_box: Rect  # the area the body text occupies
     two_columns: bool
+    # where anything is printed (all text, headers and footers too): a figure as wide as the page's
+    # type area is cut to this, not to the body text of a page that holds one narrow paragraph
+    print_box: Rect | None = None
 
     @property
     def middle(self) -> float:
@@ -73,7 +76,11 @@ def find_regions(
     regions = PageRegions()
     captions = [b for b in blocks if b.role == "caption"]
     pictures = merge_rects(graphics, tolerance=6.0)
-    pictures = [p for p in pictures if not _is_text_box(p, blocks)]
+    pictures = [
+        p
+        for p in pictures
+        if not _is_text_box(p, blocks) and not _is_page_frame(p, blocks, geometry) and not _is_caption_bar(p, captions)
+    ]
     pictures = _absorb_labels(pictures, blocks, regions)
     obstacles = [b for b in blocks if b.role in {"body", "caption"}]
 
@@ -114,7 +121,11 @@ def find_regions(
     for picture in pictures:
         if id(picture) in used:
             continue
-        if _is_decoration(picture, page_area, geometry) or _is_masthead(picture, page_area, geometry, blocks):
+        if (
+            _is_decoration(picture, page_area, geometry)
+            or _is_masthead(picture, page_area, geometry, blocks)
+            or _is_framed_text(picture, blocks)
+        ):
             continue
         regions.uncaptioned.append(_within_text_area(picture, geometry))
     return regions
@@ -123,6 +134,8 @@ def find_regions(
 def _within_text_area(region: Rect, geometry: PageGeometry, margin: float = 15.0) -> Rect:
     """Graphics may run past the page edge or their clip path; the visible figure does not."""
     box = geometry.text_box
+    if geometry.print_box is not None:
+        box = union([box, geometry.print_box])
     page = geometry.rect
     x0 = max(region[0], box[0] - margin, page[0])
     x1 = min(region[2], box[2] + margin, page[2])
@@ -148,6 +161,7 @@ def _absorb_labels(pictures: list[Rect], blocks: list[TextBlock], regions: PageR
                 # badge or ORCID icon is not the icon's label (and would chain the page's head into it)
                 near_label = (
                     block.role != "body"
+                    and not _is_icon(picture)
                     and len(block.lines) <= 4
                     and area(block.bbox) <= area(picture)
                     and gap(block.bbox, picture) <= max(8.0, 0.8 * block.size)
@@ -163,6 +177,60 @@ def _absorb_labels(pictures: list[Rect], blocks: list[TextBlock], regions: PageR
         if changed:
             pictures = merge_rects(pictures, tolerance=6.0)
     return pictures
+
+
+ICON_SIDE = 60.0  # points: a badge, an ORCID or licence icon, a "Check for updates" mark
+
+
+def _is_icon(picture: Rect) -> bool:
+    """Too small to be labelled: a badge or an icon beside a title or an author line takes no text near it
+    (taking "Open Access" beside a "Check for updates" badge chained the whole title block into a picture).
+    Text printed inside it is still its own."""
+    return max(picture[2] - picture[0], picture[3] - picture[1]) < ICON_SIDE
+
+
+def _is_page_frame(picture: Rect, blocks: list[TextBlock], geometry: PageGeometry) -> bool:
+    """Rules or panels around the page's text (SciELO's tinted sidebar): a drawing from the page's top
+    edge to its bottom edge, or one nearly as tall that holds body text or more than one caption, is the
+    page's layout, not a figure on it."""
+    top, bottom = geometry.rect[1], geometry.rect[3]
+    if picture[3] - picture[1] < 0.8 * (bottom - top):
+        return False
+    if picture[1] <= top + 0.03 * (bottom - top) and picture[3] >= bottom - 0.03 * (bottom - top):
+        return True  # from the page's top edge to its bottom edge: a sidebar or a frame, never a figure's bleed
+    inside = [b for b in blocks if intersection_area(b.bbox, picture) > 0.8 * max(area(b.bbox), 1e-6)]
+    return any(b.role == "body" for b in inside) or sum(b.role == "caption" for b in inside) > 1
+
+
+def _is_caption_bar(picture: Rect, captions: list[TextBlock]) -> bool:
+    """A coloured bar or tab a caption's label is printed on ("Table 1" on a tinted strip): it is the
+    caption's background, no more than a line or two high, not the table or figure it heads."""
+    for caption in captions:
+        first = caption.lines[0]
+        height = first.bbox[3] - first.bbox[1]
+        if (
+            intersection_area(first.bbox, picture) > 0.6 * max(area(first.bbox), 1e-6)
+            and picture[3] - picture[1] < 2.5 * max(height, caption.size)
+        ):
+            return True
+    return False
+
+
+def _is_framed_text(picture: Rect, blocks: list[TextBlock]) -> bool:
+    """An uncaptioned frame around lines of words ("Cite this article as ...", "Additional file 1. ...",
+    a referee report's box, an advert's list of promises): text in a box is no figure. A chart's or a
+    flowchart's labels cover little of it, in lines of a few words."""
+    inside = [
+        b
+        for b in blocks
+        if b.role != "furniture" and intersection_area(b.bbox, picture) > 0.6 * max(area(b.bbox), 1e-6)
+    ]
+    lines = [line for b in inside for line in b.lines if line.horizontal]
+    if not lines:
+        return False
+    covered = sum(area(line.bbox) for line in lines)
+    words_per_line = sum(len(line.text.split()) for line in lines) / len(lines)
+    return covered > 0.3 * area(picture) and words_per_line >= 5
 
 
 def _is_text_box(picture: Rect, blocks: list[TextBlock]) -> bool:
@@ -184,6 +252,8 @@ def _reads_as_prose(block: TextBlock) -> bool:
 
 
 def _relation(caption: Rect, picture: Rect) -> tuple[str, float]:
+    if intersection_area(caption, picture) > 0.8 * max(area(caption), 1e-6):
+        return "inside", 0.0  # a figure printed in a frame with its caption (Frontiers)
     if picture[3] <= caption[1] + 4:
         return "above", max(0.0, caption[1] - picture[3])
     if picture[1] >= caption[3] - 4:
@@ -195,6 +265,8 @@ def _pair_cost(caption: TextBlock, picture: Rect, obstacles: list[TextBlock]) ->
     relation, distance = _relation(caption.bbox, picture)
     if distance > MAX_CAPTION_GAP:
         return INFEASIBLE
+    if relation == "inside":
+        return 0.0
     if relation == "side":
         if y_overlap(caption.bbox, picture) < 0.3 * min(
             caption.bbox[3] - caption.bbox[1], picture[3] - picture[1]
@@ -209,7 +281,14 @@ def _pair_cost(caption: TextBlock, picture: Rect, obstacles: list[TextBlock]) ->
         return INFEASIBLE
     kind = caption.caption.kind if caption.caption else "figure"
     preferred = "below" if kind == "table" else "above"
-    penalty = 0.0 if relation == preferred else (40.0 if relation == "side" else 15.0)
+    if relation == preferred:
+        penalty = 0.0
+    elif relation == "side":
+        penalty = 40.0
+    else:
+        # a table's caption is printed above it: a picture above a table caption is more likely the
+        # figure whose caption stands beside it (Springer) than the table, which is text below
+        penalty = 60.0 if kind == "table" else 15.0
     return distance + penalty
 
 
@@ -295,15 +374,21 @@ def _text_zone(
     kind = caption.caption.kind if caption.caption else "figure"
     listing = caption.caption is not None and caption.caption.label.startswith("Example")
     directions = ["below", "above"] if kind == "table" or listing else ["above", "below"]
-    span = geometry.column_span(caption.bbox)
+    spans = [geometry.column_span(caption.bbox)]
+    printed = geometry.print_box or geometry.text_box
+    if spans[0] != (printed[0], printed[2]):
+        # a table across both columns under a caption set in the left one (Trials, Medicine): its rows
+        # run across the gutter, so the whole width is tried too and the more tabular zone is taken
+        spans.append((printed[0], printed[2]))
     proposals = []
-    for rank, direction in enumerate(directions):
-        members = _collect_zone(caption, blocks, rules, span, direction, taken)
-        if members:
-            proposals.append((_tabular_evidence(members), -rank, members))
+    for wide, span in enumerate(spans):
+        for rank, direction in enumerate(directions):
+            members = _collect_zone(caption, blocks, rules, span, direction, taken)
+            if members:
+                proposals.append((_tabular_evidence(members), -rank, -wide, members))
     if not proposals:
         return []
-    return max(proposals, key=lambda p: (p[0], p[1]))[2]
+    return max(proposals, key=lambda p: (p[0], p[1], p[2]))[3]
 
 
 def _preferred_side(caption: TextBlock, rect: Rect) -> bool:

@@ -61,7 +61,7 @@ _ROMAN = r"(?:[IVXL]{1,6}\b)"  # IEEE numbers tables "TABLE IV"
 _CAPTION_RE = re.compile(
     rf"""^\s*
     (?P<open>[<\[〈［【])?\s*
-    (?:Supplementa(?:ry|l)\s+|SUPPLEMENTA(?:RY|L)\s+|Extended\s+Data\s+)?
+    (?:(?P<supplement>Supplementa(?:ry|l)\s+|SUPPLEMENTA(?:RY|L)\s+)|Extended\s+Data\s+)?
     (?P<word>{_word_alternatives(lowercase=False)})
     \s*[-‐–]?\s*(?P<number>{_NUMBER}|{_ROMAN})(?P<sub>[a-zA-Z](?![a-zA-Z]))?
     (?P<close>(?(open)\s*[>\]〉］】]))
@@ -69,6 +69,9 @@ _CAPTION_RE = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 _STRONG_DELIMITER = re.compile(r"^\s*(?:[:.|—–：．]|-\s|\s\|)")
+# "Figure 1) Growth of the cells": a closing bracket after the number, then the caption's text, capitalised
+# (prose that cites a figure in brackets goes on in lower case or with a comma: "(see Figure 1) and")
+_BRACKET_DELIMITER = re.compile(r"^\)\s+[A-Z(\"“]")
 # "Figure 1 (A) Growth of ...", "Fig. 3(a–c). ...", "Table 2 (continued)": a panel letter or a note in
 # brackets right after the label, then the caption's text (capitalised), is a caption; "Figure 2 (right)
 # shows" is prose.
@@ -108,15 +111,22 @@ def parse_caption_start(text: str) -> CaptionStart | None:
         return None
     # "Figure 3.2" in "Figure 3.2 shows" is a number; "Fig. 3. The ..." is a delimiter.
     number = normalise_number(match.group("number"))
+    if match.group("supplement") and not number.upper().startswith("S"):
+        # "Supplemental Figure 1" is not the paper's Figure 1: named as publishers number them, "Figure S1"
+        number = f"S{number}"
+    bracketed = bool(_BRACKET_DELIMITER.match(after))
     strong = (
-        bool(_STRONG_DELIMITER.match(after))
+        bracketed
+        or bool(_STRONG_DELIMITER.match(after))
         or after.strip() == ""
         or bool(_BRACKETED_START.match(after))
         or bool(match.group("open"))  # "<표 1> 연구 대상", "[Figura 2]": a bracketed label is a caption's
     )
     # "Table 1 [27,28] compares ..." and "Figure 2 (right) shows": prose citing a figure, not its caption
-    if after[:1] and after[:1] in ",;)" or (after.lstrip()[:1] in {"(", ",", "["} and not strong):
+    if after[:1] and after[:1] in ",;)" and not bracketed or (after.lstrip()[:1] in {"(", ",", "["} and not strong):
         return None
+    if bracketed:
+        after = after[1:]
     continued = bool(_CONTINUED.match(after))
     return CaptionStart(kind, f"{canonical} {number}", number, strong, continued, after.lstrip(" :.|—–-\t\n"))
 

@@ -22,16 +22,19 @@ from mmdocsum_desktop.document.normalize import (
     keep_compound_hyphens,
     normalize_blocks,
     normalize_text,
+    unreadable_text,
     vocabulary,
 )
 from mmdocsum_desktop.document.pdf_layout import (
     Line,
     Rect,
     TextBlock,
+    area,
     drawing_rects,
     extract_lines,
     group_blocks,
     image_rects,
+    intersection_area,
     join_lines,
     union,
     x_overlap,
@@ -147,7 +150,9 @@ def _read(
         except Exception as error:  # noqa: BLE001 — one broken page must not cost the document
             document.warnings.append(f"page {number + 1}: could not be read ({_short(error)})")
             continue
-        if page_chars < 20 and ocr is not None and looks_scanned(page):
+        # a scan, or a text layer of glyphs mapped to no character (its title and text only OCR can read)
+        unreadable = unreadable_text("".join(block.text for block in page_text_blocks))
+        if ocr is not None and (page_chars < 20 and looks_scanned(page) or unreadable):
             control.report(number, page_count, f"OCR page {number + 1}")
             try:
                 scanned = read_scanned_page(page, ocr, number=number + 1, body_size=style.body_size, limits=limits)
@@ -169,9 +174,12 @@ def _read(
             title_page_blocks = [b for b in page_text_blocks if b.role != "furniture"] or page_blocks
         collected.extend((number + 1, block) for block in page_blocks)
         for caption, region in regions.captioned:
-            visuals.append((number + 1, caption.caption.kind if caption.caption else "figure", caption, region))
+            kind: VisualKind = caption.caption.kind if caption.caption else "figure"
+            visuals.append((number + 1, kind, caption, _as_shown(page, region)))
         for picture in regions.uncaptioned:
-            visuals.append((number + 1, "figure", None, picture))
+            if number in {0, page_count - 1} and _is_advert(picture, page_text_blocks):
+                continue
+            visuals.append((number + 1, "figure", None, _as_shown(page, picture)))
     control.report(page_count, page_count, "done")
     document.page_sizes = page_sizes
     if text_chars < 20 * page_count and text_chars < 2000:
@@ -180,6 +188,29 @@ def _read(
     document.warnings.extend(scanned_summary(scanned_pages))
     _build_document(document, pdf, collected, visuals, style, title_page_blocks or [])
     return document
+
+
+# What a publisher's advert for itself says ("Submit your next manuscript to BioMed Central and take full
+# advantage of: Convenient online submission, Thorough peer review ..."; "Ready to submit your research?
+# Choose BMC and benefit from: ..."; a journal cover's "Subscribe", "Sign up for alerts").
+_ADVERT = re.compile(
+    r"submit your (?:next )?(?:manuscript|research|paper|article|work)|ready to submit|"
+    r"(?:convenient|fast,? convenient) online submission|thorough peer review|"
+    r"(?:rapid|immediate) publication on acceptance|no space constraints|choose \w+ and benefit|"
+    r"submit (?:your manuscript )?(?:at|online at) (?:www\.|https?://)|subscribe (?:now|today|online)|"
+    r"sign up for (?:e-?mail |table of contents )?alerts|free (?:e-?mail )?(?:alerts|subscription)",
+    re.IGNORECASE,
+)
+
+
+def _is_advert(picture: Rect, blocks: list[TextBlock]) -> bool:
+    """An uncaptioned picture on a paper's first or last page whose text is a publisher's advert."""
+    inside = [
+        b.text
+        for b in blocks
+        if intersection_area(b.bbox, picture) > 0.6 * max(area(b.bbox), 1e-6)
+    ]
+    return bool(_ADVERT.search(" ".join(" ".join(inside).split())))
 
 
 def _document_style(
@@ -202,7 +233,7 @@ def _document_style(
         except Exception:  # noqa: BLE001
             continue
         sampled[number] = lines
-        top_band, bottom_band = _edge_bands(lines, page.rect.height)
+        top_band, bottom_band = _edge_bands(lines, unrotated_rect(page)[3])
         seen: set[str] = set()
         # the body type is voted on the pages before the back of the paper: a long reference list in its
         # own type would otherwise outvote the body of a review
@@ -260,14 +291,14 @@ def _read_page(
 ) -> tuple[list[TextBlock], PageRegions, int]:
     """The page's blocks to read, in reading order, its figure and table regions, and its characters;
     ``every_block`` receives all the page's text blocks, those inside figures and the furniture too."""
-    page_rect: Rect = tuple(page.rect)
+    page_rect = unrotated_rect(page)
     lines = extract_lines(page) if lines is None else lines
     blocks = group_blocks(lines)
     height = page_rect[3] - page_rect[1]
     bands = _edge_bands(lines, height)
     for block in blocks:
         _classify(block, style, bands)
-    blocks = _complete_bare_captions(blocks)
+    blocks = _join_translated_captions(_complete_bare_captions(blocks))
     if every_block is not None:
         every_block.extend(blocks)
     clusters, rules, scissors = drawing_rects(page, page_rect)
@@ -311,6 +342,27 @@ def _complete_bare_captions(blocks: list[TextBlock]) -> list[TextBlock]:
     return [b for b in blocks if id(b) not in absorbed] if absorbed else blocks
 
 
+def _join_translated_captions(blocks: list[TextBlock]) -> list[TextBlock]:
+    """A caption printed in two languages, one under the other ("Figura 1. ..." then "Figure 1. ...",
+    SciELO): both name the same visual, so the second joins the first and the figure is listed once."""
+    captions = [b for b in blocks if b.role == "caption" and b.caption is not None and b.lines[0].horizontal]
+    joined: set[int] = set()
+    for block in captions:
+        if id(block) in joined or block.caption is None:
+            continue
+        for other in captions:
+            if other is block or id(other) in joined or other.caption is None:
+                continue
+            if (other.caption.kind, other.caption.label) != (block.caption.kind, block.caption.label):
+                continue
+            step = other.bbox[1] - block.bbox[3]
+            if -2 <= step <= 2.5 * block.size and x_overlap(block.bbox, other.bbox) > 0.5 * min(block.width, other.width):
+                block.lines = block.lines + other.lines
+                block.refresh()
+                joined.add(id(other))
+    return [b for b in blocks if id(b) not in joined] if joined else blocks
+
+
 def _next_line_step(block: TextBlock, other: TextBlock) -> tuple[float, float] | None:
     """How far ``other`` starts after ``block`` in reading order (the gap to the next line), and how far
     their line starts differ, in the direction the two are set; None when they are set differently. A
@@ -323,6 +375,51 @@ def _next_line_step(block: TextBlock, other: TextBlock) -> tuple[float, float] |
     if first.upward:
         return other.bbox[0] - block.bbox[2], abs(other.bbox[3] - block.bbox[3])
     return block.bbox[0] - other.bbox[2], abs(other.bbox[1] - block.bbox[1])
+
+
+def unrotated_rect(page: pymupdf.Page) -> Rect:
+    """The page as its content is laid out: text, drawings and images are placed in these coordinates
+    whatever the page's /Rotate, which only turns the page when it is shown."""
+    rect = page.rect * page.derotation_matrix if page.rotation else page.rect
+    return (rect.x0, rect.y0, rect.x1, rect.y1)
+
+
+def _as_shown(page: pymupdf.Page, region: Rect | None) -> Rect | None:
+    """A region in the coordinates of the page as shown (what page.rect, the page's picture and a crop's
+    clip use): a landscape page printed with /Rotate turns its content with it, or the crop of its table
+    was cut at the portrait page's edge."""
+    if region is None or not page.rotation:
+        return region
+    shown = pymupdf.Rect(region) * page.rotation_matrix
+    return (shown.x0, shown.y0, shown.x1, shown.y1)
+
+
+def crop_rotation(page: pymupdf.Page, bbox: Rect) -> int:
+    """Degrees (clockwise) to turn the crop of ``bbox`` (coordinates of the page as shown) so that its
+    text reads from left to right: a table set sideways on a portrait page is shown upright. 0 when most
+    of its text already reads so, or it has none."""
+    clip = pymupdf.Rect(bbox) * page.derotation_matrix if page.rotation else pymupdf.Rect(bbox)
+    turn = page.rotation_matrix
+    votes: Counter[int] = Counter()
+    for block in page.get_text("dict", clip=clip, flags=0)["blocks"]:
+        for line in block.get("lines", ()):
+            chars = sum(len(span["text"].strip()) for span in line["spans"])
+            dx, dy = line["dir"]
+            # the reading direction as shown: the page's /Rotate turns it too
+            across, down = dx * turn.a + dy * turn.c, dx * turn.b + dy * turn.d
+            if down < -0.7:
+                votes[90] += chars  # read upwards: turn clockwise
+            elif down > 0.7:
+                votes[270] += chars
+            elif across < -0.7:
+                votes[180] += chars
+            else:
+                votes[0] += chars
+    total = sum(votes.values())
+    if not total:
+        return 0
+    degrees, count = votes.most_common(1)[0]
+    return degrees if count > 0.6 * total else 0
 
 
 def _in_margin_band(rect: Rect, page_rect: Rect) -> bool:
@@ -399,7 +496,9 @@ def _accept_caption(block: TextBlock, style: DocumentStyle) -> bool:
         # "Table 1. Results" in running prose is rare; "Fig. 2. shows" is not a caption.
         return set_apart or not re.match(r"^\s*(shows?|presents?|illustrates?|depicts?)\b", start.rest)
     if start.rest[:1].islower():
-        return bool(first.first_span_bold)  # "Table 3-1 summarizes ..." is prose
+        # "Table 3-1 summarizes ..." is prose; so is a paragraph in the body's type that starts with a
+        # cross-reference set in bold ("**Figure 1** illustrates the ...", Frontiers)
+        return bool(first.first_span_bold) and not _is_body(block, style)
     return set_apart
 
 
@@ -415,6 +514,13 @@ def _is_body(block: TextBlock, style: DocumentStyle) -> bool:
 
 
 def _geometry(page_rect: Rect, blocks: list[TextBlock]) -> PageGeometry:
+    geometry = _text_geometry(page_rect, blocks)
+    printed = [b.bbox for b in blocks if b.lines[0].horizontal]
+    geometry.print_box = union(printed) if printed else None
+    return geometry
+
+
+def _text_geometry(page_rect: Rect, blocks: list[TextBlock]) -> PageGeometry:
     body = [b for b in blocks if b.role == "body"] or [b for b in blocks if b.role != "furniture"]
     if not body:
         return PageGeometry(page_rect, page_rect, two_columns=False)
@@ -758,12 +864,24 @@ _JOURNAL_NAME = re.compile(
 )
 
 
+# The banner of an author manuscript deposited in PMC, set above the title in larger type than it:
+# "HHS Public Access" / "Author manuscript" (NIHMS since 2015), "NIH Public Access" / "Author Manuscript"
+# (before), "Europe PMC Funders Group", "PMC Canada Author Manuscript", and the citation lines under them
+_MANUSCRIPT_BANNER = re.compile(
+    r"^\s*(?:(?:HHS|NIH)\s+Public\s+Access|(?:NIH-PA\s+|PMC\s+Canada\s+|Europe\s+PMC\s+Funders\s+)?Author\s+"
+    r"Manuscripts?|Europe\s+PMC\s+Funders\s+Group|Published\s+in\s+final\s+edited\s+form\s+as:?|"
+    r"Accepted\s+Manuscript|.*\bAuthor\s+manuscript;\s+available\s+in\s+PMC\b.*)\s*$",
+    re.IGNORECASE,
+)
+
+
 def _masthead(line: Line) -> bool:
     """A line above the title that labels the article or the journal, not the paper's own title (a running
     header is no sign: many journals run the title itself at the top of every page)."""
     text = line.text.strip()
     return bool(
         _ARTICLE_TYPE.match(text)
+        or _MANUSCRIPT_BANNER.match(text)
         or re.search(r"\bjournal\b|\bproceedings\b", text, re.IGNORECASE) and _JOURNAL_NAME.match(text)
     )
 
@@ -832,6 +950,11 @@ def _title_key(text: str) -> str:
     return " ".join(re.findall(r"[^\W_]+", normalize_text(text).lower()))
 
 
+# F1000Research prints the version and its review status after the title, in the title's type:
+# "... direct age estimates [v2; ref status: indexed, http://f1000r.es/4fj]"
+_TITLE_STATUS = re.compile(r"\s*\[v\d+;\s*ref\s+status:[^\]]*\]\s*$", re.IGNORECASE)
+
+
 def _title(pdf: pymupdf.Document, page_title: str | None) -> str | None:
     """The title printed on the page; the metadata title only when the page offers none and the metadata
     looks like a title (not a file name, a job number, a journal's name in capitals or a one-word label).
@@ -862,24 +985,12 @@ _COVER_PAGE = re.compile(
     r"the publisher'?s? (?:final|version of record) (?:is|was) available|"
     r"this is a pdf file of an (?:unedited|article that has undergone)",
     re.IGNORECASE,
-# The banner of an author manuscript deposited in PMC, set above the title in larger type than it:
-# "HHS Public Access" / "Author manuscript" (NIHMS since 2015), "NIH Public Access" / "Author Manuscript"
-# (before), "Europe PMC Funders Group", "PMC Canada Author Manuscript", and the citation lines under them
-_MANUSCRIPT_BANNER = re.compile(
-    r"^\s*(?:(?:HHS|NIH)\s+Public\s+Access|(?:NIH-PA\s+|PMC\s+Canada\s+|Europe\s+PMC\s+Funders\s+)?Author\s+"
-    r"Manuscripts?|Europe\s+PMC\s+Funders\s+Group|Published\s+in\s+final\s+edited\s+form\s+as:?|"
-    r"Accepted\s+Manuscript|.*\bAuthor\s+manuscript;\s+available\s+in\s+PMC\b.*)\s*$",
-    re.IGNORECASE,
-)
-
-
 )
 
 
 _ARTICLE_PAGE = re.compile(r"\b(?:abstract|introduction|background|summary|keywords)\b", re.IGNORECASE)
 
 
-        or _MANUSCRIPT_BANNER.match(text)
 def cover_pages(page_texts: list[str]) -> list[int]:
     """1-based numbers of the publisher or archive cover pages at the front of a PDF: pages, before any
     page of the article, whose text is short and says what such pages say. A PDF of one page has none."""
@@ -916,6 +1027,7 @@ def _add_visuals(
     visuals: list[tuple[int, VisualKind, TextBlock | None, Rect | None]],
     caption_ids: dict[int, str],
 ) -> None:
+    visuals = _without_stray_labels(visuals)
     first_by_label: dict[tuple[str, str], Figure] = {}
     for page, kind, caption, region in visuals:
         if region is None and caption is None:
@@ -936,23 +1048,52 @@ def _add_visuals(
         )
         if start is not None:
             key = (kind, start.label.lower())
-            if key in first_by_label and start.continued:
-                visual.continues = first_by_label[key].id
+            first = first_by_label.get(key)
+            if first is not None and (start.continued or _repeated_caption(first, visual)):
+                visual.continues = first.id
             first_by_label.setdefault(key, visual)
         if region is None:
             document.warnings.append(f"{visual.id} ({label}) on page {page}: caption found but no region")
         target.append(visual)
 
 
+def _caption_key(text: str) -> str:
+    return " ".join(re.findall(r"[^\W_]+", normalize_text(text).lower()))[:80]
+
+
+def _repeated_caption(first: Figure, later: Figure) -> bool:
+    """A table or figure continued on the next pages under its caption printed again, word for word,
+    with no "continued" (BMC, Springer): one visual in parts, not two with the same label."""
+    if first.page is None or later.page is None or later.page <= first.page:
+        return False
+    words = _caption_key(later.caption)
+    return len(words) >= 12 and _caption_key(first.caption).startswith(words[: max(12, len(words) - 8)])
+
+
+def _without_stray_labels(
+    visuals: list[tuple[int, VisualKind, TextBlock | None, Rect | None]],
+) -> list[tuple[int, VisualKind, TextBlock | None, Rect | None]]:
+    """A label the paper prints twice, once where a region was found and once where none was (a bare
+    "Table 1." at a page foot, a caption's other language printed apart), is one visual: the one with a
+    region is kept."""
+    placed: set[tuple[str, str]] = set()
+    for _, kind, caption, region in visuals:
+        if caption is not None and caption.caption is not None and region is not None:
+            placed.add((kind, caption.caption.label.lower()))
+    return [
+        visual
+        for visual in visuals
+        if visual[3] is not None
+        or visual[2] is None
+        or visual[2].caption is None
+        or (visual[1], visual[2].caption.label.lower()) not in placed
+    ]
+
+
 def _rendered_pixels(clip: pymupdf.Rect, dpi: int) -> int:
     # get_pixmap renders the clip scaled by dpi/72 and rounded outwards to whole pixels
     box = (clip * pymupdf.Matrix(dpi / 72, dpi / 72)).irect
     return box.width * box.height
-# F1000Research prints the version and its review status after the title, in the title's type:
-# "... direct age estimates [v2; ref status: indexed, http://f1000r.es/4fj]"
-_TITLE_STATUS = re.compile(r"\s*\[v\d+;\s*ref\s+status:[^\]]*\]\s*$", re.IGNORECASE)
-
-
 
 
 def _dpi_within_limit(clip: pymupdf.Rect, dpi: int, max_pixels: int) -> int:
@@ -1024,7 +1165,8 @@ def _render_visuals(document: Document, figures_dir: Path, *, dpi: int, password
             if crop_dpi < dpi:
                 document.warnings.append(f"{visual.id}: rendered at {crop_dpi} dpi to stay under the pixel limit")
             zoom = crop_dpi / 72
-            pixmap = display.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=clip, alpha=False)
+            matrix = pymupdf.Matrix(zoom, zoom).prerotate(crop_rotation(page, tuple(clip)))
+            pixmap = display.get_pixmap(matrix=matrix, clip=clip, alpha=False)
             target = figures_dir / f"{visual.id}.png"
             write_bytes_atomic(target, png_bytes(pixmap), durable=False)
             visual.image = f"figures/{target.name}"
