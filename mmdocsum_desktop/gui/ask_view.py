@@ -63,7 +63,7 @@ class AskView(QWidget):
         self.ask_button.clicked.connect(self.ask)
         self.status = QLabel("Open a document, then ask it a question.")
         self.status.setWordWrap(True)
-        self.status.setStyleSheet("color: #555;")
+        self.status.setStyleSheet("color: palette(placeholder-text);")
         self.browser = QTextBrowser()
         self.browser.setOpenLinks(False)
         self.browser.anchorClicked.connect(self._anchor)

@@ -78,7 +78,7 @@ class AuthoringView(QWidget):
         self.place_button = QPushButton(icons.icon("place-images"), "Place images")
         self.place_button.clicked.connect(self.place_images)
         self.status = QLabel("")
-        self.status.setStyleSheet("color: #555;")
+        self.status.setStyleSheet("color: palette(placeholder-text);")
         # a long message wraps inside the pane; it never widens the pane or the window
         self.status.setWordWrap(True)
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)

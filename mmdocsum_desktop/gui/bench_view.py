@@ -208,7 +208,7 @@ class BenchView(QWidget):
         self.status = QLabel("Runs are resumable: running the same suite, split and engine again continues.")
         self.plot_count = 0
         self.status.setWordWrap(True)
-        self.status.setStyleSheet("color: #555;")
+        self.status.setStyleSheet("color: palette(placeholder-text);")
         self.table = QTableWidget(0, 2)
         self.table.setHorizontalHeaderLabels(["Metric", "Value"])
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import html
+import re
 import threading
 import unicodedata
 from pathlib import Path
@@ -152,6 +153,8 @@ class _PdfRenderer:
                 self.pdf.authenticate(password)
             # every page's size in points, for the continuous layout before any page is rendered
             self.sizes = [(page.rect.width, page.rect.height) for page in self.pdf.pages()]
+            # title, author, subject ("Journal, 2017, doi:…"): what "Copy with citation" can name
+            self.metadata: dict[str, str] = {k: str(v) for k, v in (self.pdf.metadata or {}).items() if v}
         self._words: dict[int, list[Word]] = {}  # page index -> its words (read once, for selection and search)
 
     def words(self, page: int, *, wait: bool = False) -> list[Word]:
@@ -333,6 +336,7 @@ class DocumentView(QWidget):
         self._highlight_rect: tuple[float, float, float, float] | None = None
         self._highlight_item: QGraphicsRectItem | None = None
         self._moving = False  # a scroll made by show_page does not recompute the current page
+        self.inverted = False  # pages drawn inverted (dark mode, when asked for: gui.theme)
         self._thumb_jobs: list[Job] = []
         render_process.warm()  # pages are rasterised in a child process with its own GIL
 
@@ -370,7 +374,7 @@ class DocumentView(QWidget):
         self.text.setOpenLinks(False)
         self.empty = QLabel("Open a PDF, HTML, Markdown or JATS file\n(File ▸ Open, or drop it here)")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty.setStyleSheet("color: #666; font-size: 14px;")
+        self.empty.setStyleSheet("color: palette(placeholder-text); font-size: 14px;")
         self.stack = QStackedWidget()
         for widget in (self.empty, self.reader, self.text):
             self.stack.addWidget(widget)
@@ -393,6 +397,9 @@ class DocumentView(QWidget):
         self.thumbs_action.setCheckable(True)
         self.rotate_action = self._view_action("&Rotate Page", "Ctrl+]", lambda: self.rotate_page(90))
         self.rotate_back_action = self._view_action("Rotate Page &Back", "Ctrl+[", lambda: self.rotate_page(-90))
+        # Ctrl+F anywhere in the window goes to the search box, as in every reader
+        self.find_action = self._view_action("&Find…", QKeySequence(QKeySequence.StandardKey.Find).toString(),
+                                             self.focus_search)
         self.fit_width_button = self._tool_for(self.fit_width_action, "↔")
         self.fit_page_button = self._tool_for(self.fit_page_action, "⤢")
         self.thumbs_button = self._tool_for(self.thumbs_action, "▦")
@@ -452,8 +459,15 @@ class DocumentView(QWidget):
 
     def view_actions(self) -> list[QAction]:
         """The reader's actions for the window's View menu (their shortcuts work anywhere in the window)."""
-        return [self.fit_width_action, self.fit_page_action, self.thumbs_action, self.rotate_action,
-                self.rotate_back_action]
+        return [self.find_action, self.fit_width_action, self.fit_page_action, self.thumbs_action,
+                self.rotate_action, self.rotate_back_action]
+
+    def focus_search(self) -> None:
+        """Ctrl+F: the search box, its text selected (typing replaces it, Enter searches again)."""
+        if not self.search_box.isEnabled():
+            return
+        self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search_box.selectAll()
 
     def _add_shortcuts(self) -> None:
         for keys, slot in (
@@ -601,6 +615,7 @@ class DocumentView(QWidget):
             widget.setEnabled(pdf)
         for action in self.view_actions():
             action.setEnabled(pdf)
+        self.find_action.setEnabled(self.document is not None)  # articles are searched too
         self.fit_width_button.setChecked(self.fit == "width")
         self.fit_page_button.setCheckable(True)
         self.fit_width_button.setCheckable(True)
@@ -638,7 +653,7 @@ class DocumentView(QWidget):
             offset = {90: (height * scale, 0.0), 180: (width * scale, height * scale),
                       270: (0.0, width * scale)}.get(degrees, (0.0, 0.0))
             sheet.setPos((widest - shown_w * scale) / 2 + offset[0], y + offset[1])
-            sheet.setBrush(QBrush(QColor("white")))
+            sheet.setBrush(QBrush(QColor("black" if self.inverted else "white")))
             sheet.setPen(QPen(Qt.PenStyle.NoPen))
             self.scene.addItem(sheet)
             self._page_items[number] = sheet
@@ -655,10 +670,25 @@ class DocumentView(QWidget):
         self._moving = False
         self._request_render()
 
+    def set_inverted(self, inverted: bool) -> None:
+        """Draw the pages inverted (white text on black) or as printed; the pages are laid out again."""
+        if inverted == self.inverted:
+            return
+        self.inverted = inverted
+        self._layout()
+
+    def page_image(self, page: int) -> QImage | None:
+        """The page as it is drawn now (inverted or not), None until it is rendered (tests look)."""
+        item = self._pixmaps.get(page)
+        return item.pixmap().toImage() if item is not None else None
+
     def _place(self, page: int, image: QImage) -> None:
         sheet = self._page_items.get(page)
         if sheet is None or page in self._pixmaps:
             return
+        if self.inverted:
+            image = image.copy()
+            image.invertPixels()  # the cached image stays as rendered
         item = QGraphicsPixmapItem(QPixmap.fromImage(image), sheet)
         item.setZValue(0)
         self._pixmaps[page] = item
@@ -1171,14 +1201,42 @@ class DocumentView(QWidget):
             self._selection_items.append(item)
 
     def copy_selection(self, *, citation: bool = False) -> str:
-        """Put the selected text on the clipboard (with ``citation``: followed by "(p. 4)"); returns it."""
+        """Put the selected text on the clipboard (with ``citation``: quoted and followed by the paper's
+        citation, its page and the figure or table it lies in); returns it."""
         text = self.selected_text
         if not text:
             return ""
         if citation:
-            text = f"{text} (p. {self.selection_page})"
+            text = f"“{text}” — {self.citation()}"
         QGuiApplication.clipboard().setText(text)
         return text
+
+    def citation(self) -> str:
+        """Where the selection comes from: "Din et al. (2017). Green Adeptness in …, p. 3, Figure 2.
+        doi:10.…" — authors, year and DOI where the PDF's metadata gives them."""
+        page = self.selection_page
+        metadata = self._renderer.metadata if self._renderer is not None else {}
+        document = self.document
+        title = (document.title if document is not None else None) or _metadata_title(metadata.get("title", "")) \
+            or (Path(document.source).stem if document is not None else "")
+        return format_citation(title, _authors(metadata.get("author", "")), _year(metadata.get("subject", "")),
+                               _doi(metadata.get("subject", "") + " " + metadata.get("keywords", "")), page,
+                               self._selected_visual())
+
+    def _selected_visual(self) -> str | None:
+        """The label of the figure or table most of the selected words lie in (None: body text)."""
+        page = self.selection_page
+        words = self.selected_words
+        if self.document is None or page is None or not words:
+            return None
+        for visual in self.document.visuals:
+            if visual.page != page or visual.bbox is None:
+                continue
+            x0, y0, x1, y1 = visual.bbox
+            inside = sum(x0 - 2 <= (w.x0 + w.x1) / 2 <= x1 + 2 and y0 - 2 <= (w.y0 + w.y1) / 2 <= y1 + 2 for w in words)
+            if inside * 2 > len(words):
+                return visual.label or ("Table" if visual.kind == "table" else "Figure")
+        return None
 
     def context_menu(self, scene_pos: QPointF | None = None) -> QMenu:
         """The page's right-click menu: Copy, Copy with citation, Ask about this, Find. A right click on
@@ -1240,6 +1298,50 @@ class DocumentView(QWidget):
     def _scroll_text_to(self, anchor: str) -> None:
         self.highlighted = anchor
         self.text.scrollToAnchor(anchor)
+
+
+_YEAR = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s,;]+)", re.IGNORECASE)
+
+
+def format_citation(title: str, authors: str, year: str, doi: str, page: int | None, visual: str | None) -> str:
+    """"Din et al. (2017). Title, p. 3, Figure 2. doi:10.…", each part left out when not known."""
+    who = f"{authors} ({year})" if authors and year else authors or (f"({year})" if year else "")
+    head = ". ".join(part for part in (who, title.strip().rstrip(".")) if part)
+    where = ", ".join(part for part in (f"p. {page}" if page else "", visual or "") if part)
+    text = ", ".join(part for part in (head, where) if part)
+    return text + "." + (f" doi:{doi.rstrip('.')}" if doi else "")
+
+
+def _authors(author: str) -> str:
+    """The PDF's author field as a citation names them: "A", "A and B", "A et al."."""
+    names = [n.strip() for n in re.split(r";|,| and ", author) if n.strip()]
+    if not names:
+        return ""
+    if len(names) == 1:
+        return names[0]
+    return f"{names[0]} and {names[1]}" if len(names) == 2 else f"{names[0]} et al."
+
+
+def _year(subject: str) -> str:
+    """The year a journal's subject line gives ("BMC …, 2017, doi:…"); '' when it gives none (the file's
+    creation date is when the PDF was made, not when the paper appeared)."""
+    found = _YEAR.search(_DOI.sub("", subject))
+    return found.group(1) if found else ""
+
+
+def _doi(text: str) -> str:
+    found = _DOI.search(text)
+    return found.group(1) if found else ""
+
+
+def _metadata_title(title: str) -> str:
+    """The PDF's title field unless it is a tool's placeholder ("untitled", "2498764.dvi", "Article 1383..")."""
+    title = " ".join(title.split())
+    if not title or title.lower() in {"untitled", "title"} or re.search(r"\.(dvi|tex|docx?|indd|pdf)$", title, re.I) \
+            or re.search(r"\d+\.\.\d+", title):
+        return ""
+    return title
 
 
 def _union(boxes: list[Rect]) -> Rect:

@@ -63,14 +63,14 @@ class JudgePanel(QFrame):
         super().__init__(parent)
         self.setObjectName("judgePanel")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet("#judgePanel { background: white; border: 1px solid #d5d9e0; border-radius: 6px; }")
+        self.setStyleSheet("#judgePanel { background: palette(base); border: 1px solid palette(mid); border-radius: 6px; }")
         self.result: dict[str, Any] | None = None
         self._running = False
         self.title = QLabel("Judgement")
         font = QFont(self.title.font())
         font.setBold(True)
         self.title.setFont(font)
-        self.title.setStyleSheet("color: #2b4a7a;")
+        self.title.setStyleSheet("color: palette(link);")
         self.overall = QLabel("")
         self.overall.setFont(font)
         self.close_button = QToolButton()
@@ -119,7 +119,7 @@ class JudgePanel(QFrame):
 
         self.note = QLabel("")
         self.note.setWordWrap(True)
-        self.note.setStyleSheet("color: #555; font-size: small;")
+        self.note.setStyleSheet("color: palette(placeholder-text); font-size: small;")
         self.note.setVisible(False)
 
         layout = QVBoxLayout(self)

@@ -35,7 +35,7 @@ from mmdocsum_desktop import __version__
 from mmdocsum_desktop.app import project as proj
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.errors import MmdocsumError, ModelProcessError
-from mmdocsum_desktop.gui import core, icons, main_thread_gc
+from mmdocsum_desktop.gui import core, icons, main_thread_gc, theme
 from mmdocsum_desktop.gui.ask_view import AskView
 from mmdocsum_desktop.gui.authoring_view import AuthoringView
 from mmdocsum_desktop.gui.banner import (
@@ -151,6 +151,7 @@ class MainWindow(QMainWindow):
         # the one Session of this window: every job runs in it, and it closes with the window
         self.session = session if session is not None else Session(self.engine_settings())
         build_actions(self)
+        theme.apply_to(self)  # light, dark or the system's (Settings ▸ Appearance)
         self.resize(1280, 820)
         if self.prefs.geometry:
             self.restoreGeometry(QByteArray.fromBase64(self.prefs.geometry.encode("ascii")))
@@ -415,6 +416,7 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> None:
         dialog = SettingsDialog(self.runner, self)
         dialog.exec()
+        theme.apply_to(self)  # the colour scheme and the reader's inversion, as the dialog left them
         self.current_session()  # what the dialog saved applies from now on, also to a job started elsewhere
         self._settings_changed()
         if dialog.notice:  # e.g. no system keyring: the API key is kept for this session only

@@ -8,6 +8,7 @@ import json
 import logging
 import os
 from pathlib import Path
+from typing import Literal
 
 import platformdirs
 from pydantic import BaseModel, Field, ValidationError
@@ -38,6 +39,10 @@ class GuiPrefs(BaseModel):
     window_state: str | None = None
     zoom: float = 1.0
     bench_runs: list[str] = Field(default_factory=list)
+    # Settings ▸ Appearance: the colour scheme ("system" follows the desktop's), and whether the reader's
+    # pages are inverted in dark mode (white text on black, as Okular and Sioyek offer)
+    theme: Literal["system", "light", "dark"] = "system"
+    invert_pages: bool = False
 
     def remember_bench_run(self, run: str | Path) -> None:
         """The run first, then the others (at most MAX_BENCH_RUNS)."""

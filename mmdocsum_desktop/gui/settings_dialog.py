@@ -38,7 +38,8 @@ from mmdocsum_desktop.app import catalog
 from mmdocsum_desktop.app.doctor import check_local_model
 from mmdocsum_desktop.app.session import describe_endpoint
 from mmdocsum_desktop.errors import MmdocsumError
-from mmdocsum_desktop.gui import core
+from mmdocsum_desktop.gui import core, theme
+from mmdocsum_desktop.gui.prefs import GuiPrefs, load_prefs, save_prefs
 from mmdocsum_desktop.gui.widgets.doctor_panel import DoctorPanel
 from mmdocsum_desktop.gui.widgets.jobbar import JobBar
 from mmdocsum_desktop.gui.workers import Job, JobRunner
@@ -133,6 +134,10 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._llama_tab(), "Local model")
         self.tabs.addTab(self._openai_tab(), "Server")
         self.tabs.addTab(self._models_tab(), "Models")
+        # the window's look is the window's preference (gui.json), not a setting the command line shares
+        prefs = getattr(parent, "prefs", None)
+        self.prefs: GuiPrefs = prefs if isinstance(prefs, GuiPrefs) else load_prefs()
+        self.tabs.addTab(self._appearance_tab(), "Appearance")
         self.doctor = DoctorPanel(self.runner)
         self.tabs.addTab(self.doctor, "Doctor")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
@@ -200,6 +205,13 @@ class SettingsDialog(QDialog):
         self.n_ctx = QSpinBox()
         self.n_ctx.setRange(512, 1_048_576)
         self.n_ctx.setSingleStep(1024)
+        self.idle_timeout = QSpinBox()
+        self.idle_timeout.setRange(0, 86_400)
+        self.idle_timeout.setSingleStep(30)
+        self.idle_timeout.setSuffix(" s")
+        self.idle_timeout.setSpecialValueText("never")
+        self.idle_timeout.setToolTip("The model's process is closed after this long unused, and its memory freed; "
+                                     "the next use loads the model again (a few seconds)")
         form.addRow("GGUF model", _file_row(self.llama_model, "Choose a GGUF model", "GGUF (*.gguf)", self,
                                             check=gguf_refusal))
         self.model_fitness = QLabel("")
@@ -214,7 +226,23 @@ class SettingsDialog(QDialog):
         form.addRow("", self.gpu_note)
         form.addRow("Threads", self.n_threads)
         form.addRow("Context size", self.n_ctx)
+        form.addRow("Unload when unused for", self.idle_timeout)
         self._describe_hardware()
+        return tab
+
+    def _appearance_tab(self) -> QWidget:
+        tab = QWidget()
+        form = QFormLayout(tab)
+        self.theme = QComboBox()
+        for value, label in theme.THEMES.items():
+            self.theme.addItem(label, value)
+        self.theme.setToolTip("“As the system” follows the desktop's light or dark setting as it changes")
+        self.theme.setCurrentIndex(max(0, self.theme.findData(self.prefs.theme)))
+        self.invert_pages = QCheckBox("Invert the reader's pages in dark mode (white text on black)")
+        self.invert_pages.setToolTip("As Okular and Sioyek do; photographs are inverted too")
+        self.invert_pages.setChecked(self.prefs.invert_pages)
+        form.addRow("Colour scheme", self.theme)
+        form.addRow("", self.invert_pages)
         return tab
 
     def _describe_hardware(self) -> None:
@@ -322,6 +350,7 @@ class SettingsDialog(QDialog):
         self.n_gpu_layers.setValue(-2 if llama.n_gpu_layers is None else llama.n_gpu_layers)
         self.n_threads.setValue(llama.n_threads or 0)
         self.n_ctx.setValue(llama.n_ctx)
+        self.idle_timeout.setValue(0 if llama.idle_timeout_s is None else round(llama.idle_timeout_s))
         openai = engines.openai
         self.base_url.setText(openai.base_url or "")
         self.openai_model.setText(openai.model or "")
@@ -364,6 +393,7 @@ class SettingsDialog(QDialog):
             n_gpu_layers=None if self.n_gpu_layers.value() == -2 else self.n_gpu_layers.value(),
             n_threads=self.n_threads.value() or None,
             n_ctx=self.n_ctx.value(),
+            idle_timeout_s=float(self.idle_timeout.value()) or None,
         )
         engines["openai"].update(
             base_url=self.base_url.text().strip() or None,
@@ -404,6 +434,9 @@ class SettingsDialog(QDialog):
             self.show_message(f"Cannot save the settings: {error}")
             return False
         self.settings = settings
+        self.prefs.theme = self.theme.currentData()
+        self.prefs.invert_pages = self.invert_pages.isChecked()
+        save_prefs(self.prefs)  # the window applies them (gui.theme) once the dialog closes
         self.accept()
         return True
 

@@ -76,7 +76,7 @@ class FigureGallery(QWidget):
         self.caption = QLabel("")
         self.caption.setWordWrap(True)
         self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.caption.setStyleSheet("padding: 4px; color: #333;")
+        self.caption.setStyleSheet("padding: 4px; color: palette(text);")
         self.caption.setMaximumHeight(120)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
