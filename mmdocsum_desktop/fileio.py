@@ -8,6 +8,13 @@ read-only folder, a full disk), told in one line, with nothing half-written left
 * :func:`write_bytes_atomic` and friends — a temporary file and a rename; OS errors become OutputError.
 * :func:`removed_on_failure` — a block that writes several files (figure crops and document.json) leaves
   none of them, and no folder it created, when it fails or is interrupted.
+* :class:`OutputFolder` — a folder the app fills beside the user's files (``NAME_images/``,
+  ``NAME_files/``, a ``place -o`` folder): a hidden manifest (``.mmdocsum-files.json``) lists what the app
+  wrote there; the app replaces or removes only those files, never a file it did not write (the user's
+  own, an input document), and never deletes the folder wholesale.
+* :func:`check_input_file` — a document (or paragraphs file) is read only when it is a regular file outside
+  /proc, /sys and /dev: a symlink to /proc/self/environ would put the environment in document.json, a
+  FIFO or a device would block or never end.
 """
 
 from __future__ import annotations
@@ -15,20 +22,28 @@ from __future__ import annotations
 import errno
 import json
 import os
+import stat
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from mmdocsum_desktop import secrets
-from mmdocsum_desktop.errors import MmdocsumError
+from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
 
 
 class OutputError(MmdocsumError, OSError):
     """The output cannot be written where the user asked: onto an input file, into a system folder,
     a read-only folder or a full disk. An OSError too, so code that tolerates a failed write still does."""
+
+    exit_code = 2
+
+
+class InputFileError(MmdocsumError):
+    """A path given as a document that is not a regular file the app may read (a FIFO, a socket, a device,
+    a file under /proc, /sys or /dev, directly or through a symlink)."""
 
     exit_code = 2
 
@@ -84,6 +99,34 @@ def check_output_path(out: str | os.PathLike[str], inputs: Iterable[str | os.Pat
     if probe:
         _probe_writable(target if folder else target.parent)
     return target
+
+
+_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"))
+
+
+def check_input_file(path: str | os.PathLike[str], what: str = "document") -> Path:
+    """``path`` as a Path when it is a regular file outside /proc, /sys and /dev (symlinks followed to
+    where they lead); else one line: InputNotFoundError when nothing is there, InputFileError for a
+    system file, a FIFO, a socket, a device or a folder. Checked on the file's status, before it is
+    opened: opening a FIFO would block until a writer came."""
+    source = Path(path)
+    real = os.path.realpath(source)
+    for system in _SYSTEM_FOLDERS:
+        if real == system or real.startswith(system + "/"):
+            shown = f"{source} (it leads to {real})" if str(source) != real else str(source)
+            raise InputFileError(f"{shown}: will not read a system file under {system} as a {what}; "
+                                 "give a regular file")
+    try:
+        status = os.stat(real)
+    except FileNotFoundError as error:
+        raise InputNotFoundError(f"{source}: no such file") from error
+    except OSError as error:
+        raise InputFileError(f"{source}: cannot read it ({error.strerror or error})") from error
+    if not stat.S_ISREG(status.st_mode):
+        kind = next((name for test, name in _KINDS if test(status.st_mode)), "not a regular file")
+        raise InputFileError(f"{source}: is {kind}, not a regular file; give a {what} file")
+    return source
 
 
 def _same_file(target: Path, source: Path, real_target: str) -> bool:
@@ -207,3 +250,149 @@ def _remove_new(root: Path, before: set[Path], existed: bool) -> None:
             root.rmdir()
         except OSError:
             pass
+
+
+MANIFEST = ".mmdocsum-files.json"
+
+
+class OutputFolder:
+    """A folder the app fills with files of its own beside the user's (``NAME_images/`` of a Markdown
+    summary, ``NAME_files/`` with the figure crops and document.json, a ``place -o`` folder).
+
+    The app may have written there before, and the user may keep their own files there (an article's
+    ``art_images/duck.png``, the input PDF itself). A hidden manifest, :data:`MANIFEST`, lists the files
+    the app wrote, by group (``images``, ``document``, ``placement``: one group per writer, so two writers
+    sharing a folder do not remove each other's files). Rules:
+
+    * :meth:`claim` a file before writing it: an existing file that no manifest lists is not the app's
+      (OutputError, exit 2, or another free name with ``rename=True``); an input is never a target;
+    * :meth:`finish` removes the files this group wrote in an earlier run and did not write now (stale
+      crops), only those, and records this run's; an input or a file replaced by a link stays;
+    * the folder is never removed wholesale; a folder derived from the output's name (``derived``) must be
+      a real folder, not a file or a symlink.
+    """
+
+    def __init__(self, folder: str | os.PathLike[str], group: str, *,
+                 inputs: Iterable[str | os.PathLike[str]] = (), derived: bool = True) -> None:
+        self.root = Path(folder)
+        self.group = group
+        self.inputs = [Path(p) for p in inputs]
+        self.derived = derived
+        self.claimed: list[str] = []
+        self._recorded = _recorded_files(self.root)
+
+    def check(self) -> OutputFolder:
+        """The folder itself: not a file, not a symlink (when derived), not an input, not a system
+        folder. Cheap: front ends call it before long work."""
+        if self.derived and self.root.is_symlink():
+            raise OutputError(f"{self.root} is a symbolic link; the app writes its files into a folder of its "
+                              "own there: remove the link or choose another output name")
+        check_output_path(self.root, self.inputs, folder=True, probe=False)
+        return self
+
+    def has_manifest(self) -> bool:
+        return (self.root / MANIFEST).is_file()
+
+    def adopt(self, names: Iterable[str]) -> None:
+        """Count ``names`` as written by the app before (what a folder written before manifests existed
+        says of itself, e.g. its own document.json listing its crops); names leaving the folder are ignored."""
+        self._recorded.update(n for n in names if _safe_relative(n))
+
+    def owned(self, relative: str) -> bool:
+        """Whether the app wrote ``relative`` (a path inside the folder) in an earlier run or this one."""
+        return relative in self._recorded or relative in self.claimed
+
+    def claim(self, relative: str, *, rename: bool = False) -> Path:
+        """The path to write ``relative`` to. Refused (OutputError) when it is an input, or a file there
+        that the app did not write; with ``rename``, the first free ``NAME-2.EXT``, ``NAME-3.EXT``… instead."""
+        self.check()
+        candidate = PurePosixPath(relative)
+        number = 2
+        while True:
+            name = candidate.as_posix()
+            path = self.root / name
+            try:  # an input first: that is the message the user needs, recorded or not
+                check_output_path(path, self.inputs, probe=False)
+                taken = (path.exists() or path.is_symlink()) and not self.owned(name)
+            except OutputError:
+                if not rename:
+                    raise
+                taken = True
+            if not taken:
+                if name not in self.claimed:
+                    self.claimed.append(name)
+                return path
+            if not rename:
+                raise OutputError(f"{path} is not a file mmdocsum wrote (it was there before) and is kept; "
+                                  "move it or choose another output name")
+            stem = PurePosixPath(relative).stem
+            candidate = PurePosixPath(relative).with_name(f"{stem}-{number}{PurePosixPath(relative).suffix}")
+            number += 1
+
+    def finish(self) -> None:
+        """Remove what this group wrote before and not now; record what it wrote now."""
+        recorded = _read_manifest(self.root)
+        before = recorded.get(self.group, [])
+        protected = [*self.inputs, *(Path(p) for p in protected_inputs())]
+        for name in before:
+            if name in self.claimed:
+                continue
+            path = self.root / name
+            if path.is_symlink() or not path.is_file():
+                continue
+            if any(_same_file(path, source, os.path.realpath(path)) for source in protected):
+                continue
+            try:
+                path.unlink()
+                _remove_empty_parents(path.parent, self.root)
+            except OSError:
+                pass  # a file that cannot be removed is only stale
+        recorded[self.group] = list(self.claimed)
+        recorded = {group: [n for n in names if (self.root / n).exists()] for group, names in recorded.items()}
+        recorded = {group: names for group, names in recorded.items() if names}
+        manifest = self.root / MANIFEST
+        if recorded:
+            if self.root.is_dir():
+                write_json_atomic(manifest, {
+                    "written_by": "mmdocsum-desktop",
+                    "why": "the files mmdocsum wrote in this folder: it replaces or removes only these",
+                    "groups": recorded,
+                })
+        elif manifest.is_file():
+            manifest.unlink()
+            try:
+                self.root.rmdir()  # only when nothing else is left in it
+            except OSError:
+                pass
+
+
+def _read_manifest(root: Path) -> dict[str, list[str]]:
+    try:
+        data = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    groups = data.get("groups") if isinstance(data, dict) else None
+    if not isinstance(groups, dict):
+        return {}
+    return {str(group): [n for n in names if _safe_relative(n)]
+            for group, names in groups.items() if isinstance(names, list)}
+
+
+def _safe_relative(name: object) -> bool:
+    # a manifest is a file in the user's folder: a name that leaves the folder is never trusted
+    if not isinstance(name, str) or not name or name.startswith("/") or "\\" in name:
+        return False
+    return ".." not in PurePosixPath(name).parts
+
+
+def _recorded_files(root: Path) -> set[str]:
+    return {name for names in _read_manifest(root).values() for name in names}
+
+
+def _remove_empty_parents(folder: Path, root: Path) -> None:
+    while folder != root and root in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent

@@ -6,9 +6,11 @@ command line prints (stdout, stderr, tracebacks with ``--debug``), log records (
 logger and handler is covered), notices, and the text an OpenAI-compatible server sends back (a server or
 proxy that echoes the key into its reply or its error message).
 
-A key leaks in more forms than one: as typed, in upper or lower case, as the first characters of it
-("Incorrect API key provided: sk-proj-abc1…"), base64-encoded at any alignment (``Basic`` headers, data
-URIs), hex or percent-encoded. Each form is recognised; what matches becomes ``[API key]``.
+A key leaks in more forms than one: as typed, in upper or lower case, as any run of 8 or more of its
+consecutive characters (a server that shortens the key it refuses to its first, middle or last
+characters: "Incorrect API key provided: sk-proj-abc1…", "…c1d2e3f4a5b6"), base64-encoded at any alignment
+(``Basic`` headers, data URIs), hex or percent-encoded. Each form is recognised; what matches becomes
+``[API key]``.
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ import urllib.parse
 from typing import Any, TextIO
 
 MASK = "[API key]"
-# The first characters of a key are a leak when at least this many of them appear together ("sk-proj-…"
-# printed by a server that shortens the key it refuses). Shorter keys are only matched whole.
-MIN_PREFIX = 8
+# Any run of at least this many consecutive characters of a key is a leak, wherever in the key it starts
+# ("sk-proj-…" or "…last12chars" printed by a server that shortens the key it refuses): 8 characters of a
+# random key are 40+ bits, enough to narrow a guess. Shorter keys are only matched whole.
+MIN_RUN = 8
+MIN_PREFIX = MIN_RUN  # the name earlier code and tests use
 
 _lock = threading.Lock()
 _keys: list[str] = []
@@ -112,16 +116,20 @@ def _spans(text: str) -> list[tuple[int, int]]:
 
 
 def _key_runs(folded_text: str, folded_key: str) -> list[tuple[int, int]]:
-    """The key in any case, and any run of its first MIN_PREFIX or more characters."""
-    head = folded_key[: min(MIN_PREFIX, len(folded_key))]
+    """The key in any case, and any run of MIN_RUN or more of its consecutive characters, wherever in the
+    key the run starts: every MIN_RUN-character window of the key is looked for (one C-speed ``find`` per
+    window, so a long text costs a few passes, not a Python loop per character); windows that overlap or
+    touch are merged by the caller into the whole run."""
+    if len(folded_key) < MIN_RUN:
+        windows = {folded_key}
+    else:
+        windows = {folded_key[i:i + MIN_RUN] for i in range(len(folded_key) - MIN_RUN + 1)}
     runs = []
-    found = folded_text.find(head)
-    while found != -1:
-        end = found + len(head)
-        while end < len(folded_text) and end - found < len(folded_key) and folded_text[end] == folded_key[end - found]:
-            end += 1
-        runs.append((found, end))
-        found = folded_text.find(head, end)
+    for window in windows:
+        found = folded_text.find(window)
+        while found != -1:
+            runs.append((found, found + len(window)))
+            found = folded_text.find(window, found + 1)
     return runs
 
 

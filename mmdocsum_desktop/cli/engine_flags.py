@@ -43,6 +43,7 @@ ENGINE_FLAGS: dict[str, str] = {
     "temperature": "--temperature",
     "ocr": "--figure-text",  # and --no-figure-text; --ocr is its old, deprecated spelling
     "grammar": "--no-grammar",  # on by default: the flag turns it off
+    "allow_insecure_key": "--allow-insecure-key",
 }
 # the judge is an EngineChoice too, with fewer knobs: --judge ENGINE, --judge-model, ...
 JUDGE_FIELDS = ("engine", "model", "base_url", "api_model", "key_name", "n_ctx")
@@ -82,6 +83,8 @@ def add_engine_arguments(parser: argparse.ArgumentParser | Any, *, title: str | 
         elif field == "grammar":
             group.add_argument(flag, dest=dest, action="store_false", default=True,
                                help="llama: do not constrain the answer to JSON")
+        elif field == "allow_insecure_key":
+            group.add_argument(flag, dest=dest, action="store_true", default=False, help=_help(field))
         elif field == "engine":
             group.add_argument(flag, dest=dest, choices=ENGINES, default="auto", help=_help(field))
         else:

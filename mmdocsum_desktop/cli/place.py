@@ -15,7 +15,13 @@ from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.cli.engine_flags import add_placement_arguments, placement_settings
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.errors import InputNotFoundError
-from mmdocsum_desktop.fileio import check_output_path, write_json_atomic, write_text_atomic
+from mmdocsum_desktop.fileio import (
+    OutputFolder,
+    check_input_file,
+    check_output_path,
+    write_json_atomic,
+    write_text_atomic,
+)
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.placement import ImageCandidate, Placement, PlacementError
 
@@ -57,8 +63,9 @@ def read_paragraphs(path: Path) -> str | list[str]:
     """Paragraphs from a JSON list of strings; or the Markdown or text as written, which ``app.place``
     splits the one way the desktop app's Authoring view does (blank lines between paragraphs, image lines
     and their caption line left out)."""
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise InputNotFoundError(f"{path}: no such paragraphs file")
+    check_input_file(path, "paragraphs")  # a regular file: no FIFO, device or /proc file (its text lands in placement.md)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
@@ -74,6 +81,24 @@ def read_paragraphs(path: Path) -> str | list[str]:
             raise PlacementError(f"{path}: expected a JSON list of paragraph strings")
         return [p or "" for p in data]
     return text
+
+
+def earlier_placement(path: Path) -> bool:
+    """Whether ``path`` is a placement.json this command wrote (its rows have exactly the four fields of
+    ``Placement.summary``): then it and its placement.md are the app's to replace."""
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except (OSError, ValueError):
+        return False
+    fields = {"paragraph", "image", "figure", "score"}
+    return isinstance(rows, list) and all(isinstance(r, dict) and set(r) == fields for r in rows)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return float("inf")
 
 
 def load_pool(session: Session, images: Path, out: Path, *, captions: Path | None, include_tables: bool,
@@ -121,8 +146,23 @@ def render_markdown(placements: list[Placement], candidates: list[ImageCandidate
 def run(args: argparse.Namespace) -> int:
     if args.threshold is not None and not 0.0 < args.threshold < 1.0:
         raise PlacementError("--threshold is a calibrated score between 0 and 1")
+    inputs = [args.paragraphs, *([args.images] if args.images.is_file() else []),
+              *([args.captions] if args.captions is not None else [])]
+    if args.captions is not None:
+        check_input_file(args.captions, "captions")
     paragraphs = read_paragraphs(args.paragraphs)
-    out: Path = check_output_path(args.output, [args.paragraphs, *([args.images] if args.images.is_file() else [])], folder=True)
+    out: Path = check_output_path(args.output, inputs, folder=True)
+    # OUT may be the user's folder (``-o .``), holding the paragraphs file itself: placement.json and
+    # placement.md are written only where no input and no file of the user's is (checked now, before any
+    # model loads), and replace only the ones an earlier run wrote
+    results = OutputFolder(out, "placement", inputs=inputs, derived=False)
+    if not results.has_manifest() and earlier_placement(out / "placement.json"):
+        # written by a version before the manifest: placement.json by its shape, placement.md when it was
+        # written with it (the same second), not edited or made by the user since
+        results.adopt(["placement.json"])
+        if abs(_mtime(out / "placement.md") - _mtime(out / "placement.json")) < 2.0:
+            results.adopt(["placement.md"])
+    targets = {name: results.claim(name) for name in ("placement.json", "placement.md")}
     out.mkdir(parents=True, exist_ok=True)
     session = Session()
     candidates, pool_kind = load_pool(
@@ -139,8 +179,9 @@ def run(args: argparse.Namespace) -> int:
         row = placement.summary()
         row["image"] = relative(placement.image, out)
         rows.append(row)
-    write_json_atomic(out / "placement.json", rows)
-    write_text_atomic(out / "placement.md", render_markdown(placements, candidates, out))
+    write_json_atomic(targets["placement.json"], rows)
+    write_text_atomic(targets["placement.md"], render_markdown(placements, candidates, out))
+    results.finish()
     for warning in run.warnings:
         print(f"mmdocsum: warning: {warning}", file=sys.stderr)
     if not args.quiet:

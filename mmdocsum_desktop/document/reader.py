@@ -21,7 +21,10 @@ from mmdocsum_desktop.errors import (
     UnsupportedFormatError,
 )
 from mmdocsum_desktop.fileio import (
+    InputFileError,
     OutputError,
+    OutputFolder,
+    check_input_file,
     output_error,
     protect_input,
     removed_on_failure,
@@ -95,10 +98,11 @@ def read_document(
     rendered, recognised and reported as "OCR page N" on ``control``, its text marked ``Block.ocr``.
     Without it, a PDF with no text layer is refused with ScannedDocumentError saying how to get it read."""
     source = Path(path)
-    if not source.exists():
+    if not source.exists() and not source.is_symlink():
         raise InputNotFoundError(f"{source}: no such file")
-    if not source.is_file():
-        raise InputNotFoundError(f"{source}: not a file")
+    # a regular file only: a symlink into /proc (/proc/self/environ would land in document.json), a FIFO
+    # (blocks forever), a socket or a device are refused in one line before anything opens them
+    check_input_file(source)
     protect_input(source)  # no output of this process may replace it (fileio.check_output_path)
     size = source.stat().st_size
     if size > limits.max_file_bytes:
@@ -139,10 +143,25 @@ def export_document(
     control: JobControl | None = None,
 ) -> Path:
     """Write OUT/document.json and one PNG per figure and table under OUT/figures/; all or nothing (a
-    full disk or Ctrl-C leaves no crops and no empty folder behind)."""
+    full disk or Ctrl-C leaves no crops and no empty folder behind). OUT may hold the user's own files
+    (``place -o .``): only files this app wrote there are replaced (``fileio.OutputFolder``), a
+    document.json or figures/fig-1.png of the user's is refused before anything is written, and the crops
+    an earlier export left that this one does not write are removed."""
     out = Path(out_dir)
     figures_dir = out / "figures"
     control = ensure_control(control)
+    folder = OutputFolder(out, "document", derived=False)
+    if not folder.has_manifest() and (out / "document.json").is_file():
+        # written before manifests existed? A document.json this app wrote loads as a Document and names
+        # its own crops; anything else there is the user's
+        try:
+            earlier = Document.load(out / "document.json")
+        except (OSError, ValueError):
+            earlier = None
+        if earlier is not None:
+            folder.adopt(["document.json", *(v.image for v in earlier.visuals if v.image)])
+    for name in ["document.json", *(f"figures/{visual.id}.png" for visual in document.visuals)]:
+        folder.claim(name)  # before any write: a file of the user's there stops the export untouched
     with removed_on_failure(out):
         try:
             # figures/ only where there is a figure to put in it: no empty folder left beside the output
@@ -153,7 +172,9 @@ def export_document(
             format_reader("pdf").render_visuals(document, figures_dir, dpi=dpi, password=password, limits=limits, control=control)
         else:
             _copy_article_images(document, figures_dir, limits=limits, control=control)
-        return document.save(out / "document.json")
+        written = document.save(out / "document.json")
+        folder.finish()
+        return written
 
 
 def _copy_article_images(
@@ -174,6 +195,9 @@ def _copy_article_images(
             continue
         except OutputError:
             raise  # the output cannot be written (full disk, read-only folder): the user's error, not the image's
+        except InputFileError as error:  # a FIFO, device or /proc file named as the image: skipped, not opened
+            document.warnings.append(f"{visual.id}: image {source.name} was skipped: {error}")
+            continue
         except (OSError, ValueError) as error:
             document.warnings.append(f"{visual.id}: image {source.name} could not be read ({error})")
             continue
@@ -184,6 +208,7 @@ def _copy_article_images(
 def save_image_as_png(source: Path, target: Path, *, limits: ReadLimits = DEFAULT_LIMITS) -> None:
     """Convert any image Pillow reads to PNG, refusing decompression bombs before decoding them."""
     configure_pillow(limits)
+    check_input_file(source, "image")  # an article's image link may name a FIFO or /proc file too
     if source.suffix.lower() == ".png" and source.stat().st_size < 1:
         raise ValueError("empty file")
     with warnings.catch_warnings():

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from mmdocsum_desktop.engines.base import TextEngine
 from mmdocsum_desktop.engines.llama import LlamaConfig, resolve_mmproj_for, resolve_model_path
 from mmdocsum_desktop.engines.llama_process import LlamaProcessEngine
-from mmdocsum_desktop.engines.openai import OpenAIConfig, OpenAIEngine
+from mmdocsum_desktop.engines.openai import OpenAIConfig, OpenAIEngine, public_url
 from mmdocsum_desktop.errors import EngineError, MmdocsumError, ModelFormatError
 from mmdocsum_desktop.schemas.engine import EngineInfo
 from mmdocsum_desktop.schemas.settings import (
@@ -131,6 +131,7 @@ def _openai_engine(choice: EngineChoice, settings: EngineSettings, api_key: str 
             vision=endpoint.vision,
             json_mode=endpoint.json_mode,
             image_max_side=endpoint.image_max_side,
+            allow_insecure_key=choice.allow_insecure_key or endpoint.allow_insecure_key,
         )
     )
 
@@ -173,7 +174,8 @@ def judge_description(settings: EngineSettings, choice: EngineChoice | None = No
     choice = choice or EngineChoice()
     if name == "llama":
         return f"llama ({Path(str(choice.model or settings.llama.model)).name})"
-    return f"openai ({choice.api_model or settings.openai.model or choice.base_url or settings.openai.base_url})"
+    url = choice.base_url or settings.openai.base_url
+    return f"openai ({choice.api_model or settings.openai.model or public_url(url or '')})"
 
 
 def build_judge_engine(settings: EngineSettings, choice: EngineChoice | None = None) -> TextEngine:

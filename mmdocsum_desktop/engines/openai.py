@@ -11,13 +11,18 @@ LM Studio, hosted APIs. Standard library HTTP only (``http.client``), streamed w
   HTTP 429 and 5xx) are retried with exponential back-off while the deadline allows; 4xx errors are not;
 * the API key is registered with the secret scrubber (``mmdocsum_desktop.secrets``): a server that
   echoes it into its reply or its error messages has it replaced before the text goes anywhere;
+* a key (or a password in the URL) travels only over https or to this computer (a loopback address):
+  plain http to another host is refused before any connection, unless ``allow_insecure_key`` says the
+  network is trusted (then with a warning); URLs in messages never carry ``user:password@``;
 * a server that answers something that is not an OpenAI chat response gets a clear EndpointError that
   quotes the start of what it said.
 """
 
 from __future__ import annotations
 
+import base64
 import http.client
+import ipaddress
 import json
 import socket
 import ssl
@@ -41,6 +46,7 @@ from mmdocsum_desktop.engines.base import (
 from mmdocsum_desktop.engines.messages import openai_chat_messages
 from mmdocsum_desktop.errors import EndpointError
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.messages import notify
 from mmdocsum_desktop.schemas.engine import EngineInfo
 from mmdocsum_desktop.secrets import StreamScrubber, register, scrub
 
@@ -72,26 +78,83 @@ class OpenAIConfig:
     vision: bool = False
     json_mode: bool = True
     image_max_side: int = 768
+    # send the key over plain http to a host that is not this computer (a trusted private network): off,
+    # because anyone on the path reads a key sent in clear text
+    allow_insecure_key: bool = False
+
+
+def public_url(url: str) -> str:
+    """``url`` without its ``user:password@`` part: the form every message and record shows."""
+    try:
+        parsed = urllib.parse.urlsplit(url)
+    except ValueError:
+        return "(an unreadable URL)"
+    if "@" not in parsed.netloc:
+        return url
+    host = parsed.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit((parsed.scheme, host, parsed.path, parsed.query, parsed.fragment))
+
+
+def is_loopback_host(host: str) -> bool:
+    """This computer, by name or address, decided without a DNS lookup (which would itself be network):
+    ``localhost`` and ``*.localhost`` (RFC 6761 keeps them local), 127.0.0.0/8, ::1."""
+    host = host.strip("[]").rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class OpenAIEngine:
     name = "openai"
 
     def __init__(self, config: OpenAIConfig) -> None:
-        parsed = urllib.parse.urlsplit(config.base_url.rstrip("/"))
+        shown = public_url(config.base_url.rstrip("/"))
+        try:
+            parsed = urllib.parse.urlsplit(config.base_url.rstrip("/"))
+            port = parsed.port  # a port out of 0-65535 raises here, not at the first request
+        except ValueError as error:
+            raise EndpointError(f"not a valid URL: {shown!r} ({error})") from error
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
-            raise EndpointError(f"not an http(s) URL: {config.base_url!r} (expected e.g. http://127.0.0.1:8080/v1)")
+            raise EndpointError(f"not an http(s) URL: {shown!r} (expected e.g. http://127.0.0.1:8080/v1)")
         self.config = config
         register(config.api_key)  # from now on the key is scrubbed from every string that leaves the process
+        # credentials in the URL (http://user:password@host/v1) are a secret like the key: scrubbed, sent
+        # as HTTP Basic authentication when there is no key, never shown
+        self._basic: str | None = None
+        if parsed.username is not None or parsed.password is not None:
+            user = urllib.parse.unquote(parsed.username or "")
+            password = urllib.parse.unquote(parsed.password or "")
+            register(password)
+            self._basic = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+            register(self._basic)
         self._scheme = parsed.scheme
         self._host = parsed.hostname
-        self._port = parsed.port or (443 if parsed.scheme == "https" else 80)
+        self._port = port or (443 if parsed.scheme == "https" else 80)
         self._prefix = parsed.path.rstrip("/")
-        self.base_url = config.base_url.rstrip("/")
+        self.base_url = shown
         self.context_length = config.context_length
         self.supports_images = config.vision
         self.warnings: list[str] = []
+        self._check_transport(config)  # before the first request: listing the models sends the key too
         self.model_name = config.model or self._first_model()
+
+    def _check_transport(self, config: OpenAIConfig) -> None:
+        """A secret goes over https or to this computer; plain http elsewhere only when allowed."""
+        secret = "the API key" if config.api_key else "the password in the URL" if self._basic else None
+        if secret is None or self._scheme == "https" or is_loopback_host(self._host):
+            return
+        if not config.allow_insecure_key:
+            raise EndpointError(
+                f"refusing to send {secret} over plain http to {self._host}, which is not this computer: "
+                "anyone on the network could read it; use https, or --allow-insecure-key "
+                "(openai.allow_insecure_key) for a trusted network")
+        warning = (f"{secret} is sent over plain http to {self._host} (--allow-insecure-key): "
+                   "anyone on the network can read it")
+        self.warnings.append(warning)
+        notify(warning)
 
     # ------------------------------------------------------------------------------------------- http
 
@@ -108,6 +171,8 @@ class OpenAIEngine:
             headers["Content-Type"] = "application/json"
         if self.config.api_key:
             headers["Authorization"] = f"Bearer {self.config.api_key}"
+        elif self._basic:
+            headers["Authorization"] = f"Basic {self._basic}"
         return headers
 
     def _open(self, method: str, path: str, payload: dict[str, Any] | None, control: JobControl | None,

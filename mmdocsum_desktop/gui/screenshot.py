@@ -8,9 +8,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtCore import QBuffer, QByteArray, QEventLoop, QIODevice, QTimer
 from PySide6.QtWidgets import QApplication
 
+from mmdocsum_desktop.fileio import OutputError, check_output_path, write_bytes_atomic
 from mmdocsum_desktop.gui.main_window import MainWindow
 from mmdocsum_desktop.gui.prefs import GuiPrefs
 
@@ -18,6 +19,13 @@ from mmdocsum_desktop.gui.prefs import GuiPrefs
 def take_screenshot(document: Path, out: Path, *, size: str = "1440x900", timeout_s: float = 300.0) -> int:
     if not document.exists():
         print(f"mmdocsum-desktop: error: {document}: no such file", file=sys.stderr)
+        return 2
+    try:
+        # the picture goes through the output guard like every output: `--screenshot paper.pdf paper.pdf`
+        # would otherwise replace the document with a PNG; checked before the summary's long work
+        check_output_path(out, [document])
+    except OutputError as error:
+        print(f"mmdocsum-desktop: error: {error}", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="mmdocsum-shot-") as scratch:
         # the picture's work and window state stay in a scratch folder, not in the user's
@@ -66,12 +74,20 @@ def take_screenshot(document: Path, out: Path, *, size: str = "1440x900", timeou
         deadline.start(600)  # let the page render and the layout settle
         wait.exec()
         QApplication.processEvents()
-        out.parent.mkdir(parents=True, exist_ok=True)
-        ok = window.grab().save(str(out), "PNG")
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        ok = window.grab().save(buffer, "PNG")
+        buffer.close()
         window.dirty = False
         window.close()
         if not ok:
-            print(f"mmdocsum-desktop: error: cannot write {out}", file=sys.stderr)
+            print(f"mmdocsum-desktop: error: cannot make a PNG of the window for {out}", file=sys.stderr)
             return 1
+        try:
+            write_bytes_atomic(out, bytes(data.data()))  # atomic, and checked again against every input read
+        except OutputError as error:
+            print(f"mmdocsum-desktop: error: {error}", file=sys.stderr)
+            return 2
         print(f"wrote {out}")
         return 0

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from mmdocsum_desktop.errors import MissingDependencyError, MmdocsumWarning, ModelError
 from mmdocsum_desktop.messages import notify
+from mmdocsum_desktop.offline import import_onnxruntime
 
 CUDA = "CUDAExecutionProvider"
 CPU = "CPUExecutionProvider"
@@ -65,7 +66,7 @@ def cpu_forced() -> bool:
 def onnxruntime_providers() -> list[str]:
     """Execution providers of the installed onnxruntime ([] when it is not installed)."""
     try:
-        import onnxruntime  # a native runtime, loaded only when a model is about to run
+        onnxruntime = import_onnxruntime()  # telemetry off; a native runtime, loaded only when a model is about to run
     except ImportError:
         return []
     return list(onnxruntime.get_available_providers())
@@ -115,7 +116,7 @@ def make_session(model_path: str | os.PathLike[str], *, intra_op_threads: int = 
     was actually used.
     """
     try:
-        import onnxruntime as ort  # a native runtime, loaded only when a model is about to run
+        ort = import_onnxruntime()  # telemetry off; a native runtime, loaded only when a model is about to run
     except ImportError as error:
         raise MissingDependencyError(
             "running ONNX models needs onnxruntime: pip install onnxruntime"

@@ -93,6 +93,9 @@ class OpenAISettings(BaseModel):
     vision: bool = Field(default=False, description="send figures as images (the model must see images)")
     json_mode: bool = Field(default=True, description="ask for response_format json_object")
     image_max_side: int = Field(default=768, ge=64, le=4096)
+    allow_insecure_key: bool = Field(
+        default=False, description="send the API key over plain http to a host that is not this computer "
+        "(a trusted network only: anyone on the path can read it)")
 
     @field_validator("base_url")
     @classmethod
@@ -172,6 +175,9 @@ class EngineChoice(BaseModel):
     temperature: float | None = Field(default=None, ge=0.0, le=2.0, description="sampling temperature")
     ocr: bool | None = Field(default=None, description="read text in figures")
     grammar: bool = Field(default=True, description="llama: constrain the answer to JSON")
+    allow_insecure_key: bool = Field(
+        default=False, description="openai: send the API key over plain http to a host that is not this computer "
+        "(a trusted network only; a warning is printed)")
 
     def request(self) -> EngineChoice:
         """The choice itself (the benchmark suites call ``spec.request()``)."""

@@ -30,7 +30,7 @@ from typing import Any
 
 from mmdocsum_desktop.document.mupdf import MUPDF_LOCK
 from mmdocsum_desktop.document.normalize import normalize_text
-from mmdocsum_desktop.fileio import write_bytes_atomic, write_json_atomic, write_text_atomic
+from mmdocsum_desktop.fileio import OutputFolder, write_bytes_atomic, write_json_atomic, write_text_atomic
 from mmdocsum_desktop.models import fitness
 from mmdocsum_desktop.schemas.summary import (
     FigureChoice,
@@ -432,8 +432,12 @@ def write_summary_files(summary: Summary, path: str | Path, fmt: str, *,
         return [write_json_atomic(target, to_mdocsum(summary))]
     if fmt == "md":
         images_dir = target.with_name(f"{target.stem}_images")
-        # The images are gathered in a hidden folder and moved into place in one rename just before the
-        # Markdown is written, so a run killed half-way leaves no half-filled NAME_images/ behind.
+        # NAME_images/ may hold the user's own files (an article's images, even the input document): only
+        # the images this app wrote there are replaced or removed, a user's file of the same name is kept
+        # and the copy gets another name (fileio.OutputFolder); the folder is never removed wholesale.
+        images = OutputFolder(images_dir, "images").check()
+        # The images are gathered in a hidden folder and moved into place just before the Markdown is
+        # written, so a run killed half-way leaves no half-filled NAME_images/ behind.
         folder.mkdir(parents=True, exist_ok=True)
         # made by mkdir, not mkdtemp (0700): the folder the user gets has the usual permissions (umask)
         staging = folder / f".{images_dir.name}.{uuid.uuid4().hex[:12]}"
@@ -450,16 +454,18 @@ def write_summary_files(summary: Summary, path: str | Path, fmt: str, *,
                 while name in names.values():  # two images with one label: "figure-1-2.png"
                     name = label_file_name(f"{figure.label or figure.id or source.stem} {number}", "", source.suffix)
                     number += 1
+                name = images.claim(name, rename=True).name
                 write_bytes_atomic(staging / name, source.read_bytes(), durable=False)
                 names[str(source)] = name
             return f"{images_dir.name}/{names[str(source)]}"
 
         try:
             text = to_markdown(summary, images=copy, front_matter=True)  # opens as it is in Obsidian
-            if images_dir.exists():
-                shutil.rmtree(images_dir)
             if names:
-                os.replace(staging, images_dir)
+                images_dir.mkdir(exist_ok=True)
+                for name in names.values():
+                    os.replace(staging / name, images_dir / name)
+            images.finish()  # the images an earlier summary put there and this one does not show go
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return [write_text_atomic(target, text), *(images_dir / name for name in names.values())]

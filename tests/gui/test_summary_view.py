@@ -78,7 +78,7 @@ def test_exports_name_images_by_label_cite_only_the_papers_words_and_open_in_the
     first = paragraph.sentences[0]
     assert first.marker and f"[{first.marker[1:-1]}]" in text.replace("\\", "")  # the paper's sentence keeps it
     images = out.parent / "summary_images"
-    names = sorted(p.name for p in images.iterdir())
+    names = sorted(p.name for p in images.iterdir() if not p.name.startswith("."))  # not the app's manifest
     labels = [p.figure.label for p in summary.paragraphs if p.figure is not None and p.figure.label]
     assert names and all(re.fullmatch(r"(figure|fig|table)-\d+[a-z]?\.(png|jpg|jpeg)", n) for n in names), names
     for label in labels:  # "Figure 1" -> figure-1.png, linked from the text
