@@ -32,6 +32,14 @@ _MATH_FENCES = frozenset({"math", "latex", "tex", "katex"})
 _PANDOC_TABLE_CAPTION = re.compile(r"^(?:Table)?:\s+(.*)$", re.DOTALL)
 # Each re-parse after markdown-it's nesting limit reads at least one more line; hostile input gets a few.
 _MAX_REPARSES = 20
+# A table becomes a visual with its caption; its rows are never read. markdown-it still makes some ten
+# tokens per cell, and an 8 MB table took 5.5 GB (690 bytes of memory per input byte): rows past this many
+# are not parsed (benchmarks/bench_memory_per_byte.py measures what every format takes).
+TABLE_ROWS_PARSED = 50
+_TABLE_DELIMITER = re.compile(r"^\s{0,3}\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
+_FENCE_OPENING = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+# lines that end a table in markdown-it (its "blockquote" terminators): quote, fence, heading, list, html
+_ENDS_TABLE = re.compile(r"^\s{0,3}(?:>|`{3}|~{3}|#{1,6}(?:\s|$)|[-+*]\s|\d{1,9}[.)]\s|<)")
 
 
 @dataclass
@@ -336,10 +344,42 @@ def _parse_blocks(parser: MarkdownIt, text: str) -> tuple[list[Token], list[str]
     return tokens, ["lists or quotes nested too deeply; the rest of the document was read with them flattened"]
 
 
+def shorten_tables(text: str, rows: int = TABLE_ROWS_PARSED) -> str:
+    """``text`` with each table's rows after the first ``rows`` left out (fenced code untouched). A table
+    runs from its delimiter row ("| --- | --- |") to a blank line, a line without "|" or a line that
+    starts another block; stopping early only keeps more rows."""
+    if text.count("\n") <= rows:
+        return text
+    kept: list[str] = []
+    fence: str | None = None
+    in_table, seen = False, 0
+    previous = ""
+    for line in text.split("\n"):
+        if fence is not None:
+            if line.strip().startswith(fence) and set(line.strip()) == {fence[0]}:
+                fence = None
+            kept.append(line)
+        elif in_table and line.strip() and "|" in line and not _ENDS_TABLE.match(line):
+            seen += 1
+            if seen <= rows:
+                kept.append(line)
+        else:
+            in_table, seen = False, 0
+            opening = _FENCE_OPENING.match(line)
+            if opening:
+                fence = opening.group(1)
+            elif "|" in previous and "-" in line and _TABLE_DELIMITER.match(line):
+                in_table = True
+            kept.append(line)
+        previous = line
+    return "\n".join(kept)
+
+
 def read_markdown(path: Path, *, limits: ReadLimits, control: JobControl) -> Document:
     """Read a Markdown file: headings, paragraphs, lists, code, $$ math, images with captions, tables."""
     text, warnings = decode_text(path.read_bytes(), path.name)
     fields, body = _front_matter(text)
+    body = shorten_tables(body)
     parser = MarkdownIt("commonmark", {"html": True}).enable("table")
     tokens, parse_warnings = _parse_blocks(parser, body)
     builder = ArticleBuilder(path, "markdown", control, len(tokens), max_chars=limits.max_text_chars)
