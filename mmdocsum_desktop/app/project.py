@@ -39,7 +39,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator, model_v
 
 from mmdocsum_desktop.document.reader import export_document
 from mmdocsum_desktop.errors import MmdocsumError
-from mmdocsum_desktop.fileio import write_bytes_atomic, write_json_atomic, write_text_atomic
+from mmdocsum_desktop.fileio import OutputFolder, write_bytes_atomic, write_json_atomic, write_text_atomic
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.paths import data_dir
 from mmdocsum_desktop.schemas.document import Document, Figure
@@ -493,14 +493,20 @@ def _export_authoring(workspace: Workspace, fmt: str, target: Path) -> list[Path
         page = render.html_page(title, render.markdown_to_html(_absolute_images(text, workspace.root)))
         return [render.html_to_pdf(page, target, Path("/"))]
     images_dir = target.with_name(f"{target.stem}_images")
+    # through the output guard: a file of the user's in NAME_images/ of the same name is kept (the copy
+    # gets another name), and the images an earlier export put there and this one does not show go
+    images = OutputFolder(images_dir, "images").check()
     copies: list[Path] = []
+    named: dict[Path, str] = {}  # source image -> its name in NAME_images/
     for match in re.finditer(r"!\[[^\]]*\]\(<?([^)>]+)>?\)", text):
         source = _image_source(match.group(1), workspace.root)
         if source is not None:
-            out = images_dir / source.name
-            if out not in copies:
+            if source not in named:
+                out = images.claim(source.name, rename=True)
+                named[source] = out.name
                 copies.append(write_bytes_atomic(out, source.read_bytes(), durable=False))
-            text = text.replace(match.group(0), match.group(0).replace(match.group(1), f"{images_dir.name}/{source.name}"))
+            text = text.replace(match.group(0), match.group(0).replace(match.group(1), f"{images_dir.name}/{named[source]}"))
+    images.finish()
     front = render.front_matter_lines(title, source=workspace.project.source or "")
     return [write_text_atomic(target, "\n".join(front) + text.rstrip() + "\n"), *copies]
 
