@@ -29,7 +29,7 @@ from typing import Protocol
 from mmdocsum_desktop.document.sections import is_abstract_heading
 from mmdocsum_desktop.schemas.document import Document
 
-from mmdocsum_desktop.summarize.roles import section_role
+from mmdocsum_desktop.summarize.roles import names_a_case, section_role
 
 # what each role's sentences say, in the five other languages (the English cues are the extractor's)
 ROLE_CUES_OTHER_LANGUAGES: dict[str, re.Pattern[str]] = {
@@ -113,6 +113,17 @@ BLOCKED_BY: dict[str, frozenset[str]] = {
 }
 
 
+# the parts whose unnamed subsections may hold a missing role's sentences
+_ABSORBING: dict[str, tuple[str | None, ...]] = {
+    "background": (None, "background", "related"),
+    "method": (None, "background", "related"),
+    "results": (None, "background", "related"),
+    "conclusion": (None, "background", "related", "results"),
+}
+# what a protocol says it will do: never a finding
+_FUTURE = re.compile(r"\b(?:will|shall|ser[áa]|ser[ãa]o|serán|sera|seront|wird|werden|sar[àa]|saranno)\b", re.I)
+
+
 class PoolItem(Protocol):
     """What this module needs of an extractor candidate (``extractive.Candidate``)."""
 
@@ -121,6 +132,9 @@ class PoolItem(Protocol):
 
     @property
     def attribution(self) -> str | None: ...
+
+    @property
+    def section_role(self) -> str | None: ...
 
     @property
     def sentence(self):  # noqa: ANN201 — summarize.sentences.Sentence
@@ -157,12 +171,19 @@ def widen_by_content(pool: Sequence[PoolItem], document: Document, roles: Sequen
     # the role the sentence's own heading names ("Abstract" over body text the reader left there: none)
     own_heading = [None if c.sentence.in_abstract or is_abstract_heading(c.sentence.section)
                    else section_role(c.sentence.section) for c in pool]
+    case_report = any(b.type == "heading" and names_a_case(b.text) for b in document.blocks)
     for role in missing:
         allowed = [i for i, c in enumerate(pool)
                    if own_heading[i] != "skip" and role not in BLOCKED_BY.get(c.attribution or "", frozenset())]
-        free = [i for i in allowed if own_heading[i] is None]
+        # under a heading that names no role, in a part no heading names or that the introduction absorbed
+        # (a review's "Treatment" after its "Introduction"), not a subsection of a named method ("2.5
+        # Intervention" of a protocol, which has no results to report)
+        free = [i for i in allowed if own_heading[i] is None and pool[i].section_role in _ABSORBING.get(role, ())]
         cued = [i for i in allowed if content_cue(role, pool[i].sentence.text)
-                and (role != "conclusion" or body_rank[i] >= 0.5)]  # a conclusion is not said in the methods
+                and (role != "conclusion" or body_rank[i] >= 0.5)  # a conclusion is not said in the methods
+                and not (role in ("results", "conclusion") and _FUTURE.search(pool[i].sentence.text))
+                # a method part's sentences are not findings, but for a case report's case (its outcome)
+                and not (role == "results" and pool[i].section_role == "method" and not case_report)]
         if role == "conclusion":
             placed = [i for i in free if body_rank[i] >= 2 / 3]
         elif role == "background":

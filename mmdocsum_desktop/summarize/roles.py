@@ -24,6 +24,14 @@ _CASE_PART = re.compile(r"\b(case (presentation|reports?|description|history|det
                         r"relato d[eo] caso|caso cl[íi]nico|presentaci[óo]n del caso|descri[çc][ãa]o do caso|"
                         r"pr[ée]sentation (du|de) cas|cas clinique|fallbericht|fallvorstellung|kasuistik|"
                         r"presentazione del caso)\b", re.I)
+
+
+def names_a_case(heading: str | None) -> bool:
+    """"Case presentation", "Relato de caso", "Cas clinique": a case report's case (its method part, which
+    also holds the outcome a case report has instead of results)."""
+    return bool(heading and _CASE_PART.search(heading))
+
+
 _SECTION_ROLES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("skip", re.compile(
         r"\b(references?|bibliography|literature cited|acknowledge?ments?|appendix|appendices|"
