@@ -34,6 +34,7 @@ from mmdocsum_desktop.library.zotero import open_pdf_link
 from mmdocsum_desktop.retrieval.passages import CONTENT_KINDS, Passage, PassageKind
 from mmdocsum_desktop.retrieval.search import Embedder, EvidenceIndex, Retriever
 from mmdocsum_desktop.schemas.library import LibraryAnswer, LibraryCitation, Paper, PaperHit, VisualRecord
+from mmdocsum_desktop.summarize.sentences import Embedder as TextEmbedder
 
 RRF_K = 60
 DENSE_CANDIDATES = 200
@@ -50,7 +51,7 @@ class _KnownVectors(Embedder):
     """An embedder that answers from the stored vectors (and the question's, computed once): building a
     paper's evidence index from the store embeds nothing again."""
 
-    def __init__(self, known: dict[str, np.ndarray], fallback: Embedder) -> None:
+    def __init__(self, known: dict[str, np.ndarray], fallback: TextEmbedder) -> None:
         self._known = known
         self._fallback = fallback
 
@@ -77,7 +78,7 @@ class LibrarySearch:
     """Library-wide search over one store; keeps the vectors and the best papers' indexes between
     questions (the window asks many). Thread-safe."""
 
-    def __init__(self, store: LibraryStore, embedder: Embedder, reranker: object | None = None,
+    def __init__(self, store: LibraryStore, embedder: TextEmbedder, reranker: object | None = None,
                  *, notes: Sequence[str] = ()) -> None:
         self.store = store
         self.embedder = embedder
@@ -247,7 +248,8 @@ def _passage(position: int, stored: StoredPassage) -> Passage:
 def _normalised(vectors: np.ndarray) -> np.ndarray:
     values = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(values, axis=1, keepdims=True) if len(values) else np.ones((0, 1), np.float32)
-    return values / np.maximum(norms, 1e-6)
+    normalised: np.ndarray = values / np.maximum(norms, 1e-6)
+    return normalised
 
 
 def _clip(text: str) -> str:

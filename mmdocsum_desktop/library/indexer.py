@@ -26,10 +26,10 @@ from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
 from mmdocsum_desktop.library.store import ContentFacts, LibraryStore, NewPassage, claim_token
 from mmdocsum_desktop.retrieval.passages import build_passages, canonical_label
-from mmdocsum_desktop.retrieval.search import Embedder
 from mmdocsum_desktop.retrieval.visual_text import read_region_text
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.library import IndexReport, Paper, VisualRecord
+from mmdocsum_desktop.summarize.sentences import Embedder
 
 ReadDocument = Callable[[Path, JobControl], Document]
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;)\]])")

@@ -219,6 +219,7 @@ class LibraryStore:
                                          check_same_thread=False)
             self._conn.row_factory = sqlite3.Row
             self._conn.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
+            self._check_version()  # before anything is written: a newer library is left as it is
             self._conn.execute("PRAGMA journal_mode = WAL")
             # NORMAL in WAL mode: a power cut may lose the last commits, never corrupt the file; a killed
             # process loses nothing committed
@@ -229,12 +230,16 @@ class LibraryStore:
 
     # ------------------------------------------------------------------------------------ plumbing
 
-    def _migrate(self) -> None:
+    def _check_version(self) -> int:
         version = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
         if version > SCHEMA_VERSION:
+            self._conn.close()
             raise LibraryError(f"{self.path}: written by a newer mmdocsum (library schema {version}, "
                                f"this one reads {SCHEMA_VERSION}); not changed")
-        if version == SCHEMA_VERSION:
+        return version
+
+    def _migrate(self) -> None:
+        if self._check_version() == SCHEMA_VERSION:
             return
         # one script, one transaction (executescript commits whatever is pending first, so the
         # transaction is spelled inside it): two processes creating the library at once serialise here
@@ -580,6 +585,12 @@ class LibraryStore:
             for row in self._query(f"SELECT * FROM passages WHERE id IN ({marks})", chunk):
                 found[int(row["id"])] = _stored(row)
         return found
+
+    def read_costs(self) -> list[tuple[str, float, int]]:
+        """(source path, seconds reading and embedding it took, passages) of every indexed paper."""
+        rows = self._query("SELECT p.source_path, c.read_seconds, c.passages FROM papers p JOIN contents c "
+                           "ON c.hash = p.content_hash ORDER BY p.id")
+        return [(str(r[0]), float(r[1]), int(r[2])) for r in rows]
 
     def papers_of_contents(self) -> dict[str, list[int]]:
         """Content hash → the ids of the indexed papers holding it (first the oldest)."""
