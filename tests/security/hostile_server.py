@@ -7,7 +7,9 @@
 * ``forever`` — an event stream of text deltas that never ends (and ignores max_tokens);
 * ``echo`` — a normal streamed answer that quotes the API key it was sent, in several forms, each split
   over two deltas;
-* ``echo401`` — a 401 whose message quotes the key (as is, base64, upper case, its first 20 characters).
+* ``echo401`` — a 401 whose message quotes the key (as is, base64, upper case, its first 20 characters);
+* ``echoslices`` — a normal streamed answer that quotes slices of the key: its last 12 characters and a
+  20-character middle, each split over two deltas.
 
 Every handler thread ends by itself within ``max_s`` seconds (bounded tests), or when the server closes.
 """
@@ -117,6 +119,18 @@ class HostileServer:
                     half = len(form) // 2
                     self._event(f" {form[:half]}")
                     self._event(f"{form[half:]},")
+                self._event(" as sent.")
+                final = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+                self.wfile.write(f"data: {json.dumps(final)}\n\ndata: [DONE]\n\n".encode())
+                self.wfile.flush()
+
+            def _echoslices(self):
+                self._stream_head()
+                key = self._sent_key()
+                self._event("Dough at 26 degrees doubled in four hours; the key ends in")
+                for part in (key[-12:], key[17:37]):
+                    self._event(f" {part[:5]}")
+                    self._event(f"{part[5:]},")
                 self._event(" as sent.")
                 final = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
                 self.wfile.write(f"data: {json.dumps(final)}\n\ndata: [DONE]\n\n".encode())
