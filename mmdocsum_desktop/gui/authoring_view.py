@@ -31,6 +31,7 @@ from mmdocsum_desktop.app.project import PlacementSuggestion, Workspace, adopt_i
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.project_model import ProjectModel
 from mmdocsum_desktop.gui.workers import Job
+from mmdocsum_desktop.schemas.document import Document, Figure
 from mmdocsum_desktop.schemas.placement import PlacementWhy
 from mmdocsum_desktop.text.paragraphs import split_paragraphs
 
@@ -94,16 +95,21 @@ class AuthoringView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setMaximumHeight(200)
         self.table.setVisible(False)
 
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.editor)
         split.addWidget(self.preview)
+        # the line between the text and the suggestions can be dragged: many suggestions, or a long text
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(split)
+        self.splitter.addWidget(self.table)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
-        layout.addWidget(split, 1)
-        layout.addWidget(self.table)
+        layout.addWidget(self.splitter, 1)
 
     def observe(self, state: ProjectModel) -> None:
         """Follow the project model: its project's text and placements; accepting, rejecting and taking
@@ -355,9 +361,12 @@ class AuthoringView(QWidget):
         return adopt_image(self.workspace, image, suggestion.label)
 
     def _caption(self, suggestion: PlacementSuggestion) -> str:
-        """The caption line of a document's figure ("Figure 2: Flow duration curves…"), else ''."""
+        """The caption line of a document's figure ("Figure 2: Flow duration curves…"), else '' (also
+        when the crop shows the caption printed under the figure: it would be read twice)."""
         figure = self.workspace.figure(suggestion.figure) if self.workspace is not None and suggestion.figure else None
-        if figure is None:
+        if figure is None or self.workspace is None:
+            return ""
+        if caption_in_crop(self.workspace.document, figure):
             return ""
         return " ".join(caption_text(figure.label or suggestion.label, figure.caption).split())
 
@@ -378,6 +387,25 @@ class AuthoringView(QWidget):
             insertion += f"\n\n*{escape_markdown(caption)}*"
         self.editor.setPlainText(text[:end] + insertion + text[end:])
         return True
+
+
+def caption_in_crop(document: Document | None, figure: Figure) -> bool:
+    """Whether the figure's crop takes in its printed caption: the caption's block lies (mostly) inside
+    the figure's region on its page."""
+    if document is None or figure.caption_block is None or figure.bbox is None:
+        return False
+    try:
+        block = document.block(figure.caption_block)
+    except KeyError:
+        return False
+    if block.bbox is None or block.page != figure.page:
+        return False
+    x0, y0, x1, y1 = block.bbox
+    fx0, fy0, fx1, fy1 = figure.bbox
+    tolerance = 2.0  # points: a crop's edge drawn through the caption's first line still holds it
+    overlap = max(0.0, min(x1, fx1 + tolerance) - max(x0, fx0 - tolerance)) * \
+        max(0.0, min(y1, fy1 + tolerance) - max(y0, fy0 - tolerance))
+    return overlap >= 0.8 * max(1e-6, (x1 - x0) * (y1 - y0))
 
 
 def scaled_images(page: str, base: Path, room: int) -> str:

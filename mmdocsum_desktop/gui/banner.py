@@ -7,7 +7,16 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QScrollArea,
+    QSizePolicy,
+    QToolButton,
+    QWidget,
+)
 
 from mmdocsum_desktop.app import project as proj
 from mmdocsum_desktop.gui.workers import Job
@@ -56,6 +65,9 @@ def window_words(message: str) -> str:
     return message
 
 
+MAX_LINES = 3  # the banner's height at most; a longer message scrolls
+
+
 class ErrorBanner(QWidget):
     """A dismissible message at the top of the window: errors never open a blocking dialog."""
 
@@ -68,9 +80,18 @@ class ErrorBanner(QWidget):
         close.setText("✕")
         close.setAutoRaise(True)
         close.clicked.connect(self.hide)
+        # a long message (a settings file with several mistakes, a model's error) scrolls within three
+        # lines: the banner never squeezes the document and the summary below it
+        self.scroll = QScrollArea()
+        self.scroll.setWidget(self.label)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setMaximumHeight(self.label.fontMetrics().lineSpacing() * MAX_LINES + 6)
+        self.scroll.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 4, 4)
-        layout.addWidget(self.label, 1)
+        layout.addWidget(self.scroll, 1)
         layout.addWidget(close)
         self.setAutoFillBackground(True)
         self.setVisible(False)

@@ -27,6 +27,31 @@ PROJECT_FILTER = "mmdocsum projects (*.mdsproj)"
 AUTOSAVE_DELAY_MS = 1500
 
 
+def export_target(fmt: proj.ExportFormat, path: Path) -> Path:
+    """The file an export writes: ``path`` with the format's own suffix. A name typed with another
+    format's suffix ("summary.pdf" for HTML) gets this one instead ("summary.html"): HTML written into a
+    .pdf file opens nowhere. Any other name keeps its own and gets the format's added."""
+    suffix = proj.EXPORT_SUFFIXES[fmt]
+    typed = path.suffix.lower()
+    if typed == suffix or (fmt == "html" and typed in (".htm", ".xhtml")) or (fmt == "markdown" and typed == ".markdown"):
+        return path
+    if typed in {*proj.EXPORT_SUFFIXES.values(), ".htm", ".markdown"}:
+        return path.with_suffix(suffix)
+    return path.with_name(path.name + suffix)
+
+
+def exported_text(files: list[Path]) -> str:
+    """The status line of an export: the file, and how many images went with it (all of them counted)."""
+    if not files:
+        return "Nothing was exported."
+    main, images = Path(files[0]), [Path(f) for f in files[1:]]
+    if not images:
+        return f"Exported {main.name}."
+    folders = sorted({image.parent.name for image in images})
+    return (f"Exported {main.name} and {len(images)} image{'s' if len(images) != 1 else ''} "
+            f"(in {', '.join(folders)}/).")
+
+
 class ProjectFiles(QObject):
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
@@ -138,12 +163,17 @@ class ProjectFiles(QObject):
         if self.window.workspace is None:
             return None
         workspace = self.window.workspace
+        target = export_target(fmt, path)
+        if target != path:  # said, so that the user finds the file
+            self.window.show_error(f"“{path.name}” is not a {EXPORT_FILTERS[fmt].split(' (')[0]} name: "
+                                   f"exporting to {target.name} instead.", "info")
+            path = target
         self.autosave()
         self.window.prefs.save_dir = str(path.parent)  # the next export's dialog opens here
         job = Job(f"Exporting {path.name}",
                   lambda control, stream: proj.export(workspace, fmt, path, which=which, control=control),
                   kind="export")
-        job.signals.succeeded.connect(lambda files: self.window.show_status(f"Exported {', '.join(Path(f).name for f in files[:3])}."))
+        job.signals.succeeded.connect(lambda files: self.window.show_status(exported_text(files)))
         job.signals.failed.connect(lambda message: self.window.show_error(f"Export failed: {message}"))
         self.window.start_job(job)
         return job

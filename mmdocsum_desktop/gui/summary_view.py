@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QAction, QFont, QImage, QTextDocument
 from PySide6.QtWidgets import (
     QFrame,
@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QSplitter,
     QTextBrowser,
     QToolButton,
     QVBoxLayout,
@@ -379,13 +380,54 @@ class SummaryView(QWidget):
         self.cards_scroll.setWidget(self.cards_host)
         self.cards_scroll.setStyleSheet("QScrollArea { background: palette(window); }")
         self.cards_host.setStyleSheet("background: palette(window);")  # light or dark (gui/theme)
+        # the warning, the judgement and the live text sit above the summary in a splitter: they never
+        # take more than MAX_ABOVE of the pane on their own (the summary stays readable), and the user can
+        # drag the line between them either way
+        self.fitness_label.setMaximumHeight(self.fitness_label.fontMetrics().lineSpacing() * 4 + 14)
+        self.above = QWidget()
+        above = QVBoxLayout(self.above)
+        above.setContentsMargins(0, 0, 0, 0)
+        above.addWidget(self.fitness_label)
+        above.addWidget(self.judge_panel)
+        above.addWidget(self.live)
+        # in a scroll area: dragged smaller than the judgement, it scrolls (never pushes the summary)
+        self.above_scroll = QScrollArea()
+        self.above_scroll.setWidget(self.above)
+        self.above_scroll.setWidgetResizable(True)
+        self.above_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.above_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.above_scroll.setMinimumHeight(1)  # with nothing above the summary it takes no room
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.above_scroll)
+        self.splitter.addWidget(self.cards_scroll)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.handle(1).setVisible(False)  # until something is above the summary
+        for widget in (self.fitness_label, self.judge_panel, self.live):
+            widget.installEventFilter(self)  # shown or hidden: the splitter shares the room again
         layout = QVBoxLayout(self)
         layout.addLayout(top)
-        layout.addWidget(self.fitness_label)
-        layout.addWidget(self.judge_panel)
-        layout.addWidget(self.live)
-        layout.addWidget(self.cards_scroll, 1)
+        layout.addWidget(self.splitter, 1)
         self.cards: list[ParagraphCard] = []
+
+    # ---- room for the summary
+    MAX_ABOVE = 0.4  # at most this share of the pane goes to the warning, the judgement and the live text
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 — Qt's name
+        # shown or hidden only: a size change of the panel's own must not undo the user's drag
+        if event.type() in (QEvent.Type.Show, QEvent.Type.Hide) and \
+                watched in (self.fitness_label, self.judge_panel, self.live):
+            QTimer.singleShot(0, self, self.share_room)
+        return super().eventFilter(watched, event)
+
+    def share_room(self) -> None:
+        """Give what is above the summary the room it asks for, up to MAX_ABOVE of the pane."""
+        shown = any(not w.isHidden() for w in (self.fitness_label, self.judge_panel, self.live))
+        self.splitter.handle(1).setVisible(shown)
+        total = sum(self.splitter.sizes()) or self.splitter.height()
+        wanted = min(self.above.sizeHint().height() + 2, int(total * self.MAX_ABOVE)) if shown else 0
+        self.splitter.setSizes([wanted, max(1, total - wanted)])
 
     # ---- streaming
     def begin_stream(self, title: str) -> None:
@@ -591,6 +633,7 @@ class SummaryView(QWidget):
         overall = result.get("overall")
         self.judge_panel.title.setText(f"Judgement by {result.get('judge') or 'the judge'}")
         self.judge_panel.show_result(result, titles)
+        QTimer.singleShot(0, self, self.share_room)  # the scores take more room than the progress did
         judge_fitness = catalog.fitness_for_judgement(result)
         if judge_fitness is not None and judge_fitness.warns:
             # the scores stay visible, marked: they are the model's, and it cannot tell good from bad

@@ -318,6 +318,10 @@ def _html_to_pdf(page: str, target: Path, archive_root: Path) -> Path:
             breaks.add(split)  # the figure was cut from its caption: it starts a page instead
         try:
             document.subset_fonts()
+            # the page's title is the PDF's: readers show it in their title bar and library, not "untitled"
+            title = re.search(r"<title>(.*?)</title>", page, flags=re.DOTALL)
+            document.set_metadata({"title": html_lib.unescape(title.group(1)).strip() if title else "",
+                                   "creator": "mmdocsum", "producer": "mmdocsum (PyMuPDF)"})
             data = document.tobytes(garbage=3, deflate=True)
         finally:
             document.close()
