@@ -89,7 +89,7 @@ class DocumentOpener(QObject):
             self.window.cancel_jobs(kind="summary")
         workspace.set_document(document)
         self.window.workspace = workspace
-        self.window.prefs.add_recent(path)
+        self.window.prefs.add_recent(path, document.title)
         self.window.files.save_prefs()
         self.window.load_views()
         if self.window.has_work():

@@ -46,6 +46,7 @@ from mmdocsum_desktop.gui.banner import (
     window_words,
 )
 from mmdocsum_desktop.gui.bench_view import BenchView
+from mmdocsum_desktop.gui.library_view import LibraryView
 from mmdocsum_desktop.gui.document_opener import DocumentOpener
 from mmdocsum_desktop.gui.document_view import DocumentView
 from mmdocsum_desktop.gui.message_bridge import MessageBridge
@@ -135,6 +136,7 @@ class MainWindow(QMainWindow):
         self.authoring_view.suggestionsChanged.connect(self.state.placements_edited)
         self.bench_view = BenchView(self)
         self.ask_view = AskView(self)
+        self.library_view = LibraryView(self)
         for view in (self.document_view, self.gallery, self.summary_view, self.authoring_view, self.ask_view):
             view.observe(self.state)
         self.summaries = SummaryController(self, self.state)
@@ -308,7 +310,7 @@ class MainWindow(QMainWindow):
             return None
         self.workspace = workspace
         self.dirty = False
-        self.prefs.add_recent(path)
+        self.prefs.add_recent(path, workspace.document.title if workspace.document is not None else None)
         save_prefs(self.prefs)
         self.load_views()
         self.show_status(f"Opened project {path.name}.")
@@ -319,7 +321,7 @@ class MainWindow(QMainWindow):
     def fill_recent(self) -> None:
         self.recent_menu.clear()
         for item in self.prefs.recent_files:
-            action = self.recent_menu.addAction(Path(item).name)
+            action = self.recent_menu.addAction(self.prefs.recent_label(item))
             action.setToolTip(item)
             action.triggered.connect(lambda checked=False, item=item: self.open_path(item))
         if not self.prefs.recent_files:
@@ -488,6 +490,7 @@ class MainWindow(QMainWindow):
         self.runner.wait(10_000)
         self.session.close()  # the language model's process goes with the window
         self.document_view.close_document()
+        self.library_view.close_library()
         if self.workspace is not None:
             self.workspace.discard()
             self.workspace = None
@@ -503,6 +506,7 @@ class MainWindow(QMainWindow):
         self.runner.cancel_all()
         self.runner.wait(10_000)
         self.document_view.close_document()
+        self.library_view.close_library()
         main_thread_gc.collector().release(id(self))
         if self.workspace is not None:
             self.workspace.release()

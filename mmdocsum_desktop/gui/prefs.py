@@ -33,6 +33,9 @@ def config_dir() -> Path:
 class GuiPrefs(BaseModel):
     format: int = 1
     recent_files: list[str] = Field(default_factory=list)
+    # the title the reader found for each recent file: Open Recent lists papers by title, as readers
+    # know them (file names such as 1-s2.0-S0092867420301021-main.pdf say nothing)
+    recent_titles: dict[str, str] = Field(default_factory=dict)
     last_dir: str | None = None  # where the user opened a file last (Open dialogs start there)
     save_dir: str | None = None  # where the user saved or exported last (Save and Export dialogs start there)
     geometry: str | None = Field(default=None, description="QMainWindow.saveGeometry(), base64")
@@ -50,11 +53,23 @@ class GuiPrefs(BaseModel):
         self.bench_runs = [value] + [r for r in self.bench_runs if r != value]
         del self.bench_runs[MAX_BENCH_RUNS:]
 
-    def add_recent(self, path: str | Path) -> None:
+    def add_recent(self, path: str | Path, title: str | None = None) -> None:
         value = str(Path(path).resolve())
         self.recent_files = [value] + [p for p in self.recent_files if p != value]
         del self.recent_files[MAX_RECENT:]
+        if title and title.strip():
+            self.recent_titles[value] = " ".join(title.split())
+        self.recent_titles = {p: t for p, t in self.recent_titles.items() if p in self.recent_files}
         self.last_dir = str(Path(value).parent)
+
+    def recent_label(self, path: str) -> str:
+        """What Open Recent shows for ``path``: its title and file name, or the file name alone."""
+        title = self.recent_titles.get(path)
+        name = Path(path).name
+        if not title:
+            return name
+        short = title if len(title) <= 70 else title[:67].rstrip() + "…"
+        return f"{short} — {name}"
 
 
 def prefs_path() -> Path:

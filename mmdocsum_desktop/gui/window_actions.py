@@ -210,6 +210,7 @@ def build_layout(window: MainWindow) -> None:
     window.tabs.addTab(window.authoring_view, icons.icon("edit"), "Authoring")
     window.tabs.addTab(window.ask_view, icons.icon("summarize"), "Ask")
     window.tabs.addTab(window.bench_view, icons.icon("benchmark"), "Benchmark")
+    window.tabs.addTab(window.library_view, icons.icon("open"), "Library")
     window.splitter = QSplitter(Qt.Orientation.Horizontal)
     window.splitter.addWidget(left)
     window.splitter.addWidget(window.tabs)
