@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import shiboken6
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, QUrl
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    QUrl,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -252,8 +259,8 @@ class LibraryView(QWidget):
             return None
         job = Job(title, fn, kind="library")
         job.signals.succeeded.connect(lambda result: self._alive() and done(result))
-        job.signals.failed.connect(lambda message: self._alive() and self.status.setText(f"{title} failed: {message}"))
-        job.signals.cancelled.connect(lambda _partial: self._alive() and self.status.setText(
+        job.signals.failed.connect(lambda message: self._say(f"{title} failed: {message}"))
+        job.signals.cancelled.connect(lambda _partial: self._say(
             f"{title} cancelled; what was done is kept, and running it again goes on from there."))
         job.signals.finished.connect(self._finished)
         self.job = job
@@ -262,6 +269,10 @@ class LibraryView(QWidget):
 
     def _alive(self) -> bool:
         return shiboken6.isValid(self)
+
+    def _say(self, text: str) -> None:
+        if self._alive():  # the window may be gone when a job ends
+            self.status.setText(text)
 
     def _finished(self) -> None:
         if self._alive():
