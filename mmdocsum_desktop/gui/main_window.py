@@ -46,9 +46,9 @@ from mmdocsum_desktop.gui.banner import (
     window_words,
 )
 from mmdocsum_desktop.gui.bench_view import BenchView
-from mmdocsum_desktop.gui.library_view import LibraryView
 from mmdocsum_desktop.gui.document_opener import DocumentOpener
 from mmdocsum_desktop.gui.document_view import DocumentView
+from mmdocsum_desktop.gui.library_view import LibraryView
 from mmdocsum_desktop.gui.message_bridge import MessageBridge
 from mmdocsum_desktop.gui.prefs import GuiPrefs, load_prefs, save_prefs
 from mmdocsum_desktop.gui.project_files import PROJECT_FILTER, ProjectFiles
