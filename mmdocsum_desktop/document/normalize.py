@@ -96,6 +96,14 @@ def has_unmapped_glyphs(text: str) -> bool:
     return _UNMAPPED.search(text) is not None
 
 
+def unreadable_text(text: str) -> bool:
+    """Most of a page's text is glyphs its fonts map to no character (a text layer some typesetters write
+    with fonts that carry no Unicode: the page shows words, the layer holds U+FFFD for each). Only OCR can
+    read such a page; a few unmapped symbols in readable text do not make it so."""
+    visible = "".join(text.split())
+    return len(visible) >= 200 and len(_UNMAPPED.findall(visible)) >= 0.5 * len(visible)
+
+
 def vocabulary(texts: Iterable[str]) -> set[str]:
     """Lower-cased words, hyphenated compounds both whole and in parts."""
     words: set[str] = set()

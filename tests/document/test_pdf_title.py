@@ -10,6 +10,8 @@ import pytest
 
 from mmdocsum_desktop.document.pdf import cover_pages
 from mmdocsum_desktop.document.reader import read_document
+from mmdocsum_desktop.models.cache import ContentCache
+from mmdocsum_desktop.models.ocr import OcrEngine, page_reader
 from tests.conftest import DATA, DATA_PAPERS, REPO_ROOT, read_paper
 
 # the bundled pmc-test split's papers (committed with the package)
@@ -165,3 +167,29 @@ def test_a_version_and_review_status_after_the_title_are_not_the_title():
         "Longevity of Atlantic Sharpnose Sharks Rhizoprionodon terraenovae and Blacknose Sharks Carcharhinus "
         "acronotus in the western North Atlantic Ocean based on tag-recapture data and direct age estimates"
     )
+
+
+def _write_unmapped_paper(path: Path) -> Path:
+    """A small page typeset with a font whose text layer maps no glyph to a character (its ToUnicode
+    removed, as some typesetters write them): it shows the title and text, extraction gives U+FFFD."""
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=420, height=300)
+    page.insert_font(fontname="F0", fontbuffer=pymupdf.Font("cjk").buffer)  # a font MuPDF always has
+    page.insert_text((24, 40), "Respirators and the first influenza", fontsize=15, fontname="F0")
+    page.insert_text((24, 60), "season: a cluster trial", fontsize=15, fontname="F0")
+    page.insert_textbox(pymupdf.Rect(24, 80, 396, 290), BODY * 3, fontsize=8, fontname="F0")
+    for font in page.get_fonts(full=True):
+        pdf.xref_set_key(font[0], "ToUnicode", "null")
+    pdf.save(path)
+    return path
+
+
+def test_a_page_whose_text_layer_maps_no_glyph_is_read_with_ocr_and_gives_its_title(tmp_path):
+    # F1000Research's article-3-305 of the pmc corpus: its first two pages extract as U+FFFD only
+    path = _write_unmapped_paper(tmp_path / "unmapped.pdf")
+    without_ocr = read_document(path)
+    assert without_ocr.title is None and "\ufffd" in without_ocr.blocks[0].text
+    document = read_document(path, ocr=page_reader(OcrEngine(cache=ContentCache(":memory:"))))
+    assert document.title == "Respirators and the first influenza season: a cluster trial"
+    assert all(block.ocr for block in document.blocks)
+    assert "respirators worn by health workers" in document.body_text()
