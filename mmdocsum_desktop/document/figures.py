@@ -88,7 +88,10 @@ def find_regions(
     if captions and pictures:
         cost = np.full((len(captions), len(pictures)), INFEASIBLE)
         for i, caption in enumerate(captions):
+            rows_top = _table_rows_top(caption, blocks, rules, geometry)
             for j, picture in enumerate(pictures):
+                if rows_top is not None and picture[1] > rows_top:
+                    continue  # the table is the text right under its caption, not a picture past it
                 cost[i, j] = _pair_cost(caption, picture, obstacles)
         rows, cols = linear_sum_assignment(cost)
         for i, j in zip(rows, cols):
@@ -249,6 +252,21 @@ def _reads_as_prose(block: TextBlock) -> bool:
         return False
     words = len(block.text.split())
     return words >= 12 and words >= 7 * lines
+
+
+def _table_rows_top(
+    caption: TextBlock, blocks: list[TextBlock], rules: list[Rect], geometry: PageGeometry
+) -> float | None:
+    """Where the rows of a table set as text start under its caption (None when the caption is no
+    table's or no rows follow it): a picture further down belongs to a figure (its panel (a) was taken
+    for Table 2 under which it stood)."""
+    if caption.caption is None or caption.caption.kind != "table" or not caption.lines[0].horizontal:
+        return None
+    members = _collect_zone(caption, blocks, rules, geometry.column_span(caption.bbox), "below", [])
+    rows = [m for m in members if isinstance(m, TextBlock)]
+    if sum(line.gappy for m in rows for line in m.lines) < 2 and len(rows) < 4:
+        return None
+    return _zone_rect(members)[1]
 
 
 def _relation(caption: Rect, picture: Rect) -> tuple[str, float]:
@@ -461,6 +479,7 @@ def _text_region(
     if not members:
         return None
     members = _widen_zone(members, blocks, taken, others)
+    members = _fill_to_caption(caption, members, blocks, taken, others)
     left, right = geometry.column_span(caption.bbox)
     region = union([m.bbox if isinstance(m, TextBlock) else m for m in members])
     listing = caption.caption is not None and caption.caption.label.startswith("Example")
@@ -510,6 +529,31 @@ def _widen_zone(members: list, blocks: list[TextBlock], taken: list[Rect], other
             members.append(block)
             region = union([region, block.bbox])
             changed = True
+    return members
+
+
+def _fill_to_caption(
+    caption: TextBlock, members: list, blocks: list[TextBlock], taken: list[Rect], others: list[Rect]
+) -> list:
+    """A table under or beside its caption takes every line of non-body text between the caption's top and
+    the zone, across the zone's width: the first rows of a table whose caption stands at its left (BMC),
+    a header row set above the rows the zone started from. Without them the crop loses its header."""
+    region = _zone_rect(members)
+    if region[1] <= caption.bbox[1]:
+        return members  # the zone is above the caption (a figure of text): nothing to fill
+    members = list(members)
+    for block in blocks:
+        if block in members or block is caption or block.role in {"body", "caption", "furniture", "figure-text"}:
+            continue
+        if not block.lines[0].horizontal or block.bbox[1] < caption.bbox[1] - 2 or block.bbox[3] > region[1] + 2:
+            continue
+        if x_overlap(block.bbox, region) < 0.6 * block.width:
+            continue
+        if any(intersection_area(block.bbox, t) > 0.3 * max(area(block.bbox), 1e-6) for t in [*taken, *others]):
+            continue
+        if _heads_body_text(block, blocks):
+            continue
+        members.append(block)
     return members
 
 
@@ -584,7 +628,13 @@ def _is_decoration(picture: Rect, page_area: float, geometry: PageGeometry) -> b
     top, bottom = geometry.rect[1], geometry.rect[3]
     page_height = bottom - top
     in_margin = picture[3] < top + 0.09 * page_height or picture[1] > bottom - 0.09 * page_height
-    return in_margin and area(picture) < 0.05 * page_area
+    if in_margin and area(picture) < 0.05 * page_area:
+        return True
+    # a banner printed off the page's top or bottom edge (a journal's head on the first page, a footer
+    # band): figures stay inside the margins
+    bleeds_top = picture[1] <= top + 2 and picture[3] < top + 0.3 * page_height
+    bleeds_bottom = picture[3] >= bottom - 2 and picture[1] > bottom - 0.15 * page_height
+    return bleeds_top or bleeds_bottom
 
 
 MASTHEAD_BAND = 0.25  # of the page's height, from its top: where journals print their logos and banners

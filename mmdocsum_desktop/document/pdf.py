@@ -671,7 +671,7 @@ def _build_document(
     _mark_dedications(document.blocks)
     _mark_abstract(document)
     document.language = _metadata_language(pdf) or guess_language(document.body_text())
-    _add_visuals(document, visuals, caption_ids)
+    _add_visuals(document, _without_back_matter_pictures(visuals, document.blocks), caption_ids)
     if glyph_readings:
         table = str.maketrans(glyph_readings)
         for visual in document.visuals:
@@ -1068,8 +1068,36 @@ def _add_visuals(
         target.append(visual)
 
 
+_BACK_KINDS = frozenset({"references", "back"})
+
+
+def _without_back_matter_pictures(
+    visuals: list[tuple[int, VisualKind, TextBlock | None, Rect | None]], blocks: list[Block]
+) -> list[tuple[int, VisualKind, TextBlock | None, Rect | None]]:
+    """Uncaptioned pictures on pages of the references and back matter are the publisher's (BMC's "Ready
+    to submit your research?" advert, drawn as outlines with no text to read; F1000's referee-report
+    boxes), not the paper's figures, which are captioned there if anywhere. So are those on pages after
+    the last page with any text."""
+    kinds: dict[int, set[str]] = {}
+    for block in blocks:
+        if block.page is not None and block.section_kind not in {None, "furniture"}:
+            kinds.setdefault(block.page, set()).add(block.section_kind)
+    if not kinds:
+        return visuals
+    last_text = max(kinds)
+    back = {page for page, found in kinds.items() if found <= _BACK_KINDS}
+
+    def publisher_page(page: int) -> bool:
+        return page in back or page > last_text and (last_text in back)
+
+    return [v for v in visuals if v[2] is not None or not publisher_page(v[0])]
+
+
 def _caption_key(text: str) -> str:
-    return " ".join(re.findall(r"[^\W_]+", normalize_text(text).lower()))[:80]
+    return " ".join(re.findall(r"[^\W_]+", normalize_text(text).lower()))[:120]
+
+
+_CONTINUED_TAIL = re.compile(r"\s*\b(?:continued|cont d|cont|continuação|continuación|suite)$")
 
 
 def _repeated_caption(first: Figure, later: Figure) -> bool:
@@ -1077,8 +1105,10 @@ def _repeated_caption(first: Figure, later: Figure) -> bool:
     with no "continued" (BMC, Springer): one visual in parts, not two with the same label."""
     if first.page is None or later.page is None or later.page <= first.page:
         return False
-    words = _caption_key(later.caption)
-    return len(words) >= 12 and _caption_key(first.caption).startswith(words[: max(12, len(words) - 8)])
+    keys = sorted(
+        (_CONTINUED_TAIL.sub("", _caption_key(v.caption)) for v in (first, later)), key=len
+    )
+    return len(keys[0]) >= 20 and keys[1].startswith(keys[0])
 
 
 def _without_stray_labels(

@@ -553,7 +553,11 @@ def drawing_rects(page: pymupdf.Page, page_rect: Rect) -> tuple[list[Rect], list
     clusters: list[Rect] = []
     if visible:
         try:
-            clustered = page.cluster_drawings(drawings=visible, x_tolerance=4, y_tolerance=4)
+            # clipped to the page as laid out: PyMuPDF's default, page.rect, is the page as shown, which a
+            # /Rotate turns (a landscape page's drawings would fall outside it)
+            clustered = page.cluster_drawings(
+                clip=pymupdf.Rect(page_rect), drawings=visible, x_tolerance=4, y_tolerance=4
+            )
         except Exception:  # noqa: BLE001
             clustered = []
         for cluster in clustered:

@@ -27,6 +27,26 @@ def test_label_variants_start_a_caption(text, label):
     assert start is not None and start.label == label and start.strong
 
 
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("Figure 1) Growth of the cells", "Figure 1"),
+        ("Supplemental Figure-1: Growth of the cells", "Figure S1"),
+        ("Supplementary Table 2. Doses", "Table S2"),
+        ("Supplementary Figure S3. Growth", "Figure S3"),
+    ],
+)
+def test_issue_37_label_variants(text, label):
+    """A label closed by a bracket starts a caption; a supplement's figure is not the paper's Figure 1."""
+    start = parse_caption_start(text)
+    assert start is not None and start.label == label and start.strong
+
+
+@pytest.mark.parametrize("text", ["Figure 1) and the growth", "Figure 1), then", "Figure 1); see"])
+def test_a_cross_reference_closing_a_bracket_is_prose(text):
+    assert parse_caption_start(text) is None
+
+
 def test_a_bracketed_continuation_note_marks_the_rest_of_a_table():
     start = parse_caption_start("Table 1 (continued)")
     assert start is not None and start.label == "Table 1" and start.continued
