@@ -289,9 +289,10 @@ class BenchView(QWidget):
         self._current = (out, split, engine)
         started = time.perf_counter()
         job = Job(f"Benchmark {suite} ({split}, {engine})", core.run_benchmark(suite, split, engine, out), kind="bench")
-        row = self._bundled_row(split, suite)
-        if row is not None:  # the job bar's first estimate is the time the table shows for this run
-            job.expected_s = self.bundled.item(row, 3).data(Qt.ItemDataRole.UserRole + 1)
+        took = self._time_item(split, suite)
+        if took is not None:  # the job bar's first estimate is the time the table shows for this run
+            job.expected_s = took.data(Qt.ItemDataRole.UserRole + 1)
+        self._running = (split, suite)
         self.time_left = ""
         self.window_.job_bar.estimateChanged.connect(self._estimate)
         job.signals.succeeded.connect(
@@ -340,16 +341,16 @@ class BenchView(QWidget):
             return
         self.time_left = left
         self._show_progress_text()
-        split, suite = self._current[1], job.title.split()[1]
-        row = self._bundled_row(split, suite)
-        if row is not None:
-            self.bundled.item(row, 3).setText(f"running: {left}" if left else "running…")
+        took = self._time_item(*self._running)
+        if took is not None:
+            took.setText(f"running: {left}" if left else "running…")
 
-    def _bundled_row(self, split: str, suite: str) -> int | None:
+    def _time_item(self, split: str, suite: str) -> QTableWidgetItem | None:
+        """The Time cell of a bundled split's row (None: not a bundled split)."""
         for row in range(self.bundled.rowCount()):
             item = self.bundled.item(row, 0)
             if item is not None and item.data(Qt.ItemDataRole.UserRole) == (split, suite):
-                return row
+                return self.bundled.item(row, 3)
         return None
 
     def _finished(self) -> None:
