@@ -102,7 +102,7 @@ def check_output_path(out: str | os.PathLike[str], inputs: Iterable[str | os.Pat
 
 
 _KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
-          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"))
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
 
 
 def check_input_file(path: str | os.PathLike[str], what: str = "document") -> Path:
@@ -123,6 +123,8 @@ def check_input_file(path: str | os.PathLike[str], what: str = "document") -> Pa
         raise InputNotFoundError(f"{source}: no such file") from error
     except OSError as error:
         raise InputFileError(f"{source}: cannot read it ({error.strerror or error})") from error
+    if stat.S_ISDIR(status.st_mode):
+        raise InputFileError(f"{source}: not a file (it is a folder); give a {what} file")
     if not stat.S_ISREG(status.st_mode):
         kind = next((name for test, name in _KINDS if test(status.st_mode)), "not a regular file")
         raise InputFileError(f"{source}: is {kind}, not a regular file; give a {what} file")
