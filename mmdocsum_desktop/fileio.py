@@ -289,6 +289,9 @@ class OutputFolder:
         if self.derived and self.root.is_symlink():
             raise OutputError(f"{self.root} is a symbolic link; the app writes its files into a folder of its "
                               "own there: remove the link or choose another output name")
+        if self.derived and self.root.exists() and not self.root.is_dir():
+            raise OutputError(f"{self.root} is a file; the app writes its files into a folder of that name: "
+                              "move the file or choose another output name")
         check_output_path(self.root, self.inputs, folder=True, probe=False)
         return self
 

@@ -324,7 +324,7 @@ def _issue38_cases() -> list[Case]:
     c.append(Case("leaked: place --paragraphs linked to /proc/self/environ",
                   lambda f: (f / "p.md").symlink_to("/proc/self/environ") or
                   ["place", "--paragraphs", str(f / "p.md"), "--images", str(_pdf(f)), "-o", str(f / "out"), "--quiet"], (2,)))
-    c.append(Case("hang: summarize a FIFO", lambda f: os.mkfifo(f / "pipe.md") or summarize(str(f / "pipe.md"), "-o", str(f / "s.json")),
+    c.append(Case("leaked: summarize a FIFO (never opened)", lambda f: os.mkfifo(f / "pipe.md") or summarize(str(f / "pipe.md"), "-o", str(f / "s.json")),
                   (2,), timeout_s=30))
     c.append(Case("leaked: extract /dev/zero through a symlink",
                   lambda f: (f / "zero.pdf").symlink_to("/dev/zero") or ["extract", str(f / "zero.pdf"), "-o", str(f / "out"), "--quiet"],
@@ -346,6 +346,9 @@ def _issue38_cases() -> list[Case]:
                   lambda f: ["ask", str(_md(f)), "How fast did the dough rise?", "--engine", "openai", "--base-url", "{url}",
                              "--api-model", "canned", "--api-key-name", "fuzz", "--stream", "--quiet"],
                   (0, 2), server="echoslices", timeout_s=90))
+    for case in c:  # the report's rows: what is at stake, not the outcome the name warns of
+        case.category = ("data-loss" if case.name.startswith("lost:") else
+                         "input-files" if any(w in case.name for w in ("environ", "FIFO", "/dev/")) else "key")
     return c
 
 
