@@ -25,8 +25,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mmdocsum_desktop.text.languages import language_tables
+
 if TYPE_CHECKING:
-    from mmdocsum_desktop.schemas.document import Block
+    from mmdocsum_desktop.schemas.document import Block, Document
 
 LIGATURES = {chr(code): unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
 # Mathematical italic/bold letters ("𝜅 > 0.85", U+1D400–U+1D7FF) are a font's styling of plain letters
@@ -94,6 +96,45 @@ def search_key(text: str) -> str:
 def has_unmapped_glyphs(text: str) -> bool:
     """The text holds glyphs the PDF gave no Unicode for (U+FFFD or private-use code points)."""
     return _UNMAPPED.search(text) is not None
+
+
+# A full stop glued to the next sentence, as publishers' text sometimes has it, PDF and XML alike ("(Figure
+# 5C).Also", "antibody levels.The anion gap", "in vivo.These complexes"): a word of two letters or a closing
+# bracket, the stop, then a capitalised word
+_GLUED_SENTENCE = re.compile(r"(?<=[^\W\d_]{2}[.!?])(?=[A-Z][a-z]{2,}\b)|(?<=[)\]][.!?])(?=[A-Z][a-z])")
+# what the glued word before the stop must not hold: a URL, a domain, an e-mail, a dotted name ("java.lang");
+# an address or e-mail after it ("Morten.Sivertsvik@nofima.no") is left alone too
+_DOTTED_WORD = re.compile(r"[./@:\\]|www")
+
+
+def space_sentences(text: str, abbreviations: frozenset[str] = frozenset()) -> str:
+    """"(Table 4).There" → "(Table 4). There": a space after a sentence's stop where the source glued the
+    next sentence to it; not in "www.Example.org", "e.g.The", "U.S.Army" or after an abbreviation
+    ("No.ChiCTR", "Dr.Smith": ``abbreviations``, lower case, without their stop)."""
+    if "." not in text and "!" not in text and "?" not in text:
+        return text
+
+    def space(match: re.Match[str]) -> str:
+        start = max(text.rfind(" ", 0, match.start()), text.rfind("\n", 0, match.start())) + 1
+        word = text[start : match.start() - 1]
+        after = re.match(r"\S*", text[match.start() :])
+        token = word + (after.group(0) if after else "")
+        if _DOTTED_WORD.search(word) or "@" in token or "/" in token or word.strip("([{").lower() in abbreviations:
+            return ""
+        return " "
+
+    return _GLUED_SENTENCE.sub(space, text)
+
+
+def space_glued_sentences(document: Document) -> None:
+    """:func:`space_sentences` on every text block and the abstract of a document of any format (the
+    abbreviations of every language table are not sentence ends)."""
+    abbreviations = frozenset().union(*(table.abbreviations for table in language_tables().values()))
+    for block in document.blocks:
+        if block.type in ("paragraph", "list", "caption", "footnote"):
+            block.text = space_sentences(block.text, abbreviations)
+    if document.abstract:
+        document.abstract = space_sentences(document.abstract, abbreviations)
 
 
 def unreadable_text(text: str) -> bool:
@@ -267,22 +308,41 @@ def repair_word_breaks(texts: Sequence[str]) -> list[str]:
     listed = english_word_ranks()
 
     pieces_seen: set[str] = set()
+    as_pieces: Counter[str] = Counter()  # how often each word occurs as a piece of a ligature set apart
     for text in texts:
         for match in _LIGATURE_APART.finditer(text):
             pieces_seen.update((match.group(1).lower(), match.group(2).lower()))
+            as_pieces.update((match.group(1).lower(), match.group(2).lower()))
+    stop_words = _stop_words()
+
+    def alone(word: str) -> bool:
+        """The paper writes the word on its own, not only as a piece of a ligature set apart."""
+        return counts[word] > as_pieces[word] or word in stop_words
 
     def join(match: re.Match[str]) -> str:
         head, tail = match.group(1), match.group(2)
         whole = (head + tail).lower()
         if not (counts[whole] > 0 or listed.get(whole, _RARE) < _COMMON):
+            # a word of another language the paper writes only broken ("bibliográfi ca", "científi co",
+            # "defi nição"): the head ends in the ligature, and neither piece is a word of its own anywhere
+            # in the paper, an English word or a function word of a tabled language
+            lowered = head.lower()
+            # ("fl uxo": the ligature alone is the head; "fl" the word list knows as Florida's)
+            if (lowered.endswith(("fi", "fl")) and (lowered in _LIGATURE_LETTERS or lowered not in listed)
+                    and not alone(lowered) and not alone(tail.lower()) and len(whole) >= 5):
+                return head + tail
             return match.group(0)
         # "staff members", "of fish": two words stay two
         if _common_word(head, listed) or (_common_word(tail, listed) and tail.lower() not in pieces_seen):
             return match.group(0)
         return head + tail
 
+    # ligatures first: the pieces of a word set apart ("bibliográfi ca") are no two words that vouch for
+    # splitting the word they make
+    joined = [_LIGATURE_APART.sub(join, text) if " " in text and ("f" in text or "F" in text) else text
+              for text in texts]
     bigrams: Counter[tuple[str, str]] = Counter()
-    for text in texts:
+    for text in joined:
         words = [word.lower() for word in _WORD_ONLY.findall(text)]
         bigrams.update(zip(words, words[1:]))
 
@@ -299,12 +359,16 @@ def repair_word_breaks(texts: Sequence[str]) -> list[str]:
             return word
         return f"{word[: best[1]]} {word[best[1]:]}"
 
-    repaired = []
-    for text in texts:
-        if " " in text and ("f" in text or "F" in text):
-            text = _LIGATURE_APART.sub(join, text)
-        repaired.append(_GLUED.sub(split, text))
-    return repaired
+    return [_GLUED.sub(split, text) for text in joined]
+
+
+_LIGATURE_LETTERS = frozenset({"fi", "fl", "ffi", "ffl"})
+
+
+@functools.lru_cache(maxsize=1)
+def _stop_words() -> frozenset[str]:
+    """The function words of every tabled language ("ca" is none, "de" and "la" are)."""
+    return frozenset().union(*(table.stop_words for table in language_tables().values()))
 
 
 def _common_word(piece: str, listed: dict[str, int]) -> bool:

@@ -14,6 +14,7 @@ from mmdocsum_desktop.document.injection import quarantine
 from mmdocsum_desktop.document.labels import link_mentions
 from mmdocsum_desktop.document.language import mark_languages
 from mmdocsum_desktop.document.limits import DEFAULT_LIMITS, ReadLimits, configure_pillow
+from mmdocsum_desktop.document.normalize import space_glued_sentences
 from mmdocsum_desktop.errors import (
     DocumentTooLargeError,
     ImageTooLargeError,
@@ -127,6 +128,7 @@ def read_document(
         document = reader.read_markdown(source, limits=limits, control=control)
     else:
         document = reader.read_jats(source, limits=limits, control=control)
+    space_glued_sentences(document)  # "(Table 4).There": the source glued two sentences, every format alike
     quarantine(document)  # sentences addressed to a language model are not the paper's text (injection.py)
     mark_languages(document)  # before mentions: lower-case "tabela 2" counts in a Portuguese paper
     link_mentions(document)
