@@ -43,6 +43,7 @@ from mmdocsum_desktop.gui.workers import Job, JobRunner
 from mmdocsum_desktop.schemas.document import Document, Figure
 from mmdocsum_desktop.schemas.settings import load_settings
 from mmdocsum_desktop.schemas.summary import Summary, SummaryParagraph
+from mmdocsum_desktop.text.reader_strings import reader_strings
 
 _MENTION = re.compile(r"\b(Figure|Fig\.|Table|Tab\.)\s?(S?\d{1,3}(?:[-.]\d{1,3})?|[IVXL]{1,6}\b)", re.IGNORECASE)
 _PAGE = re.compile(r"\b(?:p\.|pp\.|page)\s?(\d{1,4})\b", re.IGNORECASE)
@@ -62,9 +63,11 @@ def parse_cite_url(url: str) -> tuple[str, str] | None:
 IMAGE_WIDTH = 560  # figures are shown at most this wide (core.SUMMARY_IMAGE_WIDTH)
 
 
-def paragraph_html(paragraph: SummaryParagraph, workspace: Workspace | None, width: int = 480) -> str:
+def paragraph_html(paragraph: SummaryParagraph, workspace: Workspace | None, width: int = 480,
+                   language: str | None = None) -> str:
     """The paragraph as HTML: Markdown with raw HTML disabled, mentions and citations as cite: links,
-    and its figure inline with the caption."""
+    and its figure inline with the caption; what frames the paper's words in the summary's ``language``."""
+    strings = reader_strings(language)
     figures: dict[str, Figure] = {}
     if workspace is not None and workspace.document is not None:
         for visual in workspace.document.visuals:
@@ -83,7 +86,7 @@ def paragraph_html(paragraph: SummaryParagraph, workspace: Workspace | None, wid
     body = markdown_to_html(text)
     cites = citation_links(paragraph, workspace)
     if cites:
-        body += f'<p style="color:#555; font-size:small">Sources: {" · ".join(cites)}</p>'
+        body += f'<p style="color:#555; font-size:small">{strings.word("sources")}: {" · ".join(cites)}</p>'
     figure = workspace.figure(paragraph.figure_id) if workspace is not None else None
     image = workspace.image_path(figure) if workspace is not None else None
     if figure is not None:
@@ -102,7 +105,7 @@ def paragraph_html(paragraph: SummaryParagraph, workspace: Workspace | None, wid
             f"<b>{html.escape(label)}</b></a>{': ' if rest else ''}{html.escape(rest)}</p>"
         )
     elif paragraph.no_figure is not None:  # the reader is told why this paragraph shows no figure
-        body += f'<p style="color:#666; font-size:small"><i>{html.escape(paragraph.no_figure.message)}</i></p>'
+        body += f'<p style="color:#666; font-size:small"><i>{html.escape(paragraph.no_figure.message_in(language))}</i></p>'
     return body
 
 
@@ -169,6 +172,7 @@ class ParagraphCard(QFrame):
         super().__init__(parent)
         self.index = index
         self.paragraph: SummaryParagraph | None = None
+        self.language: str | None = None  # the summary's (set_paragraph)
         self.workspace: Workspace | None = None
         self.setAcceptDrops(True)
         self.setFrameShape(QFrame.Shape.StyledPanel)
@@ -219,10 +223,11 @@ class ParagraphCard(QFrame):
         return button
 
     def set_paragraph(self, paragraph: SummaryParagraph, workspace: Workspace | None,
-                      images: dict[str, QImage] | None = None) -> None:
+                      images: dict[str, QImage] | None = None, language: str | None = None) -> None:
         self.paragraph = paragraph
         self.workspace = workspace
-        self.title.setText(paragraph.title)
+        self.language = language  # the summary's: its heading and notes read in the paper's language
+        self.title.setText(reader_strings(language).heading(paragraph.role))
         figure = workspace.figure(paragraph.figure_id) if workspace is not None else None
         path = workspace.image_path(figure) if workspace is not None else None
         if path is not None and images is not None:
@@ -235,7 +240,8 @@ class ParagraphCard(QFrame):
             # decoded already: the browser does not read and scale the PNG again while painting
             self.browser.document().addResource(QTextDocument.ResourceType.ImageResource,
                                                 QUrl.fromLocalFile(str(path)), image)
-        self.browser.setHtml(paragraph_html(paragraph, workspace, width=self._image_width(image=path, images=images)))
+        self.browser.setHtml(paragraph_html(paragraph, workspace, width=self._image_width(image=path, images=images),
+                                            language=language))
         if not self.edit_button.isChecked():
             self.editor.setPlainText(paragraph.text)
 
@@ -519,7 +525,8 @@ class SummaryView(QWidget):
             return
         index = self._pending.pop(0)
         if index < len(self.cards) and index < len(self.summary.paragraphs):
-            self.cards[index].set_paragraph(self.summary.paragraphs[index], self.workspace, self.images)
+            self.cards[index].set_paragraph(self.summary.paragraphs[index], self.workspace, self.images,
+                                            language=self.summary.language)
 
     def flush(self) -> None:
         """Fill every card now (tests, screenshots)."""
