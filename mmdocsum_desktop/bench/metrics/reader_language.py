@@ -14,8 +14,8 @@ import re
 import string
 from collections.abc import Iterable
 from functools import cache
+from typing import Any
 
-from mmdocsum_desktop.schemas.summary import Summary
 from mmdocsum_desktop.text.reader_strings import ReaderStrings, reader_strings
 
 _ESCAPE = re.compile(r"\\([\\`*_\[\]<>#|!])")
@@ -74,9 +74,10 @@ def english_strings_in(rendered: str, own_texts: Iterable[str], language: str | 
     return found
 
 
-def summary_own_texts(summary: Summary) -> list[str]:
-    """The paper's words in a summary, and the names a summary shows as they are: its title, the file
-    name, every sentence and caption, the engine's and the model's names."""
+def summary_own_texts(summary: Any) -> list[str]:  # noqa: ANN401
+    """The paper's words in a summary (a ``schemas.summary.Summary``, not imported: metrics stay clear of
+    the schemas' file helpers), and the names a summary shows as they are: its title, the file name,
+    every sentence and caption, the engine's and the model's names."""
     texts = [summary.title or "", summary.source.replace("\\", "/").rsplit("/", 1)[-1], summary.engine.engine or "",
              str(summary.engine.model or "")]
     for paragraph in summary.paragraphs:
