@@ -98,11 +98,11 @@ _PATTERNS = [
     rf"\b(?:note|message|reminder|memo|notice|(?:new|updated|additional|real|hidden|secret)\s+instructions?)\s+"
     rf"(?:to|for)\s+(?:the\s+|all\s+|any\s+|every\s+)?{_MODEL}\b",
     rf"\b(?:any|every|all)\s+{_MODEL}\s+(?:reading|reviewing|summari[sz]ing|processing|asked)\b",
-    rf"\bas\s+an?\s+(?:automated|ai|artificial|language[- ]model)\s+(?:reviewer|assistant|model|system|"
-    rf"summari[sz]er|reader|agent)\b",
-    rf"\b(?:automated\s+|ai\s+)?(?:summari[sz]ers?|summari[sz]ation\s+(?:tools?|systems?|models?)|"
-    rf"automated\s+(?:systems?|tools?|reviewers?|readers?|agents?))\s+(?:should|must|shall|need\s+to|are\s+to|"
-    rf"have\s+to)\b",
+    r"\bas\s+an?\s+(?:automated|ai|artificial|language[- ]model)\s+(?:reviewer|assistant|model|system|"
+    r"summari[sz]er|reader|agent)\b",
+    r"\b(?:automated\s+|ai\s+)?(?:summari[sz]ers?|summari[sz]ation\s+(?:tools?|systems?|models?)|"
+    r"automated\s+(?:systems?|tools?|reviewers?|readers?|agents?))\s+(?:should|must|shall|need\s+to|are\s+to|"
+    r"have\s+to)\b",
     r"\b(?:when|while)\s+(?:you\s+(?:are\s+)?)?(?:summari[sz]ing|summari[sz]e|reviewing|review|processing|"
     r"answering\s+questions\s+(?:about|on))\s+(?:this|the)\s+(?:paper|document|article|text|study|manuscript|"
     r"work|submission)\b",
