@@ -140,6 +140,7 @@ def main() -> int:
     parser.add_argument("--summarize-mb", type=float, default=0.5)
     parser.add_argument("--cap-gb", type=float, default=3.0)
     parser.add_argument("--timeout-s", type=float, default=300.0)
+    parser.add_argument("--label", default="", help="suffix of the result file (memory_per_byte_LABEL.json)")
     args = parser.parse_args()
     cap = int(args.cap_gb * 1024**3)
     rows = []
@@ -173,7 +174,7 @@ def main() -> int:
             first, last = mine[0], mine[-1]
             marginal[kind] = round((last["peak_bytes"] - first["peak_bytes"]) / (last["input_bytes"] - first["input_bytes"]), 1)
     print("\nmarginal bytes of memory per input byte (extract):", marginal)
-    write_result("memory_per_byte", {"sizes_mb": args.sizes_mb, "cap_gb": args.cap_gb, "rows": rows,
+    write_result("memory_per_byte" + (f"_{args.label}" if args.label else ""), {"sizes_mb": args.sizes_mb, "cap_gb": args.cap_gb, "rows": rows,
                                      "marginal_bytes_per_byte": marginal})
     return 0
 
