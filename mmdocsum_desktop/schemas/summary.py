@@ -15,7 +15,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, computed_field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    SerializerFunctionWrapHandler,
+    computed_field,
+    model_serializer,
+    model_validator,
+)
 
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.engine import EngineInfo, GenerationRecord
@@ -334,6 +343,15 @@ class Summary(BaseModel):
             # a stored summary is data, not a request: an option a later version dropped is ignored
             # rather than making the file unreadable (SummaryOptions itself refuses unknown fields)
             data["options"] = {k: v for k, v in options.items() if k in SummaryOptions.model_fields}
+        return data
+
+    @model_serializer(mode="wrap")
+    def _language_when_known(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """No ``"language": null``: a summary of a document whose language is not known is written as files
+        were before the field was kept (and they read back the same)."""
+        data: dict[str, Any] = handler(self)
+        if data.get("language", "") is None:
+            del data["language"]
         return data
 
     @computed_field  # type: ignore[prop-decorator]
