@@ -272,9 +272,12 @@ def _table_rows_top(
 def _relation(caption: Rect, picture: Rect) -> tuple[str, float]:
     if intersection_area(caption, picture) > 0.8 * max(area(caption), 1e-6):
         return "inside", 0.0  # a figure printed in a frame with its caption (Frontiers)
-    if picture[3] <= caption[1] + 4:
+    # a picture may overlap the caption's first line a little (an image placed with a white margin that
+    # the caption is printed over): still above or below it
+    overlap = max(4.0, min(14.0, 0.3 * (caption[3] - caption[1])))
+    if picture[3] <= caption[1] + overlap and picture[1] < caption[1]:
         return "above", max(0.0, caption[1] - picture[3])
-    if picture[1] >= caption[3] - 4:
+    if picture[1] >= caption[3] - overlap and picture[3] > caption[3]:
         return "below", max(0.0, picture[1] - caption[3])
     return "side", max(0.0, max(caption[0] - picture[2], picture[0] - caption[2]))
 
@@ -402,11 +405,25 @@ def _text_zone(
     for wide, span in enumerate(spans):
         for rank, direction in enumerate(directions):
             members = _collect_zone(caption, blocks, rules, span, direction, taken)
+            if members and wide and _beside_other_caption(caption, _zone_rect(members), blocks, spans[0]):
+                continue  # the other column holds a table or figure of its own at that height
             if members:
                 proposals.append((_tabular_evidence(members), -rank, -wide, members))
     if not proposals:
         return []
     return max(proposals, key=lambda p: (p[0], p[1], p[2]))[3]
+
+
+def _beside_other_caption(caption: TextBlock, zone: Rect, blocks: list[TextBlock], column: tuple[float, float]) -> bool:
+    """Another caption outside this caption's column, level with the zone (or just above it): the zone
+    across the whole width would take that caption's rows too."""
+    for other in blocks:
+        if other is caption or other.role != "caption":
+            continue
+        outside = other.bbox[2] <= column[0] + 2 or other.bbox[0] >= column[1] - 2
+        if outside and x_overlap(other.bbox, zone) > 0 and zone[1] - 40 <= other.bbox[3] and other.bbox[1] <= zone[3]:
+            return True
+    return False
 
 
 def _preferred_side(caption: TextBlock, rect: Rect) -> bool:
@@ -646,7 +663,12 @@ def _is_masthead(picture: Rect, page_area: float, geometry: PageGeometry, blocks
     the top band of the page with no body paragraph above it (a real figure at a page's top sits under
     the running head, and nearly always has a caption; these never do)."""
     top, bottom = geometry.rect[1], geometry.rect[3]
-    if picture[3] > top + MASTHEAD_BAND * (bottom - top) or area(picture) >= MASTHEAD_AREA * page_area:
+    if picture[3] > top + MASTHEAD_BAND * (bottom - top):
+        return False
+    # a banner across the page (a journal's name on a picture) may be larger than a logo: wide and short
+    width = geometry.rect[2] - geometry.rect[0]
+    banner = picture[2] - picture[0] >= 0.7 * width and picture[3] - picture[1] <= 0.12 * (bottom - top)
+    if area(picture) >= MASTHEAD_AREA * page_area and not banner:
         return False
     return not any(block.role == "body" and block.bbox[3] <= picture[1] and len(block.text.split()) > 25
                    for block in blocks)

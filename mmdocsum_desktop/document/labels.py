@@ -78,7 +78,7 @@ _BRACKET_DELIMITER = re.compile(r"^\)\s+[A-Z(\"“]")
 _BRACKETED_START = re.compile(
     r"^\s*\((?:[a-zA-Z](?:\s*[-–,]\s*[a-zA-Z])*|continued|cont['’]?d|cont\.|colou?r online|continuação|continuación|suite)\)\s*(?:[:.|—–-]\s*)?(?:[A-Z(]|$)"
 )
-_CONTINUED = re.compile(r"^\s*[:.]?\s*\(?\s*(?:cont(?:inued|'d|\.)?|continuação|continuación|suite)\b", re.IGNORECASE)
+_CONTINUED = re.compile(r"^\s*[:.|]?\s*\(?\s*(?:cont(?:inued|'d|\.)?|continuação|continuación|suite)\b", re.IGNORECASE)
 
 
 def _canonical(word: str) -> tuple[str, VisualKind]:

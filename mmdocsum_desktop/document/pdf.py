@@ -1101,10 +1101,13 @@ _CONTINUED_TAIL = re.compile(r"\s*\b(?:continued|cont d|cont|continuação|conti
 
 
 def _repeated_caption(first: Figure, later: Figure) -> bool:
-    """A table or figure continued on the next pages under its caption printed again, word for word,
-    with no "continued" (BMC, Springer): one visual in parts, not two with the same label."""
-    if first.page is None or later.page is None or later.page <= first.page:
+    """A table or figure continued on the next pages under its caption printed again, word for word (with
+    no "continued", or with it at the end, BMC, Springer): one visual in parts, not two with the same
+    label."""
+    if first.page is None or later.page is None or later.page < first.page:
         return False
+    if later.page == first.page and not _CONTINUED_TAIL.search(_caption_key(later.caption)):
+        return False  # on the same page only when it says so: "Table 5 ... (Continued)" in the next column
     keys = sorted(
         (_CONTINUED_TAIL.sub("", _caption_key(v.caption)) for v in (first, later)), key=len
     )
