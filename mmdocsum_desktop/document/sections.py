@@ -94,11 +94,14 @@ _FURNITURE = re.compile(
     r"doi:\s*10\.|https?://(?:dx\.)?doi\.org/|page \d+ of \d+|"
     r"(?:research|original|review) article\s*$|case report\s*$|"
     r"hindawi publishing|[a-z .]+ volume \d+, article id|submit your (?:next )?manuscript|"
-    r"check for updates|vol\.? ?\d+,? no\.? ?\d+)",
+    r"check for updates|vol\.? ?\d+,? no\.? ?\d+|"
+    # the stamp PMC sets on an author manuscript ("HHS Public Access", "Author manuscript")
+    r"(?:hhs|nih) public access\s*$|(?:nih-pa |pmc canada |europe pmc funders )?author manuscripts?\s*$|"
+    r"europe pmc funders group\s*$)",
     re.IGNORECASE,
 )
 _FURNITURE_ANYWHERE = re.compile(
-    r"creative commons attribution|this is an open[- ]access article|distributed under the terms of the|"
+    r"author manuscript; available in pmc|published in final edited form as|creative commons attribution|this is an open[- ]access article|distributed under the terms of the|"
     r"licensee (?:mdpi|biomed central|springer)|all rights reserved|\breceived\b.{0,40}\baccepted\b|"
     r"specialty section|this article was submitted to|a section of the journal",
     re.IGNORECASE,

@@ -158,6 +158,12 @@ def _write_author_manuscript(path: Path, banner: list[tuple[str, int]]) -> Path:
 def test_an_author_manuscripts_banner_gives_way_to_the_real_title(tmp_path, banner):
     document = read_document(_write_author_manuscript(tmp_path / f"{banner}.pdf", MANUSCRIPT_BANNERS[banner]))
     assert document.title == "Respirators and the first influenza season: a cluster trial"
+    # PMC's stamp is no text of the paper: no summary or answer quotes it
+    body = " ".join(block.text for block in document.blocks if block.is_body)
+    assert "Influenza viruses circulate" in body
+    for stamp in (banner_line for banner_line, _ in MANUSCRIPT_BANNERS[banner]):
+        assert stamp not in body
+    assert "available in PMC" not in body and "final edited form" not in body
 
 
 def test_a_version_and_review_status_after_the_title_are_not_the_title():
