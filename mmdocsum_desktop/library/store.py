@@ -542,25 +542,27 @@ class LibraryStore:
     # ------------------------------------------------------------------------------------ search
 
     def vector_table(self) -> VectorTable:
-        """Every passage's embedding, in passage-id order (read in pieces: the rows are small)."""
+        """Every passage's embedding, in passage-id order, filled into one preallocated array (a list of
+        row blobs joined at the end would hold the vectors twice: 600 MB for a thousand papers)."""
         generation = self.generation()
         with self._lock:
-            cursor = self._conn.execute("SELECT id, content_hash, vector FROM passages ORDER BY id")
-            ids: list[int] = []
-            hashes: list[str] = []
-            blobs: list[bytes] = []
-            for row in cursor:
-                ids.append(int(row[0]))
-                hashes.append(str(row[1]))
-                blobs.append(bytes(row[2]))
-        contents = list(dict.fromkeys(hashes))
-        position = {h: i for i, h in enumerate(contents)}
-        if blobs:
-            vectors = np.frombuffer(b"".join(blobs), dtype=VECTOR_DTYPE).reshape(len(blobs), -1)
-        else:
-            vectors = np.zeros((0, 384), dtype=VECTOR_DTYPE)
-        return VectorTable(np.asarray(ids, dtype=np.int64), np.asarray([position[h] for h in hashes], dtype=np.int32),
-                           contents, vectors, generation)
+            count = int(self._conn.execute("SELECT count(*) FROM passages").fetchone()[0])
+            first = self._conn.execute("SELECT vector FROM passages LIMIT 1").fetchone()
+            dim = len(bytes(first[0])) // np.dtype(VECTOR_DTYPE).itemsize if first else 384
+            ids = np.zeros(count, dtype=np.int64)
+            content_of = np.zeros(count, dtype=np.int32)
+            vectors = np.zeros((count, dim), dtype=VECTOR_DTYPE)
+            position: dict[str, int] = {}
+            row_number = 0
+            for passage_id, content_hash, blob in self._conn.execute(
+                    "SELECT id, content_hash, vector FROM passages ORDER BY id"):
+                if row_number >= count:  # another process added passages since the count: next time
+                    break
+                ids[row_number] = passage_id
+                content_of[row_number] = position.setdefault(str(content_hash), len(position))
+                vectors[row_number] = np.frombuffer(blob, dtype=VECTOR_DTYPE)
+                row_number += 1
+        return VectorTable(ids[:row_number], content_of[:row_number], list(position), vectors[:row_number], generation)
 
     def text_search(self, query: str, *, limit: int = 200) -> list[tuple[int, float]]:
         """(passage id, BM25 score, higher is better) of the passages whose words match ``query``."""
