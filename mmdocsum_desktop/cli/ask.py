@@ -22,6 +22,7 @@ from mmdocsum_desktop.fileio import check_output_path, write_text_atomic
 from mmdocsum_desktop.schemas.answer import Answer, AnswerSentence, AskOptions
 from mmdocsum_desktop.schemas.options import build
 from mmdocsum_desktop.schemas.settings import EngineChoice
+from mmdocsum_desktop.text.reader_strings import ReaderStrings, reader_strings
 
 FORMATS = ("md", "json")
 
@@ -101,9 +102,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _where(sentence: AnswerSentence) -> str:
-    parts = [f"p. {', '.join(str(p) for p in sentence.pages)}"] if sentence.pages else []
-    parts += sentence.figures + sentence.tables
+def _where(sentence: AnswerSentence, strings: ReaderStrings) -> str:
+    parts = [f"{strings.word('page')} {', '.join(str(p) for p in sentence.pages)}"] if sentence.pages else []
+    parts += [strings.label(label) for label in (*sentence.figures, *sentence.tables)]
     return f" \\[{_escaped(' · '.join(parts))}\\]" if parts else ""
 
 
@@ -113,13 +114,15 @@ def render_markdown(answer: Answer) -> str:
     ``<script>``, ``<iframe>``, ``[x](javascript:…)`` or ``![](/private/…)`` is shown as the text it is
     and never becomes markup in whatever renders the file (summarize.render's policy)."""
     esc = _escaped
-    lines = [f"**Q:** {esc(answer.question)}", ""]
-    lines.append(" ".join(f"{esc(s.text)}{_where(s)}" for s in answer.sentences))
+    # what frames the answer reads in the answer's language, the question's (answer.language)
+    strings = reader_strings(answer.language)
+    lines = [f"**{strings.word('question')}:** {esc(answer.question)}", ""]
+    lines.append(" ".join(f"{esc(s.text)}{_where(s, strings)}" for s in answer.sentences))
     if answer.evidence:
-        lines += ["", "**Evidence**", ""]
+        lines += ["", f"**{strings.word('evidence')}**", ""]
         for item in answer.evidence:
-            where = [f"p. {item.page}"] if item.page is not None else []
-            where += item.labels
+            where = [f"{strings.word('page')} {item.page}"] if item.page is not None else []
+            where += [strings.label(label) for label in item.labels]
             text = item.text if len(item.text) <= 300 else item.text[:300].rsplit(" ", 1)[0] + " …"
             lines.append(f"{item.number}. ({esc(' · '.join(where) or item.kind)}; support {item.support:.2f}) {esc(text)}")
     if answer.repairs:
