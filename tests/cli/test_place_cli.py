@@ -57,7 +57,7 @@ def test_place_reads_a_pdf_and_writes_json_and_markdown(placed_from_pdf):
     assert all(not Path(r["image"]).is_absolute() for r in rows if r["image"])
     markdown = (out / "placement.md").read_text()
     assert markdown.count("![") == sum(1 for r in rows if r["image"])
-    assert "](figures/fig2.png)" in markdown and markdown.startswith("# Notes on a planar ion crystal")
+    assert "](figures/fig1.png)" in markdown and markdown.startswith("# Notes on a planar ion crystal")
     assert (out / "document.json").is_file()
     assert "placed" in result.stdout
 
@@ -71,8 +71,8 @@ def test_place_with_an_extraction_folder_and_json_paragraphs(placed_from_pdf, cl
                                "--no-ocr", "--strategy", "greedy", "--quiet")
     assert code == 0, stderr
     rows = json.loads((out / "placement.json").read_text())
-    assert rows[0]["figure"] == "Figure 2" and rows[0]["image"].endswith("fig3.png")
-    assert (out / rows[0]["image"]).resolve() == (extracted / "figures" / "fig3.png").resolve()
+    assert rows[0]["figure"] == "Figure 2" and rows[0]["image"].endswith("fig2.png")
+    assert (out / rows[0]["image"]).resolve() == (extracted / "figures" / "fig2.png").resolve()
     assert rows[1]["image"] is None and stdout == ""
 
 
@@ -80,8 +80,8 @@ def test_place_with_a_folder_of_images_and_sidecar_captions(placed_from_pdf, cli
     _, extracted = placed_from_pdf
     folder = tmp_path / "images"
     folder.mkdir()
-    shutil.copy(extracted / "figures" / "fig3.png", folder / "gate.png")
-    shutil.copy(extracted / "figures" / "fig4.png", folder / "fidelity.png")
+    shutil.copy(extracted / "figures" / "fig2.png", folder / "gate.png")
+    shutil.copy(extracted / "figures" / "fig3.png", folder / "fidelity.png")
     (folder / "broken.png").write_bytes(b"not a png")
     (folder / "captions.json").write_text(json.dumps({
         "gate.png": "Nearest neighbor quantum gate in a 2D planar crystal: two laser beams",
