@@ -424,7 +424,7 @@ class SummaryView(QWidget):
         # shown or hidden only: a size change of the panel's own must not undo the user's drag
         if event.type() in (QEvent.Type.Show, QEvent.Type.Hide) and \
                 watched in (self.fitness_label, self.judge_panel, self.live):
-            QTimer.singleShot(0, self, self.share_room)
+            self.share_room()  # at once: what was just shown (a button to press) is in view
         return super().eventFilter(watched, event)
 
     def share_room(self) -> None:
@@ -599,6 +599,7 @@ class SummaryView(QWidget):
             self.judge_panel.show_refusal(f"{judging.refusal_text(judge_fitness)}: press Judge anyway to run it "
                                           "(its scores are marked unreliable), or choose a larger model in "
                                           "Settings ▸ Engine ▸ Judge.")
+            self.share_room()  # the refusal and its button in view above the summary
             return None
         self.judge_fitness = judge_fitness if judge_fitness is not None and judge_fitness.warns else None
         snapshot = summary.model_copy(deep=True)  # the user may go on editing while the judge works
@@ -640,7 +641,7 @@ class SummaryView(QWidget):
         overall = result.get("overall")
         self.judge_panel.title.setText(f"Judgement by {result.get('judge') or 'the judge'}")
         self.judge_panel.show_result(result, titles)
-        QTimer.singleShot(0, self, self.share_room)  # the scores take more room than the progress did
+        self.share_room()  # the scores take more room than the progress did
         judge_fitness = catalog.fitness_for_judgement(result)
         if judge_fitness is not None and judge_fitness.warns:
             # the scores stay visible, marked: they are the model's, and it cannot tell good from bad
