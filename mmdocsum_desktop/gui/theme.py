@@ -10,6 +10,7 @@ and Sioyek do); the page images themselves are left as they are otherwise, photo
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Literal
 
 from PySide6.QtCore import Qt
@@ -94,8 +95,14 @@ def _show(scheme: Literal["light", "dark"]) -> Literal["light", "dark"]:
         app.setStyle(QStyleFactory.create(str(_state["style"])) or QStyleFactory.create("Fusion"))
         app.setPalette(app.style().standardPalette())
         _state["style"] = None
-    for window in list(_state["windows"]):  # type: ignore[call-overload]
-        _follow(window, scheme)
+    windows = _state["windows"]
+    assert isinstance(windows, list)
+    for ref in list(windows):
+        window = ref()
+        if window is None:
+            windows.remove(ref)
+        else:
+            _follow(window, scheme)
     return scheme
 
 
@@ -107,11 +114,8 @@ def _system_changed(scheme: Qt.ColorScheme) -> None:
 def _follow(window: MainWindow, scheme: str) -> None:
     try:
         window.document_view.set_inverted(scheme == "dark" and window.prefs.invert_pages)
-    except RuntimeError:  # the window is gone
-        windows = _state["windows"]
-        assert isinstance(windows, list)
-        if window in windows:
-            windows.remove(window)
+    except RuntimeError:  # its widgets are gone (closed and deleted); the weak reference goes with it
+        pass
 
 
 def apply_to(window: MainWindow) -> Literal["light", "dark"]:
@@ -119,9 +123,8 @@ def apply_to(window: MainWindow) -> Literal["light", "dark"]:
     its reader's pages inverted when dark and asked for. The window then follows the system's changes."""
     windows = _state["windows"]
     assert isinstance(windows, list)
-    if window not in windows:
-        windows.append(window)
-        window.destroyed.connect(lambda *_: windows.remove(window) if window in windows else None)
+    if not any(ref() is window for ref in windows):
+        windows.append(weakref.ref(window))  # weak: a closed window is not kept alive by its theme
     return apply(window.prefs.theme)
 
 
