@@ -150,6 +150,7 @@ def _within_text_area(region: Rect, geometry: PageGeometry, margin: float = 15.0
 def _absorb_labels(pictures: list[Rect], blocks: list[TextBlock], regions: PageRegions) -> list[Rect]:
     """Text inside a picture, or short non-body text touching it (axis labels, legends), is part of it."""
     pictures = list(pictures)
+    text_size = _text_size(blocks)
     changed = True
     while changed:
         changed = False
@@ -164,7 +165,7 @@ def _absorb_labels(pictures: list[Rect], blocks: list[TextBlock], regions: PageR
                 # badge or ORCID icon is not the icon's label (and would chain the page's head into it)
                 near_label = (
                     block.role != "body"
-                    and not _is_icon(picture)
+                    and not (_is_icon(picture) and block.size > text_size + 0.5)
                     and len(block.lines) <= 4
                     and area(block.bbox) <= area(picture)
                     and gap(block.bbox, picture) <= max(8.0, 0.8 * block.size)
@@ -185,10 +186,20 @@ def _absorb_labels(pictures: list[Rect], blocks: list[TextBlock], regions: PageR
 ICON_SIDE = 60.0  # points: a badge, an ORCID or licence icon, a "Check for updates" mark
 
 
+def _text_size(blocks: list[TextBlock]) -> float:
+    """The type size most of the page's text is set in."""
+    sizes: dict[float, int] = {}
+    for block in blocks:
+        if block.role != "furniture":
+            sizes[block.size] = sizes.get(block.size, 0) + len(block.text)
+    return max(sizes, key=lambda size: sizes[size]) if sizes else 10.0
+
+
 def _is_icon(picture: Rect) -> bool:
-    """Too small to be labelled: a badge or an icon beside a title or an author line takes no text near it
-    (taking "Open Access" beside a "Check for updates" badge chained the whole title block into a picture).
-    Text printed inside it is still its own."""
+    """Too small to be labelled by type larger than the page's text: a badge or an icon beside a title
+    takes no such text near it (taking "Open Access" beside a "Check for updates" badge chained the whole
+    title block into a picture). Small labels (a reagent over a reaction arrow) and text printed inside
+    it are still its own."""
     return max(picture[2] - picture[0], picture[3] - picture[1]) < ICON_SIDE
 
 
