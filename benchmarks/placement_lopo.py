@@ -1,105 +1,399 @@
-"""Leave-one-paper-out on the old FTII split of the seven corpus papers (``_ftii_split.py``), for the
-"sequence" strategy beside the old "global" one (issue 15's third number).
+"""Leave-one-source-out selection of placement (issue 39): every fitted or tuned choice against the
+baseline, one whole source held out at a time.
 
-Each held-out paper is scored with the base profiles fitted on the six others
-(``bench_placement_ftii.fit_profiles``), and the sequence model as shipped in ``placement/_weights.py``
-(fitted on the dev half of pmc/ + eLife, which holds none of these papers). This split has figure crops,
-so OCR text is on; it is also where OCR and citing-sentence context are ablated.
+Sources (the evaluation corpus, ``$MMDOCSUM_CORPUS``): ``elife`` (the first ``--elife-dev`` dev-half and
+``--elife-test`` test-half articles, captions from the JATS), the ``pmc/`` pairs grouped by the publisher
+their JATS names (``plos``, ``mdpi``, ``bmc``, ``hindawi``, ``pmc-other``; both halves; the app's figure
+pool where ``tools/fit_placement.py --read-pdfs`` left its reading, else the JATS captions), and the
+``multilingual`` JATS (Spanish, Portuguese, French; captions from the JATS). For each source: every
+model is fitted and tuned on all the other sources and scored once on it. Two more held-out sets take no
+part in any fit: ``own-pdf`` — the app's own paragraphs of the pmc TEST-half PDFs (mentions removed,
+gold carried over from the JATS), with models fitted on everything but the pmc test half — and
+``papers`` — the loose PDFs of ``papers/`` (``_ftii_split.paper_split``: gold = the paragraph that
+first cites a figure, mentions removed).
 
-    .venv/bin/python benchmarks/placement_lopo.py
+Each source is scored twice, in the two forms ``mmdocsum place`` receives: with the section titles a
+writer would type as Markdown headings ("headings"), and as a plain JSON list (section features zero).
 
-Writes ``benchmarks/results/placement_lopo.json``.
+Compared, in the same run, on every held-out source:
+
+* **baseline** — ``placement/baseline.py``: cosine of the paragraph's MiniLM vector to the caption's
+  (and the figure text's, with ``--ocr``), FTII's greedy matching; its one threshold tuned on the
+  training sources (best Acc_i at Acc_ni >= 0.95);
+* **fitted** configurations of ``tools/fit_placement.py`` (two-stage conditional logit + monotone
+  alignment), each refitted per fold, threshold tuned on the training sources;
+* the shipped ``weights.json`` as it is (not refitted: a reference; it was fitted on dev pmc + dev eLife).
+
+A fitted configuration ships only if it beats the baseline on every held-out source; ``verdict`` says
+which one does, or that the baseline should ship.
+
+    nice -n 10 .venv/bin/python benchmarks/placement_lopo.py [--elife-dev 25 --elife-test 20] [--ocr]
+
+Features and embeddings are cached under ``--work`` (``/tmp/p39`` by default; shared with
+``tools/fit_placement.py --work``). Writes ``benchmarks/results/placement_lopo.json``.
 """
 
+# ruff: noqa: E402
 from __future__ import annotations
 
+import argparse
 import dataclasses
+import hashlib
 import json
+import pickle
+import re
+import sys
 import time
+from pathlib import Path
 
-from _corpus import write_result
-from _ftii_split import SPLIT_DIR, build
-from bench_placement_ftii import CONFIGS, Corpus, fit_profiles, profile_signals, rounded
+import numpy as np
 
-from mmdocsum_desktop.bench.metrics.ftii import score_articles
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
+
+import tools.fit_placement as fp
+from _corpus import CORPUS, write_result
+from _ftii_split import SPLIT_DIR, paper_split
+
+from mmdocsum_desktop.bench.metrics import pairs as m
+from mmdocsum_desktop.bench.pairs_split import pairs_in
 from mmdocsum_desktop.placement import calibration as cal
+from mmdocsum_desktop.placement.baseline import baseline_assign
 from mmdocsum_desktop.placement.engine import PlacementEngine
+from mmdocsum_desktop.placement.sequence import section_features
+from mmdocsum_desktop.placement.weights import load_weights
+from mmdocsum_desktop.schemas.placement import ImageCandidate
 
-WANTED = ("caption+ocr+context", "caption+context (no OCR)", "caption+ocr (no context)")
-RUNS = (  # name, strategy, cross-encoder
-    ("sequence + CE", "sequence", True),
-    ("sequence, no CE", "sequence", False),
-    ("global (before)", "global", False),
+ML = CORPUS / "multilingual"
+FLOOR = 0.95  # Acc_ni the tuning keeps (the goal's)
+TAUS = tuple(round(float(t), 3) for t in np.arange(0.20, 0.801, 0.025))  # baseline cosine thresholds
+# the fitted models' thresholds: a coarser grid than tools/fit_placement.py's (the machine is a loaded
+# 2-core one and each fold tunes again)
+FIT_THRESHOLDS = tuple(round(1.0 / (1.0 + np.exp(-x / 2.0)), 4) for x in range(-9, 10, 2))
+CONFIGS = {  # name → index into tools/fit_placement.CONFIGS
+    "fitted: caption + TF-IDF, neighbours (no sections)": 0,
+    "fitted: + word evidence + sections": 3,
+    "fitted: + word evidence + sections + paragraph head, L2 0.3 (shipped config)": 6,
+}
+SHIPPED_CONFIG = "fitted: + word evidence + sections + paragraph head, L2 0.3 (shipped config)"
+FLOORS = (0.95, 0.96, 0.97)
+PUBLISHERS = (
+    ("plos", re.compile(r"public library of science", re.I)),
+    ("mdpi", re.compile(r"\bmdpi\b", re.I)),
+    ("bmc", re.compile(r"biomed central", re.I)),
+    ("hindawi", re.compile(r"hindawi", re.I)),
 )
+RESULT_CODE = ("baseline", "scorer", "sequence", "text", "calibration", "engine")
 
 
-def engine_top_k() -> int:
-    """Paragraphs per figure the shipped sequence model has the cross-encoder rescore."""
-    return PlacementEngine(None).sequence_models["ce"].top_k
+def publisher_group(xml: Path) -> str:
+    head = xml.read_text(encoding="utf-8", errors="replace")[:20000]
+    found = re.search(r"<publisher-name>([^<]*)", head)
+    name = found.group(1) if found else ""
+    for group, pattern in PUBLISHERS:
+        if pattern.search(name):
+            return group
+    return "pmc-other"
+
+
+def load_items(args) -> list[fp.Item]:
+    items: list[fp.Item] = []
+    for split in ("dev", "test"):
+        for pair in pairs_in(fp.PMC, split):
+            item = fp.jats_item(pair.xml, pair.name, publisher_group(pair.xml), split, use_app=True)
+            if item is not None and any(item.gold):
+                items.append(item)
+    for split, count in (("dev", args.elife_dev), ("test", args.elife_test)):
+        taken = 0
+        for pair in pairs_in(fp.ELIFE, split):
+            if taken >= count:
+                break
+            item = fp.jats_item(pair.xml, pair.name, "elife", split, use_app=False)
+            if item is not None and any(item.gold):
+                items.append(item)
+                taken += 1
+    xmls = sorted(ML.glob("*.xml")) + sorted((ML / "jats").glob("*.xml"))
+    for xml in xmls:
+        item = multilingual_item(xml)
+        if item is not None and any(item.gold):
+            items.append(item)
+    return items
+
+
+def multilingual_item(xml: Path) -> fp.Item | None:
+    """A multilingual JATS article, its figures captioned in the JATS as the pool. Unlike
+    ``fit_placement.jats_item`` a figure without a label ("Figura 1" is often only in the caption
+    text of SciELO's XML) stays in: it is keyed by its id, as the gold is."""
+    from mmdocsum_desktop.bench.pairs_gold import read_gold
+
+    try:
+        gold = read_gold(xml)
+    except Exception:  # noqa: BLE001 — malformed XML is left out
+        return None
+    key_of = {v.id: (v.label or v.id).lower() for v in gold.visuals}
+    gold_keys = [key_of.get(g) if g else None for g in gold.first_citations(("figure",))]
+    figures = [v for v in gold.figures if v.caption.strip()]
+    seen: set[str] = set()
+    unique = []
+    for v in figures:
+        if key_of[v.id] not in seen:
+            seen.add(key_of[v.id])
+            unique.append(v)
+    if len(gold.paragraphs) < 3 or not unique:
+        return None
+    candidates = [ImageCandidate(label=v.label or None, figure=v.label or None, caption=v.caption, order=k)
+                  for k, v in enumerate(unique)]
+    return fp.Item(xml.stem, "multilingual", "test", [p.flow_text for p in gold.paragraphs],
+                   [tuple(p.section_path) or None for p in gold.paragraphs], candidates,
+                   [key_of[v.id] for v in unique], gold_keys, "jats")
+
+
+def paper_items() -> list[fp.Item]:
+    """The loose PDFs of papers/, as the app reads them (``_ftii_split``), with at least one gold figure."""
+    out = []
+    for pdf in sorted((CORPUS / "papers").glob("*.pdf")):
+        split = paper_split(pdf, SPLIT_DIR / "docs")
+        if not any(split.groundtruth):
+            continue
+        candidates = []
+        for order, path in enumerate(split.pool):
+            note = split.annotations.get(path, {})
+            candidates.append(ImageCandidate(image=str(SPLIT_DIR / path), label=note.get("label"),
+                                             kind=note.get("kind", "figure"), caption=note.get("caption") or "",
+                                             order=order))
+        out.append(fp.Item(split.id, "papers", "test", split.content, [None] * len(split.content), candidates,
+                           list(split.pool), [g or None for g in split.groundtruth], "app"))
+    return out
+
+
+@dataclasses.dataclass
+class Record:
+    name: str
+    source: str
+    split: str
+    arrays: fp.Arrays
+    baseline: dict[float, list[int | None]]  # threshold → choice per paragraph
+
+
+def record_of(engine: PlacementEngine, item: fp.Item, own: bool, ocr: bool) -> Record:
+    paragraphs = item.own_paragraphs if own else item.paragraphs
+    sections = item.own_sections if own else item.sections
+    gold = item.own_gold if own else item.gold
+    candidates = [c.model_copy() for c in item.candidates]
+    problem = engine.prepare(paragraphs, candidates, sections=sections)
+    valid = ~problem._empty_rows()
+    base = cal.derive({k: v for k, v in problem.sims.items() if k in cal.BASE_SIGNALS})
+    where = {key: i for i, key in enumerate(gold) if key}
+    mm = len(candidates)
+    arrays = fp.Arrays(
+        name=item.name, source=item.source, base=base, valid=valid, ranks=list(problem.ranks),
+        lengths=[len(p.split()) for p in paragraphs], labeled=[bool((c.label or "").strip()) for c in candidates],
+        sections=section_features(problem.section_kinds, problem.section_first, mm) if mm else {},
+        gold_rows=[where.get(key, -1) for key in item.keys], gold=list(gold), keys=list(item.keys),
+        para_emb=problem.similarity.para_emb,
+    )
+    choices = {tau: baseline_assign(problem, tau) for tau in TAUS} if mm else {tau: [None] * len(gold) for tau in TAUS}
+    return Record(item.name, "own-pdf" if own else item.source, item.split, arrays, choices)
+
+
+def cached_record(engine: PlacementEngine, item: fp.Item, own: bool, ocr: bool) -> Record:
+    package = REPO_ROOT / "mmdocsum_desktop" / "placement"
+    code = b"".join((package / f"{name}.py").read_bytes() for name in RESULT_CODE)
+    texts = json.dumps([item.own_paragraphs if own else item.paragraphs, str(item.own_sections if own else item.sections),
+                        [c.model_dump() for c in item.candidates], item.keys, item.own_gold if own else item.gold,
+                        ocr, TAUS])
+    key = hashlib.sha256(code + texts.encode()).hexdigest()[:20]
+    path = fp.WORK / "lopo" / f"{item.source}-{item.name}-{'own' if own else 'jats'}-{key}.pkl"
+    if path.is_file():
+        return pickle.loads(path.read_bytes())
+    record = record_of(engine, item, own, ocr)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps(record))
+    return record
+
+
+def plain(a: fp.Arrays) -> fp.Arrays:
+    """The same paragraphs as a JSON list: no section features."""
+    return dataclasses.replace(a, sections={k: np.zeros_like(v) for k, v in a.sections.items()})
+
+
+def score(records: list[Record], choices: list[list[int | None]]) -> dict:
+    rows = [m.flow_scores(r.arrays.gold, [r.arrays.keys[c] if c is not None else None for c in ch])
+            for r, ch in zip(records, choices)]
+    pooled = m.pool_flow_scores(rows).to_dict()
+    return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in pooled.items()
+            if k in ("acc_b", "acc_i", "acc_ni", "within_one", "n_slots", "n_image_slots")}
+
+
+def tune_baseline(train: list[Record]) -> float:
+    best = None
+    for tau in TAUS:
+        result = score(train, [r.baseline[tau] for r in train])
+        ok = (result["acc_ni"] or 0) >= FLOOR
+        key = (ok, result["acc_i"] if ok else result["acc_ni"], result["acc_b"])
+        if best is None or key > best[0]:
+            best = (key, tau)
+    return best[1]
+
+
+def fitted_choices(model: fp.Model, records: list[Record], strip_sections: bool) -> list[list[int | None]]:
+    out = []
+    for r in records:
+        a = plain(r.arrays) if strip_sections else r.arrays
+        if not a.keys or not a.valid.any():
+            out.append([None] * len(a.gold))
+            continue
+        out.append(fp.decide(fp.utilities(model, a), a, model.threshold, model.out_of_order, model.prior))
+    return out
+
+
+def shipped_model() -> fp.Model:
+    weights = load_weights()
+    profile = weights.profiles[weights.sequence_profile]
+    seq = weights.sequence["no_ce"]
+    head = (np.array(weights.paragraph_head.weights), weights.paragraph_head.bias) if weights.paragraph_head else None
+    config = fp.Config("shipped", tuple(profile.signals), tuple(seq.weights))
+    return fp.Model(config, dict(profile.weights), profile.nowhere, dict(seq.weights), seq.nowhere, seq.threshold,
+                    None if seq.out_of_order >= 1e6 else seq.out_of_order, seq.paragraph_prior, head=head)
 
 
 def main() -> None:
-    import argparse
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--no-ce", action="store_true", help="leave the cross-encoder run out (time)")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/p39"))
+    parser.add_argument("--elife-dev", type=int, default=25)
+    parser.add_argument("--elife-test", type=int, default=20)
+    parser.add_argument("--ocr", action="store_true", help="read the figure text of crops (PDF pools only)")
+    parser.add_argument("--prepare-only", action="store_true", help="compute and cache every record, then stop")
+    parser.add_argument("--no-papers", action="store_true", help="leave the papers/ PDFs out (time)")
+    parser.add_argument("--name", default="placement_lopo")
     args = parser.parse_args()
-    runs = [r for r in RUNS if not (args.no_ce and r[2])]
-    from mmdocsum_desktop.app.models import Models
+    fp.WORK = args.work
+    fp.THRESHOLDS = FIT_THRESHOLDS
+    fp.OUT_OF_ORDER = (5.0,)
+    from mmdocsum_desktop.models.cache import ContentCache
     from mmdocsum_desktop.models.embed import TextEmbedder
-    from mmdocsum_desktop.models.ocr import OcrEngine
-    from mmdocsum_desktop.placement.rescore import PAIR_MAX_LENGTH
 
-    started = time.perf_counter()
-    summary = build(SPLIT_DIR)
-    (SPLIT_DIR / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    corpus = Corpus(SPLIT_DIR, TextEmbedder(), OcrEngine())
-    cross, why = Models().cross_encoder(PAIR_MAX_LENGTH)
-    configs = [c for c in CONFIGS if c[0] in WANTED]
-    signal_sets = [
-        profile_signals(True, tuple(s for s, on in zip(("caption", "ocr", "context"), c[2:]) if on)) for c in configs
-    ]
-    # A held-out paper whose crops hold no text, or whose figures nobody cites, has only caption signals:
-    # without a caption-only profile fitted on the six others there is nothing to score it with.
-    signal_sets = list(dict.fromkeys([*signal_sets, profile_signals(True, ("caption",))]))
-    predictions: dict[tuple[str, str], dict[str, list[str]]] = {}
-    for held in corpus.articles:
-        train = [a for a in corpus.articles if a.id != held.id]
-        profiles = fit_profiles(corpus, train, signal_sets)
-        for name, embedder, caption, ocr, context in configs:
-            base = corpus.problem(held, embedder, caption, ocr, context)
-            for run, strategy, use_ce in runs:
-                engine = PlacementEngine(corpus.embedder, None, None, use_caption=caption, use_ocr=ocr,
-                                         use_context=context, profiles=profiles,
-                                         cross_encoder=cross if use_ce else None)
-                profile = cal.choose_profile(set(base.sims), profiles)
-                problem = dataclasses.replace(
-                    base, profile=profile, threshold=profile.threshold, order_penalty=profile.order_penalty,
-                    _logits=None, _probabilities=None, _base=None, _sequence_z=None, sequence_model=None, ce=None,
-                )
-                placements = engine.assign(problem, strategy)
-                predictions.setdefault((name, run), {})[held.id] = [
-                    held.pool[p.candidate] if p.candidate is not None else "" for p in placements
-                ]
-        print(f"{held.id} done ({time.perf_counter() - started:.0f} s)")
-    rows = []
-    for name, *_ in configs:
-        for run, _, _ in runs:
-            metrics = score_articles(corpus.articles, predictions[(name, run)])
-            rows.append({"configuration": name, "run": run, **rounded(metrics.to_dict())})
-            print(f"{name:28s} {run:18s} Acc_b {metrics.acc_b:.3f} Acc_i {metrics.acc_i:.3f} Acc_ni {metrics.acc_ni:.3f}")
+    started, cpu = time.perf_counter(), time.process_time()
+    embedder = TextEmbedder(cache=ContentCache(args.work / "embeddings.sqlite"), intra_op_threads=1)
+    ocr_engine = None
+    if args.ocr:
+        from mmdocsum_desktop.models.ocr import OcrEngine
+        ocr_engine = OcrEngine()
+    engine = PlacementEngine(embedder, ocr_engine, None, use_ocr=args.ocr)
+    items = load_items(args)
+    extra = [] if args.no_papers else paper_items()
+    print({s: sum(i.source == s for i in items) for s in sorted({i.source for i in items})}, "papers", len(extra),
+          file=sys.stderr)
+    records: list[Record] = []
+    own: list[Record] = []
+    for k, item in enumerate(items + extra):
+        records.append(cached_record(engine, item, False, args.ocr))
+        if item.own_paragraphs and item.split == "test" and item.pool == "app":  # pmc test: the app's reading
+            own.append(cached_record(engine, item, True, args.ocr))
+        if k % 20 == 0:
+            print(f"  {k}/{len(items) + len(extra)} prepared ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    if args.prepare_only:
+        return
+    jats = [r for r in records if r.source != "papers"]
+    sources = sorted({r.source for r in jats}, key=lambda s: (s != "elife", s))
+    held_sets: dict[str, tuple[list[Record], list[Record]]] = {}  # name → (held out, training)
+    for source in sources:
+        held_sets[source] = ([r for r in jats if r.source == source], [r for r in jats if r.source != source])
+    pmc_test = {r.name for r in jats if r.split == "test" and r.name in {o.name for o in own}}
+    not_pmc_test = [r for r in jats if r.name not in pmc_test]
+    if own:
+        held_sets["own-pdf"] = (own, not_pmc_test)
+    papers = [r for r in records if r.source == "papers"]
+    if papers:
+        held_sets["papers"] = (papers, jats)
+    shipped = shipped_model()
+    rows: dict[str, dict] = {}
+    for name, (held, train) in held_sets.items():
+        mark = time.perf_counter()
+        tau = tune_baseline(train)
+        row: dict = {"papers": len(held), "train_papers": len(train),
+                     "baseline": {"threshold": tau, "headings": score(held, [r.baseline[tau] for r in held])}}
+        row["baseline"]["list"] = row["baseline"]["headings"]  # the baseline reads no sections
+        # the test halves alone (the goals are stated on them)
+        tests = [r for r in held if r.split == "test"]
+        if tests and len(tests) < len(held):
+            row["baseline"]["test_half"] = score(tests, [r.baseline[tau] for r in tests])
+        train_arrays = [r.arrays for r in train]
+        for label, index in CONFIGS.items():
+            config = fp.CONFIGS[index]
+            model = fp.fit(config, train_arrays)
+            fp.tune(model, train_arrays, FLOOR)
+            entry = {"threshold": model.threshold,
+                     "headings": score(held, fitted_choices(model, held, False)),
+                     "list": score(held, fitted_choices(model, held, True))}
+            if tests and len(tests) < len(held):
+                entry["test_half"] = score(tests, fitted_choices(model, tests, False))
+                entry["test_half_list"] = score(tests, fitted_choices(model, tests, True))
+            row[label] = entry
+        # the Acc_ni floor the threshold is tuned to, chosen by the same held-out sources
+        for label, index in CONFIGS.items():
+            model = fp.fit(fp.CONFIGS[index], train_arrays)
+            for floor in FLOORS[1:]:
+                fp.tune(model, train_arrays, floor)
+                row[f"{label} @ floor {floor}"] = {
+                    "threshold": model.threshold,
+                    "headings": score(held, fitted_choices(model, held, False)),
+                    "list": score(held, fitted_choices(model, held, True))}
+        row["shipped weights.json (not refitted; fitted on dev pmc + dev eLife)"] = {
+            "headings": score(held, fitted_choices(shipped, held, False)),
+            "list": score(held, fitted_choices(shipped, held, True))}
+        rows[name] = row
+        print(f"== {name}: {len(held)} papers ({time.perf_counter() - mark:.0f} s)", file=sys.stderr)
+        for label, entry in row.items():
+            if isinstance(entry, dict) and "headings" in entry:
+                h, li = entry["headings"], entry["list"]
+                print(f"   {label[:60]:60s} headings {h['acc_i']} / {h['acc_ni']}   list {li['acc_i']} / {li['acc_ni']}",
+                      file=sys.stderr)
+    # "Beats the baseline" on a source: more image slots right (Acc_i) and no fewer slots right in all
+    # (Acc_b: a wrong image costs as much as a missed one), in both forms. Acc_ni alone is not the test:
+    # a baseline that places almost nothing has the best Acc_ni; the goal's Acc_ni >= 0.95 is reported
+    # beside it (acc_ni_goal), a miss of its own.
+    verdict = {}
+    candidates = [*CONFIGS, *(f"{label} @ floor {floor}" for label in CONFIGS for floor in FLOORS[1:])]
+    for label in candidates:
+        beats = {name: all((row[label][form]["acc_i"] or 0) > (row["baseline"][form]["acc_i"] or 0)
+                           and (row[label][form]["acc_b"] or 0) >= (row["baseline"][form]["acc_b"] or 0)
+                           for form in ("headings", "list"))
+                 for name, row in rows.items()}
+        acc_ni = {name: all((row[label][form]["acc_ni"] or 0) >= FLOOR for form in ("headings", "list"))
+                  for name, row in rows.items()}
+        mean_i = {form: round(float(np.mean([row[label][form]["acc_i"] or 0 for row in rows.values()])), 4)
+                  for form in ("headings", "list")}
+        verdict[label] = {"beats_baseline_on_every_source": all(beats.values()), "per_source": beats,
+                          "acc_ni_goal_met": acc_ni, "mean_acc_i_over_sources": mean_i}
+    # What ships: beats the baseline on every source; of those, the ones that keep Acc_ni >= 0.95 on
+    # every held-out source (a goal) if any; then the best mean Acc_i over the sources, both forms
+    def rank(k: str) -> tuple:
+        return (verdict[k]["beats_baseline_on_every_source"], all(verdict[k]["acc_ni_goal_met"].values()),
+                sum(verdict[k]["mean_acc_i_over_sources"].values()))
+
+    best = max(candidates, key=rank)
+    verdict["ships"] = best if verdict[best]["beats_baseline_on_every_source"] else "baseline"
     payload = {
-        "benchmark": "leave-one-paper-out on the FTII split of the 7 corpus papers (old corpus)",
-        "papers": len(corpus.articles),
-        "cross_encoder": "left out (--no-ce)" if args.no_ce else (why or "on"),
-        # The shipped sequence model rescoring nothing (top_k 0) makes "sequence + CE" the same run as
-        # "sequence, no CE": said here so the two equal rows are not read as "the cross-encoder adds 0".
-        "shipped_top_k": engine_top_k(),
-        "sequence_model": "as shipped in placement/_weights.py (fitted on dev pmc + dev eLife)",
+        "floors": list(FLOORS),
+        "benchmark": "leave-one-source-out: fitted placement configurations against the baseline, every source held out",
+        "sources": {name: len(held) for name, (held, _) in held_sets.items()},
+        "image_slots": {name: sum(bool(g) for r in held for g in r.arrays.gold) for name, (held, _) in held_sets.items()},
+        "elife": {"dev": args.elife_dev, "test": args.elife_test},
+        "ocr": args.ocr,
+        "pmc_pool": {"app": sum(1 for i in items if i.source not in ("elife", "multilingual") and i.pool == "app"),
+                     "jats": sum(1 for i in items if i.source not in ("elife", "multilingual") and i.pool == "jats")},
+        "acc_ni_floor": f"{FLOOR} (plain entries); the '@ floor F' entries tune to F",
         "rows": rows,
+        "verdict": verdict,
         "seconds": round(time.perf_counter() - started, 1),
+        "cpu_seconds": round(time.process_time() - cpu, 1),
     }
-    target = write_result("placement_lopo", payload)
+    target = write_result(args.name, payload)
+    print(json.dumps({k: (v if k == "ships" else {x: v[x] for x in ("beats_baseline_on_every_source",
+                                                                    "mean_acc_i_over_sources")})
+                      for k, v in verdict.items()}, indent=1))
     print(f"written {target}")
 
 

@@ -432,7 +432,8 @@ def score(arrays: list[Arrays], choices: list[list[int | None]]) -> dict:
     return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in pooled.items()}
 
 
-def tune(model: Model, arrays: list[Arrays], floor: float = ACC_NI_FLOOR) -> dict:
+def tune(model: Model, arrays: list[Arrays], floor: float | None = None) -> dict:
+    floor = ACC_NI_FLOOR if floor is None else floor  # read at call time: --acc-ni-floor sets it
     odds = [utilities(model, a) for a in arrays]
     best = None
     for prior in PRIORS:
@@ -601,7 +602,7 @@ def fit_data(items: list[Item], pairs: Path | None) -> dict:
 
 
 def main() -> None:
-    global WORK
+    global WORK, ACC_NI_FLOOR
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=Path, default=None,
                         help="fit on every NAME.pdf + NAME.xml of this folder instead of the corpus (nothing held out)")
@@ -624,8 +625,12 @@ def main() -> None:
     parser.add_argument("--prepare-only", choices=("fit", "pmc_test", "elife_test"),
                         help="compute and cache this set's features (embeddings included), then stop")
     parser.add_argument("--result-name", default="placement_relevance")
+    parser.add_argument("--acc-ni-floor", type=float, default=ACC_NI_FLOOR,
+                        help="Acc_ni the threshold is tuned to keep on the fit papers (issue 39 chose it by "
+                             "leave-one-source-out: benchmarks/placement_lopo.py, floor_sweep)")
     args = parser.parse_args()
     WORK = args.work
+    ACC_NI_FLOOR = args.acc_ni_floor
     args.cache = args.cache or WORK / "embeddings.sqlite"
     if args.pairs is not None and not args.pairs.is_dir():
         parser.error(f"--pairs: {args.pairs} is not a folder")
