@@ -69,7 +69,8 @@ class ReaderStrings:
         shown = [self.label(label) for label in labels]
         if len(shown) <= 1:
             return "".join(shown)
-        return f"{', '.join(shown[:-1])} {self.words['and']} {shown[-1]}"
+        space = self.words.get("and_space", " ")  # none in Chinese and Japanese
+        return f"{', '.join(shown[:-1])}{space}{self.words['and']}{space}{shown[-1]}"
 
     def marker(self, pages: Sequence[int], labels: Sequence[str], *, ocr: bool = False) -> str:
         """A citation marker: "(p. 3; Figura 2)", "(S. 3, 4; Abbildung 1)"; '' when it cites nothing."""

@@ -10,6 +10,7 @@ from importlib import resources
 import pytest
 
 from mmdocsum_desktop.schemas.summary import ROLES, NoFigure
+from mmdocsum_desktop.text.languages import language_tables
 from mmdocsum_desktop.text.reader_strings import (
     READER_STRINGS,
     ReaderStringsError,
@@ -25,8 +26,15 @@ def _raw(code: str) -> dict:
     return tomllib.loads(resources.files(READER_STRINGS).joinpath(f"{code}.toml").read_text(encoding="utf-8"))
 
 
-def test_the_six_languages_have_reader_strings():
+def test_every_language_the_app_knows_has_reader_strings():
     assert set(LANGUAGES) <= set(reader_languages())
+    assert set(language_tables()) <= set(reader_languages())  # ko, zh, ja too
+
+
+def test_chinese_and_japanese_labels_have_no_spaces():
+    assert reader_strings("zh").labels_list(["Figure 1", "Table 2"]) == "图1和表2"
+    assert reader_strings("ja").label("Table 3") == "表3"
+    assert reader_strings("ko").label("Figure 2") == "그림 2"
 
 
 @pytest.mark.parametrize("code", [c for c in LANGUAGES if c != "en"])
@@ -61,7 +69,7 @@ def test_markers_and_notes_name_pages_and_labels_in_the_papers_language():
 
 
 def test_a_language_without_strings_reads_english():
-    assert reader_strings("ko").code == "en"
+    assert reader_strings("nl").code == "en"  # Dutch: detected, no tables
     assert reader_strings(None).heading("method") == "Method"
     assert reader_strings("pt-BR").heading("results") == "Resultados"
 
