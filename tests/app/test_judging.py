@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mmdocsum_desktop.app.judging import judge
+from mmdocsum_desktop.app.judging import UnfitJudgeError, judge
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.app.summary import summarize
 from mmdocsum_desktop.engines.factory import JudgeNotConfiguredError
@@ -21,7 +21,10 @@ def test_judge_scores_a_summary_with_the_configured_model(smollm, extractive_ses
     document, folder = exported(PAPER)
     summary = summarize(extractive_session, document, folder)
     with Session(llama_settings(smollm)) as session:
-        result = judge(session, document, summary, base_dir=folder)
+        # SmolLM2 is labelled unfit to judge: it is refused, before it loads, unless the caller insists
+        with pytest.raises(UnfitJudgeError, match="too small to judge"):
+            judge(session, document, summary, base_dir=folder)
+        result = judge(session, document, summary, base_dir=folder, insist=True)
     assert result.aspects and set(result.aspects) <= set(result.aspect_titles)
     assert result.judge.startswith("llama") and result.calls >= 1 and result.prompt_tokens > 0
     for aspect in result.aspects.values():  # a small model may fail an aspect: it says so
