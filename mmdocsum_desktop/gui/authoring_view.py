@@ -203,7 +203,9 @@ class AuthoringView(QWidget):
                                workspace_root=self.workspace.root if self.workspace else None,
                                folder=self.folder if use_folder else None)
         job = Job("Placing images", fn, kind="placement")
-        job.signals.succeeded.connect(self._placed)
+        # suggestions for the paper they were made for only: another paper's tab may be shown by now
+        workspace = self.workspace
+        job.signals.succeeded.connect(lambda rows: self._placed(rows) if workspace is self.workspace else None)
         def failed(message: str) -> None:
             self.window_.show_error(f"Place images failed: {message}")
             self.status.setText("Place images failed; your text is unchanged.")

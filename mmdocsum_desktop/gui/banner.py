@@ -122,12 +122,16 @@ def model_stopped_dialog(parent: QWidget, job: Job) -> QMessageBox:
     return dialog
 
 
-def ask_save_changes(parent: QWidget) -> str:
-    """'save', 'discard' or 'cancel'."""
+def ask_save_changes(parent: QWidget, titles: list[str] | None = None) -> str:
+    """'save', 'discard' or 'cancel'; with several ``titles``, one question about all those papers."""
+    question = "Save your work on this document to a project file before closing it?"
+    if titles and len(titles) > 1:
+        question = (f"Save your work on these {len(titles)} papers to project files before closing them?\n"
+                    + "\n".join(f"• {title[:80]}" for title in titles[:10])
+                    + (f"\n… and {len(titles) - 10} more" if len(titles) > 10 else ""))
     answer = QMessageBox.question(
         parent, "Unsaved work",
-        "Save your work on this document to a project file before closing it?\n"
-        "(If you discard it, the summary, your edits and your text are deleted.)",
+        question + "\n(If you discard it, the summary, your edits and your text are deleted.)",
         QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
     )
     return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(

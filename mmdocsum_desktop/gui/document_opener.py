@@ -1,4 +1,5 @@
-"""Opening a document in the window: read in the background, then it replaces the open work.
+"""Opening a document in the window: read in the background, then shown in a tab of its own beside the
+papers already open (``gui.paper_tabs``).
 
 The current work is only replaced once the new document is ready (and the user agreed), so a file that
 fails to open costs nothing; text written before any document was open goes with the document opened
@@ -86,7 +87,6 @@ class DocumentOpener(QObject):
                 workspace.discard()
                 self.window.show_status(f"{path.name} was not opened; your work is unchanged.")
                 return
-            self.window.cancel_jobs(kind="summary")
         workspace.set_document(document)
         self.window.workspace = workspace
         self.window.prefs.add_recent(path, document.title)

@@ -50,6 +50,7 @@ from mmdocsum_desktop.gui.document_opener import DocumentOpener
 from mmdocsum_desktop.gui.document_view import DocumentView
 from mmdocsum_desktop.gui.library_view import LibraryView
 from mmdocsum_desktop.gui.message_bridge import MessageBridge
+from mmdocsum_desktop.gui.paper_tabs import PaperTabs
 from mmdocsum_desktop.gui.prefs import GuiPrefs, load_prefs, save_prefs
 from mmdocsum_desktop.gui.project_files import PROJECT_FILTER, ProjectFiles
 from mmdocsum_desktop.gui.project_model import ProjectModel, UndoKeys
@@ -145,6 +146,7 @@ class MainWindow(QMainWindow):
         self.job_bar = JobBar()
         self.status_label = QLabel("")
         build_layout(self)
+        self.papers = PaperTabs(self)  # the open papers, one tab each (issue 36, point 7)
 
         # What the core says while jobs run (a model fell back to the CPU, a cache was recreated).
         self.messages = MessageBridge(self)
@@ -241,8 +243,8 @@ class MainWindow(QMainWindow):
         return text if ok and text else None
 
     def ask_save_changes(self) -> str:
-        """'save', 'discard' or 'cancel'."""
-        return ask_save_changes(self)
+        """'save', 'discard' or 'cancel' (about every paper named, when the window closes with several)."""
+        return ask_save_changes(self, self.papers.asking)
 
     def ask_recover(self, items: list[proj.Recoverable]) -> proj.Recoverable | None:
         return ask_recover(self, items)
@@ -260,12 +262,14 @@ class MainWindow(QMainWindow):
 
     def open_path(self, path: str | Path) -> Job | None:
         path = Path(path)
+        if self.papers.switch_to_path(path):  # already open: its tab is shown
+            return None
         if path.suffix == proj.PROJECT_SUFFIX:
             return self.open_project(path)
         return self.open_document(path)
 
     def ready_to_replace(self) -> bool:
-        if self.workspace is None:
+        if self.workspace is None or self.papers.set_aside():  # the open paper stays, in its tab
             return True
         if not self.dirty or not self.has_work():
             self.workspace.discard()
@@ -296,6 +300,7 @@ class MainWindow(QMainWindow):
         # the document, its summary and placements (or none) replace whatever the views showed; the
         # model drops the undo steps of the project before
         self.state.set_workspace(workspace)
+        self.papers.shown(workspace)
         self.document_view.restore_position((workspace.project.extra.get("reader") if workspace else None) or {})
         self.update_title()
         self.update_actions()
@@ -479,11 +484,9 @@ class MainWindow(QMainWindow):
             self.runner.start(Job("warming up", core.warm_up(self.session), kind="warm-up"))
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 — Qt's name
-        if self.workspace is not None and self.dirty and self.has_work():
-            answer = self.ask_save_changes()
-            if answer == "cancel" or (answer == "save" and not self.save_project()):
-                event.ignore()
-                return
+        if not self.papers.ready_to_close():  # one question for every open paper with unsaved work
+            event.ignore()
+            return
         self.closing = True
         self.messages.close()
         self.runner.cancel_all()
@@ -491,6 +494,7 @@ class MainWindow(QMainWindow):
         self.session.close()  # the language model's process goes with the window
         self.document_view.close_document()
         self.library_view.close_library()
+        self.papers.discard_all()
         if self.workspace is not None:
             self.workspace.discard()
             self.workspace = None
@@ -508,5 +512,6 @@ class MainWindow(QMainWindow):
         self.document_view.close_document()
         self.library_view.close_library()
         main_thread_gc.collector().release(id(self))
+        self.papers.release_all()
         if self.workspace is not None:
             self.workspace.release()

@@ -28,6 +28,19 @@ TYPING_MERGE_S = 2.0  # keystrokes this close together are one step of Undo
 AuthoringState = tuple[str, list[proj.PlacementSuggestion]]
 
 
+def merge_regenerated(current: Summary | None, summary: Summary, replace: int | None) -> Summary:
+    """The summary a job's result makes: all of ``summary``, or with ``replace`` only that paragraph's new
+    text laid into ``current`` (edits made to the others meanwhile are kept, and so is the figure the
+    paragraph has now). Also for a result that lands in a paper not shown (``gui.paper_tabs``)."""
+    if replace is not None and current is not None and replace < len(current.paragraphs):
+        fresh = summary.paragraphs[replace].model_copy(deep=True)
+        fresh.figure = current.paragraphs[replace].figure
+        fresh.image_caption = current.paragraphs[replace].image_caption
+        current.paragraphs[replace] = fresh
+        return current
+    return summary
+
+
 class SnapshotCommand(QUndoCommand):
     """One step of Undo: a state before and after, applied by ``apply`` (the summary, the user's text
     with the placements, ...). The change is made before the command is pushed; redo re-applies it."""
@@ -112,12 +125,7 @@ class ProjectModel(AppState):
             return None
         current = workspace.project.summary
         before = current.model_copy(deep=True) if current is not None else None
-        if replace is not None and current is not None and replace < len(current.paragraphs):
-            fresh = summary.paragraphs[replace].model_copy(deep=True)
-            fresh.figure = current.paragraphs[replace].figure
-            fresh.image_caption = current.paragraphs[replace].image_caption
-            current.paragraphs[replace] = fresh
-            summary = current
+        summary = merge_regenerated(current, summary, replace)
         workspace.project.summary = summary
         self._record_summary("Regenerate paragraph" if replace is not None else "Summarize", before)
         self.set_summary(summary)

@@ -31,6 +31,7 @@ class SummaryController(QObject):
         self.view = window.summary_view
         self._regenerations = 0  # a new seed for each regenerated paragraph (LLM engines)
         self.fitness_banner = False  # the banner shows the "model too small" warning of the last run
+        self.running_for: proj.Workspace | None = None  # the paper the running summary job writes for
         self.view.summarizeRequested.connect(self.summarize)
         self.view.regenerateRequested.connect(self.regenerate_paragraph)
         self.view.figureChosen.connect(self.choose_figure)
@@ -64,12 +65,15 @@ class SummaryController(QObject):
             fn = core.regenerate_paragraph(session, workspace.document, workspace.root, summary, replace,
                                            self._regenerations)
         job = Job(f"{title} ({engine})", fn, kind="summary")
-        job.signals.text.connect(self.view.append_stream)
+        # its text is streamed beside its own paper only (another paper's tab may be shown meanwhile)
+        job.signals.text.connect(lambda text: self.view.append_stream(text)
+                                 if self._alive() and workspace is self.window.workspace else None)
         job.signals.succeeded.connect(lambda result: self._done(workspace, result, replace))
         job.signals.failed.connect(self._failed)
         job.signals.cancelled.connect(lambda partial: self._cancelled())
         job.signals.finished.connect(self._finished)
         self.model.set_busy(True)
+        self.running_for = workspace
         self.view.begin_stream(f"{title} with the {engine} engine…")
         window.tabs.setCurrentWidget(self.view)
         window.start_job(job)
@@ -82,6 +86,7 @@ class SummaryController(QObject):
     def _finished(self) -> None:
         if not self._alive():
             return
+        self.running_for = None
         self.model.set_busy(False)
         self.view.end_stream()
         self.window.update_actions()
@@ -93,7 +98,10 @@ class SummaryController(QObject):
         self.view.show_outcome("The summary failed; the one shown (if any) is unchanged.")
 
     def _done(self, workspace: proj.Workspace, result: dict[str, Any], replace: int | None) -> None:
-        if not self._alive() or workspace is not self.window.workspace:
+        if not self._alive():
+            return
+        if workspace is not self.window.workspace:  # another paper's tab is shown: it lands in its own
+            self.window.papers.land_summary(workspace, result["summary"], replace)
             return
         self.view.add_images(result.get("images") or {})
         before = self.model.accept_summary(result["summary"], replace)
