@@ -25,6 +25,8 @@ import argparse
 import json
 import os
 import resource
+import shutil
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -58,12 +60,68 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: kilobytes
 
 
+def replicate(library_dir: Path, copies: int) -> None:
+    """Each paper and its content ``copies`` more times (new hashes and paths), straight in SQL: the
+    passages, their vectors and FTS rows are copied, not recomputed."""
+    conn = sqlite3.connect(library_dir / "library.sqlite")
+    columns = [r[1] for r in conn.execute("PRAGMA table_info(passages)") if r[1] not in ("id", "content_hash")]
+    listed = ", ".join(columns)
+    for k in range(1, copies + 1):
+        conn.execute("INSERT INTO contents SELECT hash || ?, title, language, pages, figures, tables, doi, passages, "
+                     "indexed_at, read_seconds FROM contents WHERE hash NOT LIKE '%#%'", (f"#{k}",))
+        conn.execute(f"INSERT INTO passages(content_hash, {listed}) SELECT content_hash || ?, {listed} FROM passages "
+                     "WHERE content_hash NOT LIKE '%#%'", (f"#{k}",))
+        conn.execute("INSERT INTO visuals SELECT content_hash || ?, position, label, kind, page, caption FROM visuals "
+                     "WHERE content_hash NOT LIKE '%#%'", (f"#{k}",))
+        paper_columns = [r[1] for r in conn.execute("PRAGMA table_info(papers)")
+                         if r[1] not in ("id", "source_path", "content_hash")]
+        plain = ", ".join(paper_columns)
+        conn.execute(f"INSERT INTO papers(source_path, content_hash, {plain}) SELECT source_path || ?, "
+                     f"content_hash || ?, {plain} FROM papers WHERE content_hash NOT LIKE '%#%'", (f"#{k}", f"#{k}"))
+    conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+    conn.commit()
+    conn.close()
+
+
+def scaled_latency(work: Path, asked: list[dict[str, str]], target: int) -> dict[str, object]:
+    scaled = work / "scaled"
+    if scaled.exists():
+        shutil.rmtree(scaled)
+    scaled.mkdir()
+    with use.Library(work / "library") as library:  # a consistent copy of the WAL library
+        library.store.backup(scaled / "library.sqlite")
+        n = len(library.papers())
+    replicate(scaled, max(0, round(target / n) - 1))
+    settings = Settings.model_validate({"engines": {"engine": "extractive"}})
+    walls, cpus, stages = [], [], []
+    with Session(settings) as session, use.Library(scaled) as library:
+        papers = len(library.papers())
+        started = time.perf_counter()
+        use.ask_library(session, library, LibraryAskRequest(question="What was measured in the first table?"))
+        first = time.perf_counter() - started
+        for question in asked:
+            started, cpu = time.perf_counter(), time.process_time()
+            answer = use.ask_library(session, library, LibraryAskRequest(question=question["question"]))
+            walls.append(time.perf_counter() - started)
+            cpus.append(time.process_time() - cpu)
+            stages.append(answer.timings)
+    return {
+        "papers": papers, "first_question_s": round(first, 2), "peak_rss_mb": round(peak_rss_mb(), 1),
+        "ask_wall_median_s": round(statistics.median(walls), 3), "ask_cpu_median_s": round(statistics.median(cpus), 3),
+        "ask_stage_median_s": {stage: round(statistics.median(t.get(stage, 0.0) for t in stages), 4)
+                               for stage in ("load_s", "embed_s", "dense_s", "fts_s", "rerank_s", "papers_s")},
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pmc", type=int, default=40, help="pmc PDFs (the asked ones first)")
     parser.add_argument("--elife", type=int, default=20, help="eLife JATS articles")
     parser.add_argument("--split", choices=("dev", "test"), default="test")
     parser.add_argument("--work", type=Path, default=None, help="folder for the library (default: a temporary one)")
+    parser.add_argument("--scale-to", type=int, default=1000, metavar="N",
+                        help="then time the questions over a copy of the library whose papers are replicated "
+                             "to about N (latency only: the copies make accuracy meaningless); 0: skip")
     args = parser.parse_args()
     if not (CORPUS / "pmc").is_dir():
         print(f"bench_library: no corpus at {CORPUS} (set MMDOCSUM_CORPUS)", file=sys.stderr)
@@ -145,6 +203,8 @@ def main() -> int:
         "load_average": os.getloadavg(),
         "rows": rows,
     }
+    if args.scale_to > n and rows:
+        result["scaled"] = scaled_latency(work, asked, args.scale_to)
     target = write_result(f"bench_library_{n}", result)
     for key, value in result.items():
         if key != "rows":

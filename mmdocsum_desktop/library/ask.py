@@ -4,8 +4,8 @@ or table.
 Two stages, so that a thousand papers cost about what one does:
 
 1. **Across papers**: every stored passage (prose sentences, captions, table rows, words inside
-   figures) is a candidate. The question's embedding is compared with all of them (the float16 vectors
-   of the store, held in memory and reloaded only when the store's generation changes), SQLite's FTS5
+   figures) is a candidate. The question's embedding is compared with all of them (the store's vectors,
+   held in memory as float32 and reloaded only when the store's generation changes), SQLite's FTS5
    ranks them by BM25, the two rankings are fused by reciprocal rank (as ``retrieval.search`` does for
    one paper), and the cross-encoder rescores the best ``RERANK_TOP``. A paper scores by its best
    rescored passage.
@@ -43,7 +43,6 @@ LEXICAL_CANDIDATES = 200
 RERANK_TOP = 20
 RERANK_CHARS = 240  # as retrieval.search.RERANK_PASSAGE_CHARS: the start of a passage says what it is
 PAPER_INDEXES = 16  # per-paper evidence indexes kept in memory for the next questions
-_DENSE_CHUNK = 65536  # float16 rows turned into float32 at a time (bounded memory whatever the library)
 _QUOTED = 2  # passages the extractive answer quotes
 
 
@@ -123,10 +122,7 @@ class LibrarySearch:
         allowed = allowed_content[table.content_of] if len(table.contents) else np.zeros(0, dtype=bool)
 
         mark = time.perf_counter()
-        dense = np.full(len(table.passage_ids), -np.inf, dtype=np.float32)
-        for start in range(0, len(table.passage_ids), _DENSE_CHUNK):
-            block = table.vectors[start:start + _DENSE_CHUNK].astype(np.float32)
-            dense[start:start + len(block)] = block @ query
+        dense = np.asarray(table.vectors @ query, dtype=np.float32)
         dense[~allowed] = -np.inf
         count = int(allowed.sum())
         top_dense = np.argsort(-dense, kind="stable")[:min(DENSE_CANDIDATES, count)]
