@@ -220,11 +220,11 @@ def flagged_sentences(summary, document) -> list[dict]:
     cites as its extracted source), and of its section's role."""
     from mmdocsum_desktop.text.attribution import attribute
     from mmdocsum_desktop.summarize.extractive import clean_sentence
-    from mmdocsum_desktop.summarize.roles import block_roles
+    from mmdocsum_desktop.document.sections import is_abstract_heading
+    from mmdocsum_desktop.summarize.roles import section_role
     from mmdocsum_desktop.text.sentences import split_sentences
 
     blocks = {b.id: b for b in document.blocks}
-    roles = block_roles(document)
     rows = []
     for paragraph in summary.paragraphs:
         if paragraph.role not in ("results", "conclusion") or paragraph.source == "absent":
@@ -237,7 +237,10 @@ def flagged_sentences(summary, document) -> list[dict]:
                 block = blocks.get(block_id)
                 if block is None:
                     continue
-                role = role or roles.get(block_id)
+                # the role its own heading names (a review's "Treatment" inherits the introduction's role
+                # in block_roles, but is not the introduction); "Abstract" over body text names none
+                own = None if is_abstract_heading(block.section) else section_role(block.section)
+                role = role or own
                 parts = split_sentences(block.text)
                 words = set(_words(sentence.text))
                 # the block's sentences whose cleaned words the summary sentence holds (one, or two joined)
