@@ -242,9 +242,15 @@ def _is_framed_text(picture: Rect, blocks: list[TextBlock]) -> bool:
     lines = [line for b in inside for line in b.lines if line.horizontal]
     if not lines:
         return False
-    covered = sum(area(line.bbox) for line in lines)
+    covered = sum(area(line.bbox) for line in lines) / max(area(picture), 1e-6)
     words_per_line = sum(len(line.text.split()) for line in lines) / len(lines)
-    return covered > 0.3 * area(picture) and words_per_line >= 5
+    # or a list of short lines set flush left in one column ("Article history: Received ...", "Additional
+    # file 1.", "Additional file 2."); a flowchart centres its words in boxes at many places, a chart's
+    # labels cover little of it
+    starts = sorted(line.bbox[0] for line in lines)
+    median = starts[len(starts) // 2]
+    flush_left = len(lines) >= 2 and sum(abs(x - median) <= 3 for x in starts) >= 0.7 * len(lines)
+    return covered > 0.3 and words_per_line >= 5 or covered > 0.1 and flush_left
 
 
 def _is_text_box(picture: Rect, blocks: list[TextBlock]) -> bool:
