@@ -218,10 +218,10 @@ def flagged_sentences(summary, document) -> list[dict]:
     """Each Results/Conclusion sentence of ``summary`` with what ``attribution.attribute`` says of the
     sentence the document has (its raw text, reference markers included, found in the block the summary
     cites as its extracted source), and of its section's role."""
-    from mmdocsum_desktop.text.attribution import attribute
-    from mmdocsum_desktop.summarize.extractive import clean_sentence
     from mmdocsum_desktop.document.sections import is_abstract_heading
+    from mmdocsum_desktop.summarize.extractive import clean_sentence
     from mmdocsum_desktop.summarize.roles import section_role
+    from mmdocsum_desktop.text.attribution import attribute
     from mmdocsum_desktop.text.sentences import split_sentences
 
     blocks = {b.id: b for b in document.blocks}

@@ -28,7 +28,6 @@ from typing import Protocol
 
 from mmdocsum_desktop.document.sections import is_abstract_heading
 from mmdocsum_desktop.schemas.document import Document
-
 from mmdocsum_desktop.summarize.roles import names_a_case, section_role
 
 # what each role's sentences say, in the five other languages (the English cues are the extractor's)

@@ -46,11 +46,15 @@ from mmdocsum_desktop.document.normalize import (
     normalize_text,
     vocabulary,
 )
-from mmdocsum_desktop.document.sections import PROSE_TYPES, is_abstract_heading, is_body_prose, is_references_heading
+from mmdocsum_desktop.document.sections import (
+    PROSE_TYPES,
+    is_abstract_heading,
+    is_body_prose,
+    is_references_heading,
+)
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.schemas.summary import ROLE_TITLES, ROLES
-from mmdocsum_desktop.text.attribution import attribute
 from mmdocsum_desktop.summarize.content_roles import BLOCKED_BY, other_language_cues, widen_by_content
 from mmdocsum_desktop.summarize.roles import (
     ANY_ROLE,
@@ -60,6 +64,7 @@ from mmdocsum_desktop.summarize.roles import (
     section_role,
 )
 from mmdocsum_desktop.summarize.sentences import Embedder, Sentence, document_sentences
+from mmdocsum_desktop.text.attribution import attribute
 from mmdocsum_desktop.text.sentences import split_sentences
 from mmdocsum_desktop.text.tokens import salience_words
 
