@@ -676,6 +676,12 @@ class DocumentView(QWidget):
             return
         self.inverted = inverted
         self._layout()
+        for row in range(self.thumbs.count()):  # the thumbnails drawn so far, turned over too
+            item = self.thumbs.item(row)
+            if item is not None and item.data(Qt.ItemDataRole.UserRole):
+                image = item.icon().pixmap(self.thumbs.iconSize()).toImage()
+                image.invertPixels()
+                item.setIcon(QIcon(QPixmap.fromImage(image)))
 
     def page_image(self, page: int) -> QImage | None:
         """The page as it is drawn now (inverted or not), None until it is rendered (tests look)."""
@@ -991,7 +997,7 @@ class DocumentView(QWidget):
             return
         for number, (width, height) in enumerate(self._renderer.sizes, start=1):
             blank = QPixmap(max(1, int(width * THUMB_SCALE)), max(1, int(height * THUMB_SCALE)))
-            blank.fill(QColor("white"))
+            blank.fill(QColor("black" if self.inverted else "white"))
             item = QListWidgetItem(QIcon(blank), str(number))
             item.setData(Qt.ItemDataRole.UserRole, False)  # not rendered yet
             self.thumbs.addItem(item)
@@ -1018,6 +1024,9 @@ class DocumentView(QWidget):
         for page, image in images:
             item = self.thumbs.item(page - 1)
             if item is not None:
+                if self.inverted:  # the sidebar shows the pages as the reader does
+                    image = image.copy()
+                    image.invertPixels()
                 item.setIcon(QIcon(QPixmap.fromImage(image)))
                 item.setData(Qt.ItemDataRole.UserRole, True)
 

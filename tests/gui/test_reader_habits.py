@@ -55,6 +55,11 @@ def _corner_lightness(window) -> int:
     return image.pixelColor(3, 3).lightness()  # the page's white margin
 
 
+def _thumbnail_lightness(window) -> int:
+    item = window.document_view.thumbs.item(0)
+    return item.icon().pixmap(window.document_view.thumbs.iconSize()).toImage().pixelColor(2, 2).lightness()
+
+
 def test_ctrl_f_reaches_the_search_box(qtbot, make_window, two_figure_pdf):
     window = make_window()
     _open(qtbot, window, two_figure_pdf)
@@ -75,15 +80,20 @@ def test_dark_mode_is_chosen_in_settings_and_follows_the_system(qtbot, make_wind
     _open(qtbot, window, two_figure_pdf)
     qtbot.waitUntil(lambda: window.document_view.page_image(1) is not None, timeout=60_000)
     assert not _dark() and _corner_lightness(window) > 200  # a fresh install: the system's (light here)
+    window.document_view.show_thumbnails(True)
+    qtbot.waitUntil(lambda: window.document_view.thumbs.item(0).data(Qt.ItemDataRole.UserRole), timeout=60_000)
+    assert _thumbnail_lightness(window) > 200
 
     _settings(qtbot, window, "dark", invert=True)
     assert _dark() and load_prefs().theme == "dark" and load_prefs().invert_pages
     qtbot.waitUntil(lambda: window.document_view.page_image(1) is not None, timeout=60_000)
     assert _corner_lightness(window) < 50  # the page inverted: white text on black
+    assert _thumbnail_lightness(window) < 50  # and its thumbnail
 
     _settings(qtbot, window, "dark", invert=False)
     qtbot.waitUntil(lambda: window.document_view.page_image(1) is not None, timeout=60_000)
     assert _dark() and _corner_lightness(window) > 200  # dark window, the page as printed
+    assert _thumbnail_lightness(window) > 200
 
     _settings(qtbot, window, "light", invert=True)
     assert not _dark() and not window.document_view.inverted  # inverted only in dark mode
