@@ -29,6 +29,7 @@ from typing import Protocol
 from mmdocsum_desktop.document.sections import is_abstract_heading
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.summarize.roles import names_a_case, section_role
+from mmdocsum_desktop.summarize.sentences import Sentence
 
 # what each role's sentences say, in the five other languages (the English cues are the extractor's)
 ROLE_CUES_OTHER_LANGUAGES: dict[str, re.Pattern[str]] = {
@@ -136,8 +137,7 @@ class PoolItem(Protocol):
     def section_role(self) -> str | None: ...
 
     @property
-    def sentence(self):  # noqa: ANN201 — summarize.sentences.Sentence
-        ...
+    def sentence(self) -> Sentence: ...
 
 
 def content_cue(role: str, text: str) -> bool:
