@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QTabBar
+from PySide6.QtWidgets import QBoxLayout, QTabBar
 
 from mmdocsum_desktop.app import project as proj
 from mmdocsum_desktop.gui.project_model import merge_regenerated
@@ -58,6 +58,11 @@ def paper_title(workspace: proj.Workspace) -> str:
             or (Path(source).name if source else "") or "Untitled")
 
 
+def _release_all(papers: list[Paper]) -> None:
+    for paper in papers:
+        paper.workspace.release()
+
+
 def _same_file(a: str | Path | None, b: str | Path) -> bool:
     if not a:
         return False
@@ -85,12 +90,14 @@ class PaperTabs(QObject):
         self.bar.tabCloseRequested.connect(self.close_paper)
         self.bar.setVisible(False)
         # above both panes (under the banner): a tab switches the reader and the summary together
-        layout = window.centralWidget().layout()
-        layout.insertWidget(1, self.bar)
+        central = window.centralWidget()
+        layout = central.layout() if central is not None else None
+        if isinstance(layout, QBoxLayout):  # build_layout's column: the banner, then the panes
+            layout.insertWidget(1, self.bar)
         # a window destroyed without closing (a crash, as tests simulate it) leaves every open paper's
         # workspace on disk for recovery; the list, not this object, is captured: it may be gone by then
         papers = self.papers
-        window.destroyed.connect(lambda *_: [paper.workspace.release() for paper in papers])
+        window.destroyed.connect(lambda *_: _release_all(papers))
 
     # ============================================================================ what is open
     def find(self, workspace: proj.Workspace | None) -> Paper | None:
@@ -123,7 +130,7 @@ class PaperTabs(QObject):
         """The window shows ``workspace`` now (``load_views``): its tab is added if it has none, and chosen."""
         leaving = self.current
         paper = self.find(workspace)
-        if paper is None and workspace is not None and workspace.document is not None:
+        if paper is None and workspace is not None:  # a paper, or a project of text alone: a tab either way
             paper = Paper(workspace)
             self.papers.append(paper)
             self.bar.blockSignals(True)
@@ -180,8 +187,7 @@ class PaperTabs(QObject):
 
     def release_all(self) -> None:
         """The window goes away unclosed: every workspace stays on disk, to be recovered."""
-        for paper in self.papers:
-            paper.workspace.release()
+        _release_all(self.papers)
 
     # ============================================================================ the user's choices
     def show(self, paper: Paper) -> None:

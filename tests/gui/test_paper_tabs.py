@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import json
 
+import shiboken6
+
 from mmdocsum_desktop.app import project as proj
+from mmdocsum_desktop.gui.main_window import MainWindow
 from tests.conftest import DATA_PAPERS
 from tests.gui.conftest import wait_job
 
@@ -136,3 +139,21 @@ def test_a_summary_finishing_after_a_switch_lands_in_its_own_paper(qtbot, make_w
     window.papers.bar.setCurrentIndex(0)
     assert window.state.summary is first.project.summary and window.summary_view.summary is first.project.summary
     assert window.dirty  # the summary is unsaved work of the first paper
+
+
+def test_every_open_papers_work_is_autosaved_and_recoverable_after_a_crash(qtbot):
+    window = MainWindow()
+    window.show()
+    first, second = _two_papers(qtbot, window)
+    window.authoring_view.editor.setPlainText("Typed in the second paper.")
+    window.papers.bar.setCurrentIndex(0)  # at once: the second paper's autosave had not run yet
+    window.authoring_view.editor.setPlainText("Typed in the first paper.")
+    window.autosave(background=False)
+    qtbot.waitUntil(lambda: _saved(second)["authoring"] == "Typed in the second paper.", timeout=5_000)
+
+    shiboken6.delete(window)  # gone without closeEvent: as good as a crash for the work on disk
+    found = {item.root: item for item in proj.recoverable_workspaces()}
+    assert set(found) == {str(first.root), str(second.root)}
+    assert _saved(first)["authoring"] == "Typed in the first paper."
+    for workspace in (first, second):
+        proj.Workspace.load(workspace.root).discard()
