@@ -88,10 +88,11 @@ def find_regions(
     if captions and pictures:
         cost = np.full((len(captions), len(pictures)), INFEASIBLE)
         for i, caption in enumerate(captions):
-            rows_top = _table_rows_top(caption, blocks, rules, geometry)
+            if _table_rows_top(caption, blocks, rules, geometry) is not None:
+                # the table is the text right under its caption, not a picture past its rows or above it
+                # (panel (a) of Figure 6 below Table 2's rows, panel (a) of Figure 3 above Table 1's caption)
+                continue
             for j, picture in enumerate(pictures):
-                if rows_top is not None and picture[1] > rows_top:
-                    continue  # the table is the text right under its caption, not a picture past it
                 cost[i, j] = _pair_cost(caption, picture, obstacles)
         rows, cols = linear_sum_assignment(cost)
         for i, j in zip(rows, cols):
@@ -279,11 +280,12 @@ def _table_rows_top(
     for Table 2 under which it stood)."""
     if caption.caption is None or caption.caption.kind != "table" or not caption.lines[0].horizontal:
         return None
-    members = _collect_zone(caption, blocks, rules, geometry.column_span(caption.bbox), "below", [])
-    rows = [m for m in members if isinstance(m, TextBlock)]
-    if sum(line.gappy for m in rows for line in m.lines) < 2 and len(rows) < 4:
-        return None
-    return _zone_rect(members)[1]
+    for span in (geometry.column_span(caption.bbox), (caption.bbox[0], caption.bbox[2])):
+        members = _collect_zone(caption, blocks, rules, span, "below", [])
+        rows = [m for m in members if isinstance(m, TextBlock)]
+        if rows and (_tabular_evidence(members) >= 3 or len(rows) >= 4):
+            return _zone_rect(members)[1]
+    return None
 
 
 def _relation(caption: Rect, picture: Rect) -> tuple[str, float]:
@@ -412,17 +414,22 @@ def _text_zone(
     kind = caption.caption.kind if caption.caption else "figure"
     listing = caption.caption is not None and caption.caption.label.startswith("Example")
     directions = ["below", "above"] if kind == "table" or listing else ["above", "below"]
-    spans = [geometry.column_span(caption.bbox)]
+    column = geometry.column_span(caption.bbox)
+    spans = [(column, 0)]
     printed = geometry.print_box or geometry.text_box
-    if spans[0] != (printed[0], printed[2]):
+    if column != (printed[0], printed[2]):
         # a table across both columns under a caption set in the left one (Trials, Medicine): its rows
         # run across the gutter, so the whole width is tried too and the more tabular zone is taken
-        spans.append((printed[0], printed[2]))
+        spans.append(((printed[0], printed[2]), 2))
+    if caption.bbox[2] < column[0] + 0.7 * (column[1] - column[0]):
+        # the page taken for one column (little body text on it) while the table under the caption sits in
+        # the left one: the caption's own width keeps the other column's text out
+        spans.append(((caption.bbox[0], caption.bbox[2]), 1))
     proposals = []
-    for wide, span in enumerate(spans):
+    for span, wide in spans:
         for rank, direction in enumerate(directions):
             members = _collect_zone(caption, blocks, rules, span, direction, taken)
-            if members and wide and _beside_other_caption(caption, _zone_rect(members), blocks, spans[0]):
+            if members and wide == 2 and _beside_other_caption(caption, _zone_rect(members), blocks, column):
                 continue  # the other column holds a table or figure of its own at that height
             if members:
                 proposals.append((_tabular_evidence(members), -rank, -wide, members))
