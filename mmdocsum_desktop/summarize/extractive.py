@@ -61,6 +61,7 @@ from mmdocsum_desktop.summarize.roles import (
     absence_sentence,
     block_roles,
     block_serves,
+    names_a_part,
     section_role,
 )
 from mmdocsum_desktop.summarize.sentences import Embedder, Sentence, document_sentences
@@ -409,7 +410,7 @@ def body_blocks(document: Document, *, include_abstract: bool) -> set[str]:
     # Before the first heading of the body ("Introduction", "Methods"…) a PDF has its title, authors,
     # affiliations and abstract: not the body, even where the reader did not mark them.
     started = not any(b.type == "heading" and section_role(b.text) in ("background", "method", "results", "related")
-                      and not _ABSTRACT_HEADING.match(b.text or "") for b in document.blocks)
+                      and not _ABSTRACT_HEADING.match(b.text or "") and names_a_part(b.text) for b in document.blocks)
     body_start = _body_start(document)
     title = " ".join((document.title or "").split()).lower()
     for index, block in enumerate(document.blocks):

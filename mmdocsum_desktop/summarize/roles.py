@@ -26,6 +26,13 @@ _CASE_PART = re.compile(r"\b(case (presentation|reports?|description|history|det
                         r"presentazione del caso)\b", re.I)
 
 
+def names_a_part(heading: str | None) -> bool:
+    """Whether the heading is a part's name ("Introduction", "2. Métodos", "Results Taxonomy"), not a
+    longer heading that happens to hold one ("HIRSCHKOP, Ken. The Cambridge Introduction to …", the book
+    a review reviews)."""
+    return _names_a_part(heading)
+
+
 def names_a_case(heading: str | None) -> bool:
     """"Case presentation", "Relato de caso", "Cas clinique": a case report's case (its method part, which
     also holds the outcome a case report has instead of results)."""
