@@ -197,6 +197,7 @@ class PaperTabs(QObject):
             return
         if self.current is not None and window.workspace is self.current.workspace:
             self._leave(self.current)
+        window.show_status("")  # a status line about the paper left is not about this one
         window.workspace = paper.workspace
         window.dirty = paper.dirty
         window.load_views()  # calls shown(): the tab is chosen, the jobs of the paper left stopped
