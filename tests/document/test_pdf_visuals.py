@@ -178,3 +178,15 @@ def test_a_table_caption_does_not_take_the_figure_below_its_rows(corpus):
     assert table.bbox is not None and figure.bbox is not None
     assert table.bbox[3] <= figure.bbox[1]
     assert "Total retinal thickness" in _crop_text(path, table)
+
+
+@pytest.mark.corpus
+def test_a_table_caption_with_rows_under_it_takes_no_picture_above_it(corpus):
+    """Gastroenterology Research and Practice: Table 1's caption under Figure 3's panels took panel (a)."""
+    path = corpus / "pmc" / "PMC4706923.pdf"
+    document = read_document(path)
+    table = next(t for t in document.tables if t.label == "Table 1")
+    figure = next(f for f in document.figures if f.label == "Figure 3")
+    assert table.bbox is not None and figure.bbox is not None and table.page == figure.page == 4
+    assert "Number of true-positive cases" in _crop_text(path, table) and "Specificity" in _crop_text(path, table)
+    assert figure.bbox[1] < 100 and figure.bbox[3] > 400  # all three panels, (a) and (b) above (c)
