@@ -85,6 +85,10 @@ def gold_visuals(xml: Path) -> list[dict]:
         if label is None:
             canonical = canonical_label(label_text)
             label = canonical[1] if canonical else None
+        if label is not None and re.match(r"\s*supplementa", label_text, re.IGNORECASE):
+            # "Supplemental Figure-1" is the paper's Figure S1, whatever the reader under test calls it
+            word, number = label.split(maxsplit=1)
+            label = f"{word} {number if number.upper().startswith('S') else 'S' + number}"
         if label is None:
             unlabelled += 1
             label = f"unlabelled {kind} {unlabelled}"
