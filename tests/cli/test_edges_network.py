@@ -61,19 +61,22 @@ def test_retries_stay_inside_the_deadline():
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["stall", "drip"])
 def test_summarize_with_a_time_limit_ends_at_it(tmp_path, mode):
-    """The real command, --time-limit 4: from the request's arrival to the command's end is the limit,
-    then one line and exit 2 (the issue's server was still running at 150 s with --time-limit 20)."""
+    """The real command, --time-limit 20: the limit is the command's one deadline (deadline.py, issue 38),
+    counted from its start — reading and loading the embedder come out of it — then one line and exit 2
+    (the issue's server was still running at 150 s with --time-limit 20)."""
     app = AppHome.make(tmp_path / "app")
     document = tiny_document(app.cwd / "docs")
-    with HostileServer(mode, interval_s=2.0, max_s=60) as server:
+    with HostileServer(mode, interval_s=2.0, max_s=90) as server:
+        started = time.monotonic()
         result = app.run("summarize", str(document), "-o", "out/summary.json", "--quiet", "--engine", "openai",
-                         "--base-url", server.url, "--api-model", "canned", "--time-limit", "4", timeout=120)
+                         "--base-url", server.url, "--api-model", "canned", "--time-limit", "20", timeout=120)
         ended = time.monotonic()
     assert result.returncode == 2, result.stderr[-2000:]
     lines = [line for line in result.stderr.splitlines() if line.strip() and "warning" not in line]
     assert len(lines) == 1 and "did not finish within" in lines[0], result.stderr
     assert server.chat_started, "the command never reached the server"
-    assert ended - server.chat_started[0] < 4 + 5, "the command went on after its time limit"
+    # the start-up before the deadline begins (Python, imports) is a few seconds; the rest is the limit
+    assert ended - started < 20 + 10, "the command went on after its time limit"
 
 
 def _planted(tmp_path):
