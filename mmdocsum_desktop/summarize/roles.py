@@ -232,7 +232,10 @@ def block_serves(document: Document) -> dict[str, frozenset[str]]:
     combined = False
     serves: dict[str, frozenset[str]] = {}
     for block in document.blocks:
-        if block.type == "heading" and section_role(block.text) is not None:
+        if block.type == "heading" and section_role(block.text) is not None and (
+                _names_a_part(block.text) or _TOP_LEVEL_NUMBER.match(block.text or "") or not combined):
+            # a subsection of "Results and discussion" whose words suggest a role ("A novel sequencing
+            # method") is still part of it: its discussion may fill the conclusion (eLife 00569 had none)
             combined = bool(_RESULTS_AND_DISCUSSION.search(block.text or ""))
         role = roles.get(block.id)
         if role is None:

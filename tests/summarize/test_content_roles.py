@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 
 from mmdocsum_desktop.document.reader import read_document
+from mmdocsum_desktop.schemas.document import Block, Document
 from mmdocsum_desktop.summarize.extractive import Extractor, clean_sentence
-from mmdocsum_desktop.summarize.roles import block_roles, section_role
+from mmdocsum_desktop.summarize.roles import block_roles, block_serves, section_role
 from mmdocsum_desktop.summarize.sentences import document_sentences
 from mmdocsum_desktop.text.attribution import attribute
 from tests.conftest import DATA, REPO_ROOT
@@ -75,3 +76,24 @@ def test_results_and_conclusion_hold_only_the_papers_own_findings(embedder, name
                 f"{name} {paragraph.role}: {sentence.text!r} ({found})")
             checked += 1
     assert checked >= 3
+
+
+def test_a_results_and_discussion_subsection_named_like_a_method_may_fill_the_conclusion():
+    # eLife 00569's layout: "Results and discussion", then subsections whose words suggest a role
+    # ("A novel genome sequencing method …"); their discussion is the paper's only conclusion
+    def heading(block_id: str, text: str) -> Block:
+        return Block(id=block_id, type="heading", text=text, section=text, page=1)
+
+    def paragraph(block_id: str, section: str) -> Block:
+        return Block(id=block_id, type="paragraph", text="The genome holds many repeats.", section=section, page=1)
+
+    document = Document(source="/tmp/x.xml", kind="jats", title="A genome", blocks=[
+        heading("h1", "Introduction"), paragraph("p1", "Introduction"),
+        heading("h2", "Results and discussion"), paragraph("p2", "Results and discussion"),
+        heading("h3", "A novel genome sequencing method for repeat-rich genomes"),
+        paragraph("p3", "A novel genome sequencing method for repeat-rich genomes"),
+        heading("h4", "Materials and methods"), paragraph("p4", "Materials and methods"),
+    ])
+    serves = block_serves(document)
+    assert serves["p2"] == serves["p3"] == frozenset({"results", "conclusion"})
+    assert serves["p4"] == frozenset({"method"}) and serves["p1"] == frozenset({"background"})
