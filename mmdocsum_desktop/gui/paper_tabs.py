@@ -239,8 +239,13 @@ class PaperTabs(QObject):
                 window.dirty = False
             self._stop_jobs_of_shown(paper)
             window.load_views()
-        paper.workspace.discard()
-        window.show_status(f"Closed “{paper_title(paper.workspace)}”.")
+        workspace = paper.workspace
+        workspace.discard()
+        # an autosave (or a cancelled summary) still running may write into the folder after it went: it
+        # goes again once they end, or the next start would offer the closed paper as crashed work
+        for job in window.runner.running("autosave") + window.runner.running("summary"):
+            job.signals.finished.connect(lambda: workspace.discard())
+        window.show_status(f"Closed “{paper_title(workspace)}”.")
         return True
 
     def land_summary(self, workspace: proj.Workspace, summary: Summary, replace: int | None) -> None:
