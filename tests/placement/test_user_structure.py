@@ -19,6 +19,7 @@ from mmdocsum_desktop.placement.sequence import paragraph_sections
 from mmdocsum_desktop.schemas.placement import ImageCandidate
 from mmdocsum_desktop.schemas.settings import PlacementSettings, Settings
 from mmdocsum_desktop.text.paragraphs import split_paragraphs
+from tests.conftest import DATA_PAPERS
 
 CAPTION = "Apoptosis of HEK293 cells after TNF treatment for 24h, measured by annexin V staining."
 HEADING = "Apoptosis of HEK293 cells after TNF treatment"  # a heading in the caption's own words
@@ -127,3 +128,24 @@ def test_the_pairs_suite_gives_place_what_a_writer_would():
     assert markdown.per_paragraph(list(range(len(markdown.rows))), 4) == [2, 5, None, 7]
     assert listed.text == ["Cells die in many ways.", "We grew HEK293 cells.\nThen treated them.", BODY]
     assert listed.per_paragraph([None, 0, 1], 4) == [None, 0, None, 1]
+
+
+def test_bench_pairs_scores_the_forms_place_receives(monkeypatch, tmp_path):
+    """`mmdocsum bench pairs --stages flow` on the committed pairs: each paper's flow is scored as Markdown
+    with headings and as a plain list too, and the metrics pool both."""
+    monkeypatch.setenv("MMDOCSUM_CACHE_DIR", str(tmp_path / "cache"))
+    pairs = tmp_path / "pairs"
+    pairs.mkdir()
+    for name in ("PMC2803133", "PMC4736972"):
+        for suffix in (".pdf", ".xml"):
+            shutil.copy(DATA_PAPERS / f"{name}{suffix}", pairs / f"{name}{suffix}")
+    assert main(["bench", "pairs", "--pairs", str(pairs), "--stages", "flow", "-o", str(tmp_path / "o")]) == 0
+    metrics = json.loads((tmp_path / "o" / "metrics.json").read_text())
+    pooled = metrics["by_split"]["all"]
+    for form in ("jats_markdown", "jats_list", "own_list"):
+        assert 0.0 <= pooled[f"{form}_acc_ni"] <= 1.0
+    flows = [paper["flow"] for paper in metrics["papers"]]
+    assert len(flows) == 2
+    for flow in flows:
+        # every gold slot of the paper is scored in each form (headings are extra rows, not slots)
+        assert flow["jats_markdown"]["n_slots"] == flow["jats_list"]["n_slots"] == flow["jats"]["n_slots"]
