@@ -52,10 +52,10 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 
-import tools.fit_placement as fp
 from _corpus import CORPUS, write_result
 from _ftii_split import SPLIT_DIR, paper_split
 
+import tools.fit_placement as fp
 from mmdocsum_desktop.bench.metrics import pairs as m
 from mmdocsum_desktop.bench.pairs_split import pairs_in
 from mmdocsum_desktop.placement import calibration as cal

@@ -44,9 +44,9 @@ def main() -> None:
         shutil.copy(args.work / "embeddings.sqlite", cache / "content-cache.sqlite")
     os.environ["MMDOCSUM_CACHE_DIR"] = str(cache)
 
-    import tools.fit_placement as fp
     from _corpus import write_result
 
+    import tools.fit_placement as fp
     from mmdocsum_desktop.app.placement import place
     from mmdocsum_desktop.app.session import Session
     from mmdocsum_desktop.bench.metrics import pairs as m
