@@ -82,11 +82,11 @@ def markdown_structure(paragraphs: Sequence[str]) -> tuple[list[bool], Sections,
             titles.append("")
             bodies.append(text)
     heading_at = [i for i, level in enumerate(levels) if level != -1]
-    title_row = None
+    title_row: int | None = None
     if heading_at:
         first = heading_at[0]
-        level = levels[first] or 1
-        if not any((levels[i] or 2) <= level for i in heading_at[1:]) and len(heading_at) > 1:
+        top = levels[first] or 1
+        if not any((levels[i] or 2) <= top for i in heading_at[1:]) and len(heading_at) > 1:
             title_row = first
     stack: list[tuple[int, str]] = []
     sections: Sections = []
@@ -159,15 +159,17 @@ def place(
     if isinstance(paragraphs, str):
         paragraphs = split_paragraphs(paragraphs)
     written = [p or "" for p in paragraphs]
+    read: list[Sequence[str] | str | None]
     if not headings:
-        rows, read, texts = [False] * len(written), list(sections) if sections is not None else [None] * len(written), written
+        rows, texts = [False] * len(written), written
+        read = list(sections) if sections is not None else [None] * len(written)
     else:
         rows, found, texts = markdown_structure(written)
-        read = list(sections) if sections is not None else found
+        read = list(sections) if sections is not None else list(found)
     placements = list(engine.place(texts, list(pool), strategy=strategy, control=control, sections=read,
                                    headings=rows))
-    for placement, text in zip(placements, written):
-        placement.paragraph_text = text  # the paragraph as written (a heading line glued to it included)
-    shown: Sections = [tuple(s) if isinstance(s, (list, tuple)) else ((s,) if s else None) for s in read]
+    for placed, text in zip(placements, written):
+        placed.paragraph_text = text  # the paragraph as written (a heading line glued to it included)
+    shown: Sections = [(s,) if isinstance(s, str) else (tuple(s) if s else None) for s in read]
     return PlacementRun(placements, list(pool), engine.models_in_use(), list(engine.warnings), dict(engine.timings),
                         headings=rows, sections=shown)
