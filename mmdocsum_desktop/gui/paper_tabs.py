@@ -240,11 +240,12 @@ class PaperTabs(QObject):
             self._stop_jobs_of_shown(paper)
             window.load_views()
         workspace = paper.workspace
-        workspace.discard()
         # an autosave (or a cancelled summary) still running may write into the folder after it went: it
-        # goes again once they end, or the next start would offer the closed paper as crashed work
+        # goes again once they end, or the next start would offer the closed paper as crashed work. Hooked
+        # before the folder goes: a job that ends in between has then written before the discard below
         for job in window.runner.running("autosave") + window.runner.running("summary"):
             job.signals.finished.connect(lambda: workspace.discard())
+        workspace.discard()
         window.show_status(f"Closed “{paper_title(workspace)}”.")
         return True
 
