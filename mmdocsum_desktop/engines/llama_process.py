@@ -197,8 +197,7 @@ class LlamaProcessEngine:
         self._last_used = time.monotonic()
         if self.idle_timeout_s is None:
             return
-        if self._idle_timer is not None:
-            self._idle_timer.cancel()
+        _stop_timer(self._idle_timer)  # one idle timer per engine: the last call's replaces the one before
         # a weak reference: a pending timer must not keep a forgotten engine (and its child) alive
         timer = threading.Timer(self.idle_timeout_s, _close_if_idle, args=(weakref.ref(self),))
         timer.daemon = True
@@ -396,9 +395,7 @@ class LlamaProcessEngine:
         return run_stream(self.stream(messages, options, control=control), on_text)
 
     def close(self) -> None:
-        timer = self._idle_timer
-        if timer is not None:
-            timer.cancel()
+        _stop_timer(self._idle_timer)
         self._close_child()
 
     def _close_child(self) -> None:
@@ -414,6 +411,16 @@ class LlamaProcessEngine:
             if self._idle_timer is not None:
                 self._idle_timer.cancel()
             self._kill()
+
+
+def _stop_timer(timer: threading.Timer | None) -> None:
+    """Cancel an idle timer and wait for its thread to end (it ends at once when cancelled), so calls never
+    leave a thread behind; not from the timer's own thread, whose callback may be what closes the child."""
+    if timer is None:
+        return
+    timer.cancel()
+    if timer is not threading.current_thread() and timer.is_alive():
+        timer.join(timeout=1.0)
 
 
 def _close_if_idle(engine: weakref.ref[LlamaProcessEngine]) -> None:
