@@ -50,10 +50,15 @@ def test_the_cross_encoder_is_loaded_only_when_a_figure_is_rescored(embedder):
         assert any(p.why is not None and p.why.cross_encoder is not None for p in run)
 
 
-def test_crops_read_before_take_their_text_from_the_cache_without_loading_ocr(ocr, embedder, paper_3780):
+def test_crops_read_before_take_their_text_from_the_cache_without_loading_ocr(ocr, embedder, paper_3780, tmp_path):
     document, folder = paper_3780
     pool = candidates_from_document(document, folder)
     assert len(pool) >= 2
+    # the last crop is one no test has read yet: the same picture with a byte after its end is another
+    # cache key (another test of the session may have read every crop of this paper)
+    unread = tmp_path / "never-read.png"
+    unread.write_bytes(open(pool[-1].image, "rb").read() + f"{tmp_path}".encode())
+    pool[-1] = pool[-1].model_copy(update={"image": str(unread)})
     texts = {c.image: ocr.read_text(c.image) for c in pool[:-1]}  # all crops but the last read before
     assert any(t.strip() for t in texts.values()), "the test needs a crop with text in it"
     paragraphs = [c.caption or "A paragraph about the figure." for c in pool]
