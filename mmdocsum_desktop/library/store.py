@@ -199,6 +199,11 @@ def _claim_is_stale(token: str | None, claimed_at: float | None, now: float) -> 
     return False
 
 
+def _busy(error: sqlite3.OperationalError) -> bool:
+    text = str(error).lower()
+    return "locked" in text or "busy" in text
+
+
 class LibraryStore:
     """The library file in ``folder``; one connection shared by this process's threads (a lock serialises
     them: SQLite writes one at a time anyway). Every method commits before it returns."""
@@ -213,20 +218,35 @@ class LibraryStore:
             raise LibraryError(f"{self.folder}: not a folder")
         self.path = self.folder / FILE_NAME
         self._lock = threading.RLock()
-        try:
-            # autocommit mode (isolation_level None): transactions are explicit, BEGIN IMMEDIATE where we write
-            self._conn = sqlite3.connect(str(self.path), timeout=timeout_s, isolation_level=None,
-                                         check_same_thread=False)
-            self._conn.row_factory = sqlite3.Row
-            self._conn.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
-            self._check_version()  # before anything is written: a newer library is left as it is
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            # NORMAL in WAL mode: a power cut may lose the last commits, never corrupt the file; a killed
-            # process loses nothing committed
-            self._conn.execute("PRAGMA synchronous = NORMAL")
-            self._migrate()
-        except sqlite3.DatabaseError as error:
-            raise LibraryError(f"{self.path}: not a usable library file ({error})") from None
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                self._open(timeout_s)
+                return
+            except sqlite3.OperationalError as error:
+                # Two processes opening a new library at once: switching to WAL and WAL recovery can answer
+                # "database is locked" at once, without SQLite's busy handler waiting; try again until the
+                # timeout rather than fail (CI saw it with two `mmdocsum library add` at once)
+                if getattr(self, "_conn", None) is not None:
+                    self._conn.close()
+                if not _busy(error) or time.monotonic() >= deadline:
+                    raise LibraryError(f"{self.path}: not a usable library file ({error})") from None
+                time.sleep(0.05)
+            except sqlite3.DatabaseError as error:
+                raise LibraryError(f"{self.path}: not a usable library file ({error})") from None
+
+    def _open(self, timeout_s: float) -> None:
+        # autocommit mode (isolation_level None): transactions are explicit, BEGIN IMMEDIATE where we write
+        self._conn = sqlite3.connect(str(self.path), timeout=timeout_s, isolation_level=None,
+                                     check_same_thread=False)
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
+        self._check_version()  # before anything is written: a newer library is left as it is
+        self._conn.execute("PRAGMA journal_mode = WAL")
+        # NORMAL in WAL mode: a power cut may lose the last commits, never corrupt the file; a killed
+        # process loses nothing committed
+        self._conn.execute("PRAGMA synchronous = NORMAL")
+        self._migrate()
 
     # ------------------------------------------------------------------------------------ plumbing
 
