@@ -9,9 +9,10 @@ a worker reading a PDF crashed "Garbage-collecting".
 
 So, while at least one window lives, automatic collection is off and a timer on the GUI thread collects
 whenever the counts say automatic collection would have, as pyqtgraph's ``GarbageCollector`` does. It
-collects only when no thread is in PyMuPDF (the lock is free), and at the latest after
-``_MAX_POSTPONED_TICKS`` ticks, so memory stays bounded during a long read. Reference counting, which frees
-almost everything, is not affected. When the last window is gone, automatic collection is on again.
+collects only when no thread is in PyMuPDF (the lock is free): a closed window's cycles may hold PyMuPDF
+documents, which must not be freed while a worker is inside MuPDF. A read holds the lock for seconds, a
+long one for a minute; the cycles left meanwhile wait for it (reference counting, which frees almost
+everything, is not affected). When the last window is gone, automatic collection is on again.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from PySide6.QtCore import QObject, QTimer
 from mmdocsum_desktop.app.present import try_mupdf
 
 _INTERVAL_MS = 500
-_MAX_POSTPONED_TICKS = 20  # ten seconds of a busy PyMuPDF lock, then collect anyway
 
 
 class MainThreadCollector(QObject):
@@ -33,7 +33,7 @@ class MainThreadCollector(QObject):
         super().__init__()
         self._holders: set[int] = set()
         self._was_enabled = True
-        self._postponed = 0
+        self.postponed = 0  # ticks that found PyMuPDF busy and waited
         self.collections = 0  # how many collections the timer ran (the tests read it)
         self._timer = QTimer(self)
         self._timer.setInterval(_INTERVAL_MS)
@@ -69,11 +69,12 @@ class MainThreadCollector(QObject):
         count0, count1, count2 = gc.get_count()
         if not force and count0 <= threshold0:
             return
-        with try_mupdf(0.0) as free:
-            if not free and not force and self._postponed < _MAX_POSTPONED_TICKS:
-                self._postponed += 1
+        # the last window closing waits a little for a worker still in PyMuPDF, then leaves the cycles to
+        # automatic collection rather than free PyMuPDF objects under it
+        with try_mupdf(2.0 if force else 0.0) as free:
+            if not free:
+                self.postponed += 1
                 return
-            self._postponed = 0
             generation = 2 if force or count1 > threshold1 and count2 > threshold2 else 1 if count1 > threshold1 else 0
             gc.collect(generation)
             self.collections += 1

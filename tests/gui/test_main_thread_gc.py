@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import threading
 
+from mmdocsum_desktop.document.mupdf import MUPDF_LOCK
 from mmdocsum_desktop.gui import main_thread_gc
 
 
@@ -52,3 +53,29 @@ def test_a_cycle_made_garbage_while_a_worker_allocates_is_freed_on_the_gui_threa
     window.dirty = False
     window.close()
     assert gc.isenabled() == was_enabled  # automatic collection is back once the last window closed
+
+
+def test_no_collection_runs_while_a_worker_is_in_pymupdf(qtbot, make_window):
+    """A closed window's cycles may hold PyMuPDF documents: they are not freed while a worker reads a PDF."""
+    make_window()
+    inside, leave = threading.Event(), threading.Event()
+
+    def reading() -> None:
+        with MUPDF_LOCK:
+            inside.set()
+            leave.wait(30)
+
+    worker = threading.Thread(target=reading, name="reading-a-pdf")
+    worker.start()
+    inside.wait(10)
+    _Cycle.finalised_on.clear()
+    _Cycle()
+    kept = _allocate_in_a_worker()
+    postponed = main_thread_gc.collector().postponed
+    qtbot.waitUntil(lambda: main_thread_gc.collector().postponed >= postponed + 2, timeout=10_000)
+    assert _Cycle.finalised_on == []  # due, but PyMuPDF is busy: it waits
+    leave.set()
+    worker.join()
+    qtbot.waitUntil(lambda: _Cycle.finalised_on != [], timeout=10_000)
+    assert _Cycle.finalised_on == [threading.main_thread().name]
+    kept.clear()
