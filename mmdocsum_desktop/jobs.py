@@ -6,12 +6,17 @@ Core functions take a ``JobControl``; they call ``step()`` as they advance, whic
 
 from __future__ import annotations
 
+import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from mmdocsum_desktop.errors import JobCancelled
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 ProgressCallback = Callable[[int, int, str], None]
 
@@ -81,3 +86,38 @@ def nested_control(
     child = JobControl(on_progress=forward)
     child._cancel = parent._cancel  # one cancel flag for the whole job
     return child
+
+
+def run_queue(
+    items: Sequence[T],
+    work: Callable[[T], R],
+    finish: Callable[[T, Callable[[], R]], None],
+    *,
+    concurrency: int,
+    stopped: Callable[[], bool],
+    thread_name_prefix: str,
+) -> None:
+    """``work(item)`` for each item, at most ``concurrency`` at once (in this thread when 1), and
+    ``finish(item, result)`` in this thread as each ends (``result()`` returns or raises what ``work`` did).
+    Once ``stopped()`` says so, no item starts; those in flight still reach ``finish``. The benchmark
+    stages and the library's batch summaries share it (a server pool is driven the same way by both)."""
+    if concurrency <= 1:
+        for item in items:
+            if stopped():
+                break
+            finish(item, functools.partial(work, item))
+        return
+    queue = list(items)
+    pending: dict[Future[R], T] = {}
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix=thread_name_prefix) as pool:
+        while queue or pending:
+            while queue and len(pending) < concurrency and not stopped():
+                item = queue.pop(0)
+                pending[pool.submit(work, item)] = item
+            if not pending:
+                break
+            done, _ = wait(pending, return_when=FIRST_COMPLETED, timeout=0.5)
+            for future in done:
+                finish(pending.pop(future), future.result)
+            if stopped():
+                queue.clear()

@@ -14,14 +14,12 @@ run one at a time. Items that fail are reported with their reason and are tried 
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import re
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,7 +27,7 @@ from typing import Any, Generic, TypeVar
 
 from mmdocsum_desktop.errors import JobCancelled, MmdocsumError, RunMismatchError
 from mmdocsum_desktop.fileio import write_json_atomic
-from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.jobs import JobControl, ensure_control, run_queue
 
 T = TypeVar("T")
 
@@ -190,32 +188,8 @@ def run_stage(
         progress()
 
     progress()
-    if concurrency <= 1:
-        for item in todo:
-            if control.cancelled:
-                outcome.cancelled = True
-                break
-            finish(item, functools.partial(work, item, inner))
-            if outcome.cancelled:
-                break
-    else:
-        pending: dict[Future[dict[str, Any]], T] = {}
-        queue = list(todo)
-        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix=f"bench-{stage}") as pool:
-            while queue or pending:
-                while (
-                    queue and len(pending) < concurrency and not control.cancelled and not outcome.cancelled
-                ):
-                    item = queue.pop(0)
-                    pending[pool.submit(work, item, inner)] = item
-                if not pending:
-                    break
-                done, _ = wait(pending, return_when=FIRST_COMPLETED, timeout=0.5)
-                for future in done:
-                    finish(pending.pop(future), future.result)
-                if control.cancelled:
-                    outcome.cancelled = True
-                    queue.clear()
+    run_queue(todo, lambda item: work(item, inner), finish, concurrency=concurrency,
+              stopped=lambda: control.cancelled or outcome.cancelled, thread_name_prefix=f"bench-{stage}")
     if control.cancelled:
         outcome.cancelled = True
     outcome.seconds = time.perf_counter() - started

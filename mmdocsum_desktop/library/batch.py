@@ -9,14 +9,12 @@ engine that runs in this process (llama.cpp, the extractive writer), as the benc
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
-from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.jobs import JobControl, ensure_control, run_queue
 from mmdocsum_desktop.library.store import LibraryStore
 from mmdocsum_desktop.schemas.library import BatchItem, BatchReport, Paper
 from mmdocsum_desktop.schemas.summary import Summary
@@ -88,27 +86,8 @@ def run_batch(
 
     progress("")
     try:
-        if concurrency <= 1:
-            for paper in todo:
-                control.check()
-                finish(paper, functools.partial(summarise, paper))
-                if report.cancelled:
-                    break
-        else:
-            queue = list(todo)
-            pending: dict[Future[BatchItem], Paper] = {}
-            with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="library-summary") as pool:
-                while queue or pending:
-                    while queue and len(pending) < concurrency and not control.cancelled:
-                        paper = queue.pop(0)
-                        pending[pool.submit(summarise, paper)] = paper
-                    if not pending:
-                        break
-                    done, _ = wait(pending, return_when=FIRST_COMPLETED, timeout=0.5)
-                    for future in done:
-                        finish(pending.pop(future), future.result)
-                    if control.cancelled:
-                        queue.clear()
+        run_queue(todo, summarise, finish, concurrency=concurrency,
+                  stopped=lambda: control.cancelled or report.cancelled, thread_name_prefix="library-summary")
     except JobCancelled:
         report.cancelled = True
     if control.cancelled:
