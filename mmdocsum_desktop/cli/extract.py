@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mmdocsum_desktop.app.extract import Extraction, ReadLimits, extract
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.fileio import check_output_path
 from mmdocsum_desktop.schemas.document import Document, Figure
+
+if TYPE_CHECKING:  # a type only: placement (numpy, scipy) is imported when --figure-text asks for it
+    from mmdocsum_desktop.app.placement import FigureTextReading
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,6 +27,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--no-ocr", action="store_true", help="do not OCR scanned pages (a PDF with no text layer is refused)"
     )
+    parser.add_argument("--figure-text", action="store_true",
+                        help="read the text inside the figure crops now (OCR, cached by content), so that a later "
+                             "`mmdocsum place --figure-text` on this folder reads none")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
     parser.set_defaults(handler=run)
 
@@ -53,23 +60,34 @@ def read_limits(args: argparse.Namespace) -> ReadLimits:
 def run(args: argparse.Namespace) -> int:
     if not 36 <= args.dpi <= 600:
         raise SystemExit("mmdocsum: error: --dpi must be between 36 and 600")
+    if args.figure_text and args.no_ocr:
+        raise SystemExit("mmdocsum: error: --figure-text reads figures with OCR, which --no-ocr turns off")
     # before any work: not onto the input, not a file where the folder goes, not /proc, a folder we can write
     check_output_path(args.output, [args.file], folder=True)
     started = time.perf_counter()
     # the one reading path of every command (the session's; the OCR model loads only when a scanned page
     # needs it), with extract's own size limits, then the model and the figure crops written
+    session = Session()
     result: Extraction = extract(
-        Session(), args.file, args.output, password=args.password, ocr=not args.no_ocr,
+        session, args.file, args.output, password=args.password, ocr=not args.no_ocr,
         limits=read_limits(args), dpi=args.dpi,
         stage=lambda name: tqdm_control(name, enabled=not args.quiet),
     )
+    figure_text: FigureTextReading | None = None
+    if args.figure_text:
+        # imported here: a plain extract does not pay placement's imports at start-up
+        from mmdocsum_desktop.app.placement import figure_candidates, prepare_figure_text
+
+        with tqdm_control("figure text", enabled=not args.quiet) as control:
+            figure_text = prepare_figure_text(session, figure_candidates(result.document, result.folder), control)
     seconds = time.perf_counter() - started
     if not args.quiet:
-        print(format_summary(result.document, seconds, result.written))
+        print(format_summary(result.document, seconds, result.written, figure_text))
     return 0
 
 
-def format_summary(document: Document, seconds: float, written: Path) -> str:
+def format_summary(document: Document, seconds: float, written: Path,
+                   figure_text: FigureTextReading | None = None) -> str:
     rows = [
         ("file", Path(document.source).name),
         ("kind", document.kind),
@@ -80,6 +98,9 @@ def format_summary(document: Document, seconds: float, written: Path) -> str:
         ("seconds", f"{seconds:.2f}"),
         ("written", str(written)),
     ]
+    if figure_text is not None:
+        rows.append(("figure text", f"{figure_text.read} crops read, {figure_text.cached} already cached"
+                     + (f", {len(figure_text.failed)} unreadable" if figure_text.failed else "")))
     rows += [("warning", warning) for warning in document.warnings]
     width = max(len(key) for key, _ in rows)
     return "\n".join(f"{key:<{width}}  {value}" for key, value in rows)
