@@ -30,7 +30,12 @@ from mmdocsum_desktop.schemas.summary import (
     SummaryParagraph,
 )
 from mmdocsum_desktop.summarize import prompt as prompts
-from mmdocsum_desktop.summarize.evidence import EvidenceItem, ParagraphEvidence, assign_evidence_figures
+from mmdocsum_desktop.summarize.evidence import (
+    EvidenceItem,
+    Matcher,
+    ParagraphEvidence,
+    assign_evidence_figures,
+)
 from mmdocsum_desktop.summarize.sentences import Embedder, Sentence
 
 PARAGRAPH_TOKENS = 256  # a regenerated paragraph: about 100 words asked for, room to finish a sentence
@@ -141,10 +146,14 @@ class EvidenceFigures:
     """Figures of a summary written from evidence (extractive, grounded): a paragraph shows a figure its
     evidence discusses, or none and says why (:func:`evidence.assign_evidence_figures`)."""
 
+    # placement's matcher; "citations" and "caption" are measured beside it (benchmarks/summary_figures.py)
+    matcher: Matcher = "placement"
+
     def choose_figures(self, draft: Draft, entries: list[FigureEntry], context: SummaryContext) -> list[Repair]:
         assert draft.evidence is not None, "an evidence strategy's draft carries its evidence"
         texts = [p.text if p.source != "absent" else "" for p in draft.paragraphs]
-        chosen = assign_evidence_figures(draft.evidence, draft.used, entries, texts, context.embedder)
+        chosen = assign_evidence_figures(draft.evidence, draft.used, entries, texts, context.embedder,
+                                         matcher=self.matcher, control=context.control)
         for paragraph, (choice, note) in zip(draft.paragraphs, chosen):
             paragraph.figure, paragraph.no_figure = choice, note
         return []
