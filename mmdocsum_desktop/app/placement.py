@@ -18,6 +18,7 @@ from mmdocsum_desktop.placement.candidates import (
     read_captions_file,
 )
 from mmdocsum_desktop.placement.engine import STRATEGIES, Strategy
+from mmdocsum_desktop.placement.scorer import candidate_texts
 from mmdocsum_desktop.placement.sequence import heading_rows
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.placement import ImageCandidate, Placement
@@ -186,10 +187,12 @@ class FigureTextReading:
     read: int = 0
     failed: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    embedded: int = 0  # figure texts (captions, figure text, citing sentences) whose vectors are cached now
 
 
 def prepare_figure_text(session: Session, pool: Sequence[ImageCandidate], control: JobControl | None = None, *,
-                        wait_turn: Callable[[JobControl], None] | None = None) -> FigureTextReading:
+                        wait_turn: Callable[[JobControl], None] | None = None,
+                        embed: bool = True) -> FigureTextReading:
     """Read the text inside the pool's image crops into the content cache (keyed by each file's bytes), so
     that a later :func:`place` with figure text on finds every crop's text there and loads no OCR.
 
@@ -198,14 +201,19 @@ def prepare_figure_text(session: Session, pool: Sequence[ImageCandidate], contro
     finishes first, a second or two). ``wait_turn(control)``, when given, is called before each crop is
     read: the desktop app waits there while foreground work needs the CPU. Crops OCR cannot read (a damaged
     file) are listed in ``failed`` and left for placement to report; OCR itself missing is an MmdocsumError.
-    Needs no PyMuPDF: the crops are image files already rendered."""
+    ``embed``: then the figures' side of placement is embedded too (captions, the text read, citing
+    sentences: the vectors placement asks for, cached by text), so that placing on the document embeds
+    only the user's paragraphs. Needs no PyMuPDF: the crops are image files already rendered."""
     control = ensure_control(control)
     started = time.perf_counter()
     images = [c.image for c in pool if c.image]
     done = FigureTextReading(images=len(images))
+    texts: dict[str, str] = {}
     for position, image in enumerate(images):
         control.report(position, len(images), f"reading figure text: {position} of {len(images)} figures")
-        if session.models.ocr_text(image) is not None:
+        known = session.models.ocr_text(image)
+        if known is not None:
+            texts[image] = known
             done.cached += 1
             continue
         if wait_turn is not None:
@@ -213,13 +221,31 @@ def prepare_figure_text(session: Session, pool: Sequence[ImageCandidate], contro
             control.check()
         engine = session.models.ocr()  # loaded on the first crop not in the cache only
         try:
-            engine.read(image)
+            texts[image] = engine.read(image).text
         except JobCancelled:
             raise
         except MmdocsumError as error:  # a damaged or missing crop; placement says so when it runs
             done.failed.append(f"{Path(image).name}: {error}")
             continue
         done.read += 1
+    if embed and pool:
+        if wait_turn is not None:
+            wait_turn(control)
+        control.check()
+        read = [c.model_copy(update={"ocr_text": texts.get(c.image or "", c.ocr_text)}) for c in pool]
+        views = candidate_texts(read, use_caption=True, use_ocr=True, use_context=True)
+        wanted = [*views.caption, *views.ocr, *(s for sentences in views.context for s in sentences)]
+        # as the placement engine embeds them (an empty text as one space), so that every one is a cache hit
+        wanted = list(dict.fromkeys(t if t.strip() else " " for t in wanted))
+        # the embedder's progress would stand for the crops' on the caller's bar: it only checks for cancel
+        try:
+            session.embedder().embed(wanted, control=JobControl(on_progress=lambda *_step: control.check()))
+        except JobCancelled:
+            raise
+        except (MmdocsumError, OSError):
+            pass  # no embedder: placement says so itself when it runs; the figure text is read
+        else:
+            done.embedded = len(wanted)
     done.seconds = time.perf_counter() - started
     control.report(len(images), len(images), f"figure text read: {len(images)} of {len(images)} figures")
     return done

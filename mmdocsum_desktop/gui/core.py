@@ -19,7 +19,7 @@ from PySide6.QtGui import QImage
 from mmdocsum_desktop.app import catalog, present
 from mmdocsum_desktop.app import summary as app_summary
 from mmdocsum_desktop.app.judging import judge
-from mmdocsum_desktop.app.placement import image_pool, place
+from mmdocsum_desktop.app.placement import figure_candidates, image_pool, place, prepare_figure_text
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.bench import report
 from mmdocsum_desktop.bench.compare import compare
@@ -215,6 +215,19 @@ def place_images(session: Session, paragraphs: list[str], *, document: Document 
         pool = image_pool(document=None if folder is not None else document, root=workspace_root, folder=folder)
         placed = place(session, paragraphs, pool, control=control)
         return [_suggestion(p, pool) for p in placed.placements]
+
+    return run
+
+
+def read_figure_text(session: Session, document: Document, workspace_root: Path,
+                     wait_turn: Callable[[JobControl], None] | None = None) -> JobFn:
+    """The text inside an open document's figure crops read into the content cache ahead of Place images
+    (:func:`app.placement.prepare_figure_text`, what `mmdocsum extract --figure-text` runs); the crops are
+    image files already rendered, so no PyMuPDF is entered."""
+
+    def run(control: JobControl, stream: StreamFn) -> Any:
+        pool = figure_candidates(document, workspace_root)  # the pool Place images gives (none: nothing to read)
+        return prepare_figure_text(session, pool, control, wait_turn=wait_turn)
 
     return run
 

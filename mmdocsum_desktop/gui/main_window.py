@@ -48,6 +48,7 @@ from mmdocsum_desktop.gui.banner import (
 from mmdocsum_desktop.gui.bench_view import BenchView
 from mmdocsum_desktop.gui.document_opener import DocumentOpener
 from mmdocsum_desktop.gui.document_view import DocumentView
+from mmdocsum_desktop.gui.figure_text_job import FigureTextReader
 from mmdocsum_desktop.gui.library_view import LibraryView
 from mmdocsum_desktop.gui.message_bridge import MessageBridge
 from mmdocsum_desktop.gui.paper_tabs import PaperTabs
@@ -147,6 +148,10 @@ class MainWindow(QMainWindow):
         self.status_label = QLabel("")
         build_layout(self)
         self.papers = PaperTabs(self)  # the open papers, one tab each (issue 36, point 7)
+        # an open paper's figure text read in the background when figure text is on (issue 39, point 4)
+        self.figure_text = FigureTextReader(self)
+        # beside the job bar, left of it (index 1: after the status line, the status bar's one widget)
+        self.statusBar().insertPermanentWidget(1, self.figure_text.label)
 
         # What the core says while jobs run (a model fell back to the CPU, a cache was recreated).
         self.messages = MessageBridge(self)
@@ -430,8 +435,10 @@ class MainWindow(QMainWindow):
             self.show_error(dialog.notice, "warning")
 
     def _settings_changed(self) -> None:
-        """A warning that the chosen model is too small goes once another engine is chosen."""
+        """A warning that the chosen model is too small goes once another engine is chosen; figure text
+        turned on is read for the open papers (off: their readings stop)."""
         self.summaries.settings_changed()
+        self.figure_text.settings_changed()
 
     def show_help(self, which: str) -> QDialog:
         """The quick guide or the keyboard shortcuts, in a window that stays open beside the work."""

@@ -216,6 +216,7 @@ class PaperTabs(QObject):
                 return False
         if window.summaries.running_for is paper.workspace:
             window.cancel_jobs(kind="summary")  # nothing may be written into a workspace that is gone
+        window.figure_text.cancel(paper.workspace)  # its crops go with it: their text is not read on
         position = self.papers.index(paper)
         self.papers.remove(paper)
         self.bar.blockSignals(True)

@@ -193,6 +193,9 @@ class JobRunner(QObject):
 
     # short jobs get their own threads so that they never wait behind a summary or a benchmark
     QUICK_KINDS = frozenset({"autosave", "prefs", "render", "thumbnails", "search"})
+    # work nobody waits for (reading an open paper's figure text ahead) runs one at a time on a thread of
+    # its own: it never takes the place of a summary or a placement in the pool
+    BACKGROUND_KINDS = frozenset({"figure-text"})
 
     def __init__(self, parent: QObject | None = None, *, max_threads: int = 2) -> None:
         super().__init__(parent)
@@ -201,6 +204,8 @@ class JobRunner(QObject):
         self.pool.setMaxThreadCount(max_threads)
         self.quick_pool = QThreadPool(self)
         self.quick_pool.setMaxThreadCount(2)
+        self.background_pool = QThreadPool(self)
+        self.background_pool.setMaxThreadCount(1)
         self._jobs: list[Job] = []
         jobs = self._jobs
         # destroyed with its window (a crash, or a test that deletes it): the jobs' signals go nowhere
@@ -210,7 +215,10 @@ class JobRunner(QObject):
         self._jobs.append(job)
         job.signals.finished.connect(lambda job=job: self._finished(job))
         self.started.emit(job)
-        (self.quick_pool if job.kind in self.QUICK_KINDS else self.pool).start(job)
+        if job.kind in self.BACKGROUND_KINDS:
+            self.background_pool.start(job)
+        else:
+            (self.quick_pool if job.kind in self.QUICK_KINDS else self.pool).start(job)
         return job
 
     def _finished(self, job: Job) -> None:
@@ -227,4 +235,5 @@ class JobRunner(QObject):
             job.cancel()
 
     def wait(self, timeout_ms: int = 30_000) -> bool:
-        return self.pool.waitForDone(timeout_ms) and self.quick_pool.waitForDone(timeout_ms)
+        return (self.pool.waitForDone(timeout_ms) and self.quick_pool.waitForDone(timeout_ms)
+                and self.background_pool.waitForDone(timeout_ms))

@@ -1,0 +1,106 @@
+"""Issue 39, point 4, in the real window (offscreen): with figure text on, opening a paper reads the text
+in its figures in the background (status bar), Place images then reads no crop; the reading waits while
+foreground work runs and stops when the paper's tab closes. Real RapidOCR, real PDF, real content cache
+(each test its own, so that no earlier test has read these crops)."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+
+import pytest
+
+from mmdocsum_desktop.app.placement import figure_candidates
+from mmdocsum_desktop.gui.workers import Job
+from mmdocsum_desktop.schemas.settings import PlacementSettings, Settings, save_settings
+from tests.gui.conftest import wait_job
+
+OPEN_TIMEOUT = 60_000
+READ_TIMEOUT = 120_000  # RapidOCR loads, then reads each crop, on a loaded machine
+
+
+@pytest.fixture
+def own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("MMDOCSUM_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def _figure_text(on: bool) -> None:
+    save_settings(Settings(placement=PlacementSettings(ocr=on)))
+
+
+def _open(qtbot, window, path):
+    with qtbot.waitSignal(window.documentOpened, timeout=OPEN_TIMEOUT):
+        assert window.open_path(path) is not None
+    return window.workspace
+
+
+@pytest.mark.slow  # RapidOCR reads the two figures; embeddings and placement: about half a minute here
+def test_figure_text_is_read_in_the_background_when_on_and_place_then_reads_no_crop(
+        qtbot, make_window, two_figure_pdf, own_cache):
+    _figure_text(False)
+    window = make_window()
+    workspace = _open(qtbot, window, two_figure_pdf)
+    assert window.figure_text.last is None  # figure text off: nothing is read ahead
+
+    _figure_text(True)  # what the Settings dialog saves; the window hears of it when the dialog closes
+    window._settings_changed()
+    job = window.figure_text.last
+    assert job is not None and job.kind == "figure-text"
+    wait_job(qtbot, job, READ_TIMEOUT)
+    assert job.state == "succeeded", job.error
+    crops = [c.image for c in figure_candidates(workspace.document, workspace.root) if c.image]
+    assert len(crops) >= 2 and job.result.images == len(crops)
+    assert job.result.read == len(crops) and job.result.failed == []
+    assert all(window.session.models.ocr_text(crop) is not None for crop in crops)
+    label = window.figure_text.label
+    assert label.isVisible() and label.text() == f"Figure text read: {len(crops)} figures"
+
+    # opened again (its tab shown): a second reading finds every crop cached and reads none
+    again = window.figure_text.start(workspace)
+    wait_job(qtbot, again, READ_TIMEOUT)
+    assert (again.result.read, again.result.cached) == (0, len(crops))
+
+    runs = window.session.models.ocr().runs
+    view = window.authoring_view
+    view.editor.setPlainText("Fig. 2 shows the liver cells of the treated rats.\n\n"
+                             "The myocardial cells of the treated rats are shown in Fig. 3.\n")
+    placing = view.place_images()
+    wait_job(qtbot, placing, READ_TIMEOUT)
+    assert placing.state == "succeeded", placing.error
+    assert window.session.models.ocr().runs == runs  # Place images read no crop: all from the cache
+
+
+@pytest.mark.slow
+def test_the_reading_waits_for_foreground_work_and_stops_when_the_tab_closes(
+        qtbot, make_window, two_figure_pdf, own_cache, tmp_path):
+    _figure_text(True)
+    window = make_window()
+    release = threading.Event()
+
+    def foreground(control, stream):  # a summary, say: long foreground work
+        while not release.wait(0.05):
+            control.check()
+
+    busy = window.runner.start(Job("busy", foreground, kind="task"))
+    try:
+        workspace = _open(qtbot, window, two_figure_pdf)
+        job = window.figure_text.last
+        assert job is not None and not job.done
+        label = window.figure_text.label
+        # it shows where it is, and waits before its first crop while the foreground job runs
+        qtbot.waitUntil(lambda: label.isVisible() and label.text().startswith("Figure text: 0 of"), timeout=10_000)
+        qtbot.wait(1000)
+        assert not job.done
+        crops = [c.image for c in figure_candidates(workspace.document, workspace.root) if c.image]
+        kept = []
+        for index, crop in enumerate(crops):  # the crops go with the tab: copies say what was cached
+            kept.append(shutil.copy(crop, tmp_path / f"crop-{index}.png"))
+
+        assert window.papers.close_paper(window.papers.papers.index(window.papers.current))
+        wait_job(qtbot, job, 10_000)
+        assert job.state == "cancelled"
+        assert not label.isVisible()
+        assert all(window.session.models.ocr_text(crop) is None for crop in kept)  # no crop was read
+    finally:
+        release.set()
+    wait_job(qtbot, busy)
