@@ -25,6 +25,14 @@ Configurations (``--config``; each run adds or replaces its entry in the JSON):
   sentences as context, the shipped sequence model (its ``top_k`` says whether the cross-encoder runs);
 * ``captions-ce`` — OCR off, captions only (as the pairs benchmark gives the placer), ``--top-k`` paragraphs
   per figure rescored by the cross-encoder (4 unless given): the sequence strategy with the cross-encoder on.
+* ``open`` — issue 39's goals for figure text (OCR on, citing sentences, the shipped model), against what
+  opening the document costs: per paper, ``mmdocsum extract PDF -o DIR`` in a fresh process (the CPU of
+  the whole command: reading and rendering the crops, what opening a document does); a cold ``place`` in
+  a fresh process with an empty cache (every crop read); then, in a loaded session, the window's
+  background reading (``app.placement.prepare_figure_text``) followed by the first ``place`` on the open
+  document (crop text cached, paragraphs never embedded before); the paragraphs edited and embedded in the
+  background as the Authoring view does while the user writes (``app.placement.prepare_text``), then
+  ``place`` again; and a cold process after it.
 
 Writes ``benchmarks/results/placement_speed.json``.
 
@@ -47,7 +55,7 @@ from pathlib import Path
 from _corpus import CORPUS, RESULTS, write_result
 
 PMC = CORPUS / "pmc"
-CONFIGS = ("app", "captions-ce")
+CONFIGS = ("app", "captions-ce", "open")
 
 
 def paper_inputs(name: str, documents: list[Path], crops: Path, dpi: int, captions_only: bool):
@@ -89,7 +97,7 @@ def paper_inputs(name: str, documents: list[Path], crops: Path, dpi: int, captio
 def settings_of(config: str):
     from mmdocsum_desktop.schemas.settings import PlacementSettings
 
-    return PlacementSettings(ocr=config == "app")
+    return PlacementSettings(ocr=config in ("app", "open"))
 
 
 def run_once(session, paragraphs, pool, config: str, top_k: int | None) -> dict:
@@ -140,7 +148,7 @@ def main() -> None:
     parser.add_argument("--child", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--crops", type=Path, default=Path(tempfile.gettempdir()) / "placement_speed_crops")
     args = parser.parse_args()
-    top_k = args.top_k if args.top_k is not None or args.config == "app" else 4
+    top_k = args.top_k if args.top_k is not None or args.config in ("app", "open") else 4
     if args.child:
         cold_child(args.child, args.config, top_k)
         return
@@ -149,6 +157,9 @@ def main() -> None:
     from mmdocsum_desktop.bench.pairs_split import pairs_in
 
     names = [p.name for p in pairs_in(PMC, "test") if p.pdf is not None][: args.limit or None]
+    if args.config == "open":
+        save_entry("open", open_document_runs(names, top_k))
+        return
     captions_only = args.config == "captions-ce"
     cold: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as scratch:
@@ -265,6 +276,11 @@ def main() -> None:
         "per_paper": rows,
         "cold": cold,
     }
+    save_entry(args.config, entry)
+
+
+def save_entry(config: str, entry: dict) -> None:
+    """Add or replace ``config``'s entry in placement_speed.json; print its medians."""
     previous = RESULTS / "placement_speed.json"
     configurations = {}
     if previous.is_file():
@@ -272,7 +288,7 @@ def main() -> None:
             configurations = json.loads(previous.read_text(encoding="utf-8")).get("configurations", {})
         except ValueError:
             configurations = {}
-    configurations[args.config] = entry
+    configurations[config] = entry
     payload = {
         "benchmark": "mmdocsum place through the app layer (app.placement.place with a Session): test half of pmc/",
         "cpu_count": os.cpu_count(),
@@ -286,6 +302,126 @@ def main() -> None:
     target = write_result("placement_speed", payload)
     print(json.dumps({k: v for k, v in entry.items() if k not in ("per_paper", "cold")}, indent=2))
     print(f"written {target}", file=sys.stderr)
+
+
+def child_cpu(command: list[str], env: dict) -> tuple[subprocess.CompletedProcess, float, float]:
+    """Run ``command``; (its result, wall seconds, CPU seconds of the process and every thread of it)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    out = subprocess.run(command, capture_output=True, text=True, env=env, cwd=Path(__file__).parent)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return out, wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def open_document_runs(names: list[str], top_k: int | None) -> dict:
+    """The ``open`` configuration: extract, cold place, background reading and place on the open document."""
+    from mmdocsum_desktop.app.placement import image_pool, prepare_figure_text, prepare_text
+    from mmdocsum_desktop.app.session import Session
+    from mmdocsum_desktop.bench.pairs_gold import strip_citations
+    from mmdocsum_desktop.bench.suites.pairs import body_blocks
+    from mmdocsum_desktop.schemas.document import Document
+
+    rows: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        cache = Path(scratch) / "cache"
+        os.environ["MMDOCSUM_CACHE_DIR"] = str(cache)  # the loaded session's cache: empty at the start
+        session = Session()
+        mark, cpu = time.perf_counter(), time.process_time()
+        session.placement_engine(settings_of("open"))  # the embedder (the others load on first need)
+        load = {"seconds": round(time.perf_counter() - mark, 3), "cpu_seconds": round(time.process_time() - cpu, 3)}
+        for name in names:
+            folder = Path(scratch) / name
+            empty = Path(scratch) / f"empty-{name}"
+            env = dict(os.environ, MMDOCSUM_CACHE_DIR=str(empty))
+            out, wall, cpu_s = child_cpu([sys.executable, "-m", "mmdocsum_desktop", "extract", str(PMC / f"{name}.pdf"),
+                                          "-o", str(folder), "--quiet"], env)
+            if out.returncode != 0:
+                print(f"{name}: extract failed: {out.stderr[-400:]}", file=sys.stderr)
+                continue
+            extract_row = {"seconds": round(wall, 3), "cpu_seconds": round(cpu_s, 3)}
+            document = Document.model_validate_json((folder / "document.json").read_text(encoding="utf-8"))
+            pool = image_pool(document=document, root=folder)  # what `mmdocsum place DIR` places
+            paragraphs = [strip_citations(b.text) for b in body_blocks(document) if b.type == "paragraph"]
+            data = Path(scratch) / f"{name}.json"
+            data.write_text(json.dumps({"paragraphs": paragraphs, "pool": [c.model_dump() for c in pool]}))
+            command = [sys.executable, __file__, "--child", str(data), "--config", "open",
+                       *(["--top-k", str(top_k)] if top_k is not None else [])]
+            out, wall, cpu_s = child_cpu(command, env)  # cold, empty cache: every crop read
+            shutil.rmtree(empty, ignore_errors=True)
+            if out.returncode != 0:
+                print(f"{name}: cold place failed: {out.stderr[-400:]}", file=sys.stderr)
+                continue
+            cold = json.loads(out.stdout.strip().splitlines()[-1])
+            cold.update(process_seconds=round(wall, 3), process_cpu_seconds=round(cpu_s, 3))
+            mark, cpu = time.perf_counter(), time.process_time()  # the window's background job
+            reading = prepare_figure_text(session, pool)
+            background = {"seconds": round(time.perf_counter() - mark, 3),
+                          "cpu_seconds": round(time.process_time() - cpu, 3), "read": reading.read,
+                          "cached": reading.cached, "failed": len(reading.failed)}
+            opened = run_once(session, paragraphs, pool, "open", top_k)  # Place images on the open document
+            # the Authoring view embeds the user's text while they write (a moment after typing stops): the
+            # paragraphs edited, prepared in the background, then Place images
+            edited = [p + " We note this again." if p.strip() else p for p in paragraphs]
+            mark, cpu = time.perf_counter(), time.process_time()
+            prepare_text(session, edited, pool, figure_text=True)
+            text_ahead = {"seconds": round(time.perf_counter() - mark, 3),
+                          "cpu_seconds": round(time.process_time() - cpu, 3)}
+            typed = run_once(session, edited, pool, "open", top_k)
+            again = prepare_figure_text(session, pool)  # a second reading: hashes only
+            out, wall, cpu_s = child_cpu(command, dict(os.environ, MMDOCSUM_CACHE_DIR=str(cache)))
+            cold_cached = json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else None
+            if cold_cached is not None:
+                cold_cached.update(process_seconds=round(wall, 3), process_cpu_seconds=round(cpu_s, 3))
+            rows[name] = {"pages": document.page_count or 0, "paragraphs": len(paragraphs), "pool": len(pool),
+                          "extract": extract_row, "cold_place_empty_cache": cold, "background_reading": background,
+                          "place_open_document": opened, "text_prepared_while_typing": text_ahead,
+                          "place_open_document_text_prepared": typed,
+                          "reading_again_seconds": round(again.seconds, 3),
+                          "cold_place_cache_filled": cold_cached,
+                          "cold_cpu_over_extract_cpu": round(cold["process_cpu_seconds"] / extract_row["cpu_seconds"], 2)}
+            print(f"{name}: extract {extract_row['cpu_seconds']:.2f} CPU-s ({extract_row['seconds']:.2f} s); cold place "
+                  f"{cold['process_cpu_seconds']:.2f} CPU-s ({cold['process_seconds']:.2f} s); background reading "
+                  f"{background['cpu_seconds']:.2f} CPU-s; place on the open document {opened['seconds']:.2f} s "
+                  f"({opened['cpu_seconds']:.2f} CPU-s), text prepared {typed['seconds']:.2f} s "
+                  f"({typed['cpu_seconds']:.2f} CPU-s)", file=sys.stderr)
+    values = list(rows.values())
+    cached_runs = [r["cold_place_cache_filled"] for r in values if r["cold_place_cache_filled"]]
+    return {
+        "config": "open", "ocr": True, "context": True, "top_k": top_k, "dpi": 150, "papers": len(values),
+        "model_load": load,
+        "median_extract_seconds": median(r["extract"]["seconds"] for r in values),
+        "median_extract_cpu_seconds": median(r["extract"]["cpu_seconds"] for r in values),
+        "median_cold_place_seconds": median(r["cold_place_empty_cache"]["process_seconds"] for r in values),
+        "median_cold_place_cpu_seconds": median(r["cold_place_empty_cache"]["process_cpu_seconds"] for r in values),
+        "median_cold_cpu_over_extract_cpu": median(r["cold_cpu_over_extract_cpu"] for r in values),
+        "papers_cold_within_3x_extract_cpu": sum(r["cold_cpu_over_extract_cpu"] <= 3 for r in values),
+        "median_background_reading_seconds": median(r["background_reading"]["seconds"] for r in values),
+        "median_background_reading_cpu_seconds": median(r["background_reading"]["cpu_seconds"] for r in values),
+        "median_place_open_document_seconds": median(r["place_open_document"]["seconds"] for r in values),
+        "median_place_open_document_cpu_seconds": median(r["place_open_document"]["cpu_seconds"] for r in values),
+        "papers_place_open_document_within_1_s": sum(r["place_open_document"]["seconds"] <= 1 for r in values),
+        "median_place_open_document_ocr_seconds": median(r["place_open_document"].get("ocr_s") for r in values),
+        "median_place_open_document_embed_seconds": median(r["place_open_document"].get("embed_s") for r in values),
+        "median_text_prepared_while_typing_cpu_seconds": median(r["text_prepared_while_typing"]["cpu_seconds"]
+                                                                for r in values),
+        "median_place_open_document_text_prepared_seconds": median(
+            r["place_open_document_text_prepared"]["seconds"] for r in values),
+        "median_place_open_document_text_prepared_cpu_seconds": median(
+            r["place_open_document_text_prepared"]["cpu_seconds"] for r in values),
+        "papers_place_open_document_text_prepared_within_1_s": sum(
+            r["place_open_document_text_prepared"]["seconds"] <= 1 for r in values),
+        "median_reading_again_seconds": median(r["reading_again_seconds"] for r in values),
+        "median_cold_place_cache_filled_seconds": median(r["process_seconds"] for r in cached_runs),
+        "median_cold_place_cache_filled_cpu_seconds": median(r["process_cpu_seconds"] for r in cached_runs),
+        "median_pages": median(r["pages"] for r in values),
+        "median_paragraphs": median(r["paragraphs"] for r in values),
+        "median_pool": median(r["pool"] for r in values),
+        "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+        "per_paper": rows,
+    }
 
 
 if __name__ == "__main__":

@@ -24,9 +24,10 @@ from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.placement import ImageCandidate, Placement
 from mmdocsum_desktop.schemas.settings import PlacementSettings
 from mmdocsum_desktop.text.paragraphs import split_paragraphs
+from mmdocsum_desktop.text.sentences import split_sentences
 
 __all__ = ["STRATEGIES", "FigureTextReading", "PlacementRun", "Strategy", "figure_candidates", "folder_candidates",
-           "image_pool", "markdown_structure", "place", "prepare_figure_text", "read_captions_file"]
+           "image_pool", "markdown_structure", "place", "prepare_figure_text", "prepare_text", "read_captions_file"]
 
 Sections = list[tuple[str, ...] | None]
 # "## Methods": a Markdown ATX heading line (one to six #, then a space or the line's end)
@@ -231,21 +232,54 @@ def prepare_figure_text(session: Session, pool: Sequence[ImageCandidate], contro
     if embed and pool:
         if wait_turn is not None:
             wait_turn(control)
-        control.check()
         read = [c.model_copy(update={"ocr_text": texts.get(c.image or "", c.ocr_text)}) for c in pool]
-        views = candidate_texts(read, use_caption=True, use_ocr=True, use_context=True)
-        wanted = [*views.caption, *views.ocr, *(s for sentences in views.context for s in sentences)]
-        # as the placement engine embeds them (an empty text as one space), so that every one is a cache hit
-        wanted = list(dict.fromkeys(t if t.strip() else " " for t in wanted))
-        # the embedder's progress would stand for the crops' on the caller's bar: it only checks for cancel
-        try:
-            session.embedder().embed(wanted, control=JobControl(on_progress=lambda *_step: control.check()))
-        except JobCancelled:
-            raise
-        except (MmdocsumError, OSError):
-            pass  # no embedder: placement says so itself when it runs; the figure text is read
-        else:
-            done.embedded = len(wanted)
+        done.embedded = _embed_ahead(session, _figure_side(read), control)
     done.seconds = time.perf_counter() - started
     control.report(len(images), len(images), f"figure text read: {len(images)} of {len(images)} figures")
     return done
+
+
+def prepare_text(session: Session, paragraphs: str | Sequence[str], pool: Sequence[ImageCandidate] = (),
+                 control: JobControl | None = None, *, figure_text: bool = False, headings: bool = True) -> int:
+    """Embed, into the content cache, what :func:`place` will embed for these paragraphs and this pool: the
+    sentences of the paragraphs as ``place`` reads them (split, headings read as ``headings`` says), the
+    pool's captions and citing sentences, and with ``figure_text`` the text of crops read before (never
+    read here: no OCR runs). A later ``place`` then finds every vector cached. The desktop app runs this
+    in the background while the user writes; the number of texts it asked for is returned (most are cache
+    hits after the first call: only new or edited sentences are embedded)."""
+    control = ensure_control(control)
+    if isinstance(paragraphs, str):
+        paragraphs = split_paragraphs(paragraphs)
+    written = [p or "" for p in paragraphs]
+    texts = markdown_structure(written)[2] if headings else written
+    wanted = [s for text in texts if text.strip() for s in split_sentences(text)]
+    if pool:
+        known = [c.model_copy(update={"ocr_text": (session.models.ocr_text(c.image) if figure_text and c.image
+                                                   and c.ocr_text is None else c.ocr_text)}) for c in pool]
+        wanted += _figure_side(known)
+    return _embed_ahead(session, wanted, control)
+
+
+def _figure_side(pool: Sequence[ImageCandidate]) -> list[str]:
+    """The texts placement embeds for a pool: captions, figure text, citing sentences (as its scorer
+    chooses them: :func:`~mmdocsum_desktop.placement.scorer.candidate_texts`)."""
+    views = candidate_texts(pool, use_caption=True, use_ocr=True, use_context=True)
+    return [*views.caption, *views.ocr, *(s for sentences in views.context for s in sentences)]
+
+
+def _embed_ahead(session: Session, texts: Sequence[str], control: JobControl) -> int:
+    """Embed ``texts`` through the session's embedder so that they are cached; how many were asked for
+    (0 when there is no embedder: placement says so itself when it runs)."""
+    control.check()
+    # as the placement engine embeds them (an empty text as one space), so that every one is a cache hit
+    wanted = list(dict.fromkeys(t if t.strip() else " " for t in texts))
+    if not wanted:
+        return 0
+    try:
+        # the embedder's progress would stand for the caller's on its bar: it only checks for cancel
+        session.embedder().embed(wanted, control=JobControl(on_progress=lambda *_step: control.check()))
+    except JobCancelled:
+        raise
+    except (MmdocsumError, OSError):
+        return 0
+    return len(wanted)

@@ -19,7 +19,13 @@ from PySide6.QtGui import QImage
 from mmdocsum_desktop.app import catalog, present
 from mmdocsum_desktop.app import summary as app_summary
 from mmdocsum_desktop.app.judging import judge
-from mmdocsum_desktop.app.placement import figure_candidates, image_pool, place, prepare_figure_text
+from mmdocsum_desktop.app.placement import (
+    figure_candidates,
+    image_pool,
+    place,
+    prepare_figure_text,
+    prepare_text,
+)
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.bench import report
 from mmdocsum_desktop.bench.compare import compare
@@ -228,6 +234,20 @@ def read_figure_text(session: Session, document: Document, workspace_root: Path,
     def run(control: JobControl, stream: StreamFn) -> Any:
         pool = figure_candidates(document, workspace_root)  # the pool Place images gives (none: nothing to read)
         return prepare_figure_text(session, pool, control, wait_turn=wait_turn)
+
+    return run
+
+
+def embed_text_ahead(session: Session, text: str, document: Document, workspace_root: Path, *, figure_text: bool,
+                     wait_turn: Callable[[JobControl], None] | None = None) -> JobFn:
+    """The user's text and the document's figure texts embedded into the cache while the user writes
+    (:func:`app.placement.prepare_text`), so that Place images embeds nothing it has seen."""
+
+    def run(control: JobControl, stream: StreamFn) -> int:
+        if wait_turn is not None:
+            wait_turn(control)
+        return prepare_text(session, text, figure_candidates(document, workspace_root), control,
+                            figure_text=figure_text)
 
     return run
 

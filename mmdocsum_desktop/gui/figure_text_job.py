@@ -11,6 +11,11 @@ any session, are only hashed. Its progress is a small label in the status bar ("
 figures"); closing the paper's tab cancels it, closing the window cancels and waits for it
 (``JobRunner.cancel_all``). It reads image files already rendered (RapidOCR on Pillow's pixels): no
 PyMuPDF, so the main-thread collection rule (``main_thread_gc``) has nothing to wait for.
+
+The text the user writes in the Authoring view is prepared the same way (figure text on or off): a
+moment after typing stops, a second background job embeds its new sentences and the open document's
+figure texts into the cache (``app.placement.prepare_text``), so that Place images embeds nothing it has
+seen and answers in well under a second however long the text is. It says nothing in the status bar.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ if TYPE_CHECKING:  # a type only: the window imports this module
     from mmdocsum_desktop.gui.main_window import MainWindow
 
 KIND = "figure-text"
+TEXT_KIND = "text-ahead"
+TEXT_PAUSE_MS = 1500  # the user's text is embedded this long after the last keystroke
 _POLL_S = 0.25  # how often a waiting job looks whether the foreground is free (and whether it was cancelled)
 _DONE_SHOWN_MS = 4000  # how long "Figure text read" stays in the status bar
 
@@ -71,6 +78,14 @@ class FigureTextReader(QObject):
         window.runner.started.connect(self._jobs_changed)
         window.runner.ended.connect(self._jobs_changed)
         window.documentOpened.connect(lambda _document: self.start(self.window.workspace))
+        self.text_job: Job | None = None  # the running (or last) embedding of the user's text
+        self._text_again = False  # the text changed while it ran: once more when it ends
+        self.text_timer = QTimer(self)
+        self.text_timer.setSingleShot(True)
+        self.text_timer.setInterval(TEXT_PAUSE_MS)
+        self.text_timer.timeout.connect(self.prepare_text)
+        window.authoring_view.textChanged.connect(lambda _text: self.text_timer.start())
+        window.documentOpened.connect(lambda _document: self.text_timer.start())  # a project with text in it
 
     # ---------------------------------------------------------------------------- when
     def wanted(self) -> bool:
@@ -122,6 +137,39 @@ class FigureTextReader(QObject):
         else:
             for workspace, _job in list(self.jobs.values()):
                 self.cancel(workspace)
+
+    def prepare_text(self) -> Job | None:
+        """Embed the Authoring view's text and the shown paper's figure texts in the background (when a
+        document's figures are what Place images places, and there is text)."""
+        window = self.window
+        workspace = window.workspace
+        text = window.authoring_view.editor.toPlainText()
+        document = workspace.document if workspace is not None else None
+        if (workspace is None or document is None or not document.visuals or not text.strip() or window.closing
+                or window.authoring_view.source.currentData() == "folder"):
+            return None
+        if self.text_job is not None and not self.text_job.done:
+            self._text_again = True
+            return None
+        self._text_again = False
+        session = window.current_session()
+        fn = core.embed_text_ahead(session, text, document, workspace.root,
+                                   figure_text=session.settings.placement.ocr, wait_turn=self.wait_turn)
+
+        def run(control: JobControl, stream: core.StreamFn) -> int:
+            _lowest_priority()
+            asked: int = fn(control, stream)
+            return asked
+
+        job = Job("Preparing your text for Place images", run, kind=TEXT_KIND)
+        job.signals.finished.connect(self._text_finished)
+        self.text_job = job
+        window.runner.start(job)
+        return job
+
+    def _text_finished(self) -> None:
+        if shiboken6.isValid(self) and self._text_again:
+            self.text_timer.start()
 
     # ---------------------------------------------------------------------------- yielding
     def _jobs_changed(self, _job: Job) -> None:

@@ -193,9 +193,9 @@ class JobRunner(QObject):
 
     # short jobs get their own threads so that they never wait behind a summary or a benchmark
     QUICK_KINDS = frozenset({"autosave", "prefs", "render", "thumbnails", "search"})
-    # work nobody waits for (reading an open paper's figure text ahead) runs one at a time on a thread of
-    # its own: it never takes the place of a summary or a placement in the pool
-    BACKGROUND_KINDS = frozenset({"figure-text"})
+    # work nobody waits for (reading an open paper's figure text, embedding the user's text ahead of Place
+    # images) runs one at a time on a thread of its own: it never takes the place of a summary or a placement
+    BACKGROUND_KINDS = frozenset({"figure-text", "text-ahead"})
 
     def __init__(self, parent: QObject | None = None, *, max_threads: int = 2) -> None:
         super().__init__(parent)

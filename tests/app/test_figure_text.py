@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mmdocsum_desktop.app.placement import image_pool, place, prepare_figure_text
+from mmdocsum_desktop.app.placement import image_pool, place, prepare_figure_text, prepare_text
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.errors import JobCancelled
 from mmdocsum_desktop.jobs import JobControl
@@ -90,3 +90,23 @@ def test_cancel_stops_between_crops_and_keeps_what_was_read(exported, tmp_path):
 
     rest = prepare_figure_text(session, pool)  # a later run reads only what is missing
     assert (rest.cached, rest.read) == (1, len(pool) - 1)
+
+
+def test_text_prepared_ahead_leaves_place_nothing_to_embed(exported, tmp_path):
+    document, crops = exported(PAPER)
+    pool = image_pool(document=document, root=crops)
+    session = Session(Settings(placement=PlacementSettings(ocr=False)))
+    embedder = session.models.embedder()
+    # the writer's own text, new to the cache (the folder's name makes it unlike any other test's)
+    text = (f"# Notes {tmp_path.name}\n\n## Results\n\nThe first figure shows the layout we measured in "
+            f"{tmp_path.name}. It has two panels.\n\nWe compared it with the second one.\n")
+    before = embedder.session_runs
+
+    asked = prepare_text(session, text, pool)
+
+    assert asked > 0 and embedder.session_runs > before  # the new sentences were embedded now
+    runs = embedder.session_runs
+    assert prepare_text(session, text, pool) == asked and embedder.session_runs == runs  # all cached
+    run = place(session, text, pool)
+    assert "text embeddings" in run.models
+    assert embedder.session_runs == runs  # place found every vector it needed in the cache

@@ -1,6 +1,7 @@
 """Issue 39, point 4, in the real window (offscreen): with figure text on, opening a paper reads the text
-in its figures in the background (status bar), Place images then reads no crop; the reading waits while
-foreground work runs and stops when the paper's tab closes. Real RapidOCR, real PDF, real content cache
+in its figures in the background (status bar), the user's text is embedded a moment after typing stops,
+and Place images then reads no crop and embeds nothing; the reading waits while foreground work runs and
+stops when the paper's tab closes. Real RapidOCR, real PDF, real content cache
 (each test its own, so that no earlier test has read these crops)."""
 
 from __future__ import annotations
@@ -60,14 +61,21 @@ def test_figure_text_is_read_in_the_background_when_on_and_place_then_reads_no_c
     wait_job(qtbot, again, READ_TIMEOUT)
     assert (again.result.read, again.result.cached) == (0, len(crops))
 
-    runs = window.session.models.ocr().runs
+    # the user writes: a moment later their sentences are embedded in the background too
     view = window.authoring_view
-    view.editor.setPlainText("Fig. 2 shows the liver cells of the treated rats.\n\n"
+    view.editor.setPlainText(f"Fig. 2 shows the liver cells of the treated rats ({workspace.root.name}).\n\n"
                              "The myocardial cells of the treated rats are shown in Fig. 3.\n")
+    reader = window.figure_text
+    qtbot.waitUntil(lambda: reader.text_job is not None and reader.text_job.delivered, timeout=READ_TIMEOUT)
+    assert reader.text_job.state == "succeeded" and reader.text_job.result > 0, reader.text_job.error
+
+    runs = window.session.models.ocr().runs
+    embedded = window.session.models.embedder().session_runs
     placing = view.place_images()
     wait_job(qtbot, placing, READ_TIMEOUT)
     assert placing.state == "succeeded", placing.error
     assert window.session.models.ocr().runs == runs  # Place images read no crop: all from the cache
+    assert window.session.models.embedder().session_runs == embedded  # and embedded nothing: all cached
 
 
 @pytest.mark.slow
