@@ -291,10 +291,10 @@ def evidence_mentions(evidence: Sequence[ParagraphEvidence], used: Sequence[Sequ
                       entries: Sequence[FigureEntry], texts: Sequence[str]) -> Mentions:
     """The placement model's mentions for summary paragraphs. A paragraph cites a figure when its text
     does, or its evidence sentences or the passages they come from do (what a paragraph of the paper citing
-    it would be); it is where the figure is first discussed when the figure's first citation in the paper
-    falls in the part of the paper its evidence comes from (its role's sections), the first such
-    paragraph only — the summary paragraph stands for that part, as placement's first citing paragraph
-    gets the figure."""
+    it would be). It is where a figure is first discussed (placement's decisive "first mention") when the
+    figure's first citation in the paper falls in the part of the paper its evidence comes from (its
+    role's sections) and, if the paragraph cites figures itself, it is one of those: the paragraph's own
+    citations come first, the part it stands for next; the first such paragraph only."""
     candidates = figure_pool(entries)
     own = Mentions.of_texts(list(texts), candidates)
     cites = np.array(own.cites, dtype=np.float64)
@@ -309,7 +309,7 @@ def evidence_mentions(evidence: Sequence[ParagraphEvidence], used: Sequence[Sequ
         for item in items:
             for label in item.first_cites:
                 k = column.get(label.lower())
-                if k is not None and k not in claimed:
+                if k is not None and k not in claimed and (cites[row, k] or not cites[row].any()):
                     first[row, k] = 1.0
         claimed |= set(np.flatnonzero(first[row]).tolist())
     return Mentions(cites, first)
