@@ -222,6 +222,10 @@ class SettingsDialog(QDialog):
         form.addRow("mmproj", _file_row(self.llama_mmproj, "Choose a vision projector", "GGUF (*.gguf)", self,
                                         check=gguf_refusal))
         form.addRow("CLIP model", self.clip_model)
+        # placement.ocr: the window reads an open paper's figure text in the background when it is on
+        self.figure_text = QCheckBox("Place images reads the text inside figures (read in the background when a "
+                                     "paper opens)")
+        form.addRow("", self.figure_text)
         form.addRow("GPU layers", self.n_gpu_layers)
         form.addRow("", self.gpu_note)
         form.addRow("Threads", self.n_threads)
@@ -361,6 +365,7 @@ class SettingsDialog(QDialog):
         if clip is not None and self.clip_model.findData(clip) < 0:  # saved, but not registered (any more)
             self.clip_model.addItem(f"{clip} (not found)", clip)
         self.clip_model.setCurrentIndex(max(0, self.clip_model.findData(clip)))
+        self.figure_text.setChecked(settings.placement.ocr)
         self._show_key_state()
 
     def _show_key_state(self) -> None:
@@ -403,6 +408,7 @@ class SettingsDialog(QDialog):
             timeout_s=self.timeout.value(),
         )
         data["placement"]["clip"] = self.clip_model.currentData()
+        data["placement"]["ocr"] = self.figure_text.isChecked()
         return Settings.model_validate(data)
 
     def save(self) -> bool:

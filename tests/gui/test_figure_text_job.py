@@ -12,6 +12,7 @@ import threading
 import pytest
 
 from mmdocsum_desktop.app.placement import figure_candidates
+from mmdocsum_desktop.gui.settings_dialog import SettingsDialog
 from mmdocsum_desktop.gui.workers import Job
 from mmdocsum_desktop.schemas.settings import PlacementSettings, Settings, save_settings
 from tests.gui.conftest import wait_job
@@ -43,8 +44,13 @@ def test_figure_text_is_read_in_the_background_when_on_and_place_then_reads_no_c
     workspace = _open(qtbot, window, two_figure_pdf)
     assert window.figure_text.last is None  # figure text off: nothing is read ahead
 
-    _figure_text(True)  # what the Settings dialog saves; the window hears of it when the dialog closes
-    window._settings_changed()
+    dialog = SettingsDialog(window.runner, window)  # Settings ▸ Local model ▸ "…reads the text inside figures"
+    assert not dialog.figure_text.isChecked()
+    dialog.figure_text.setChecked(True)
+    assert dialog.save()
+    dialog.close()
+    window._settings_changed()  # what open_settings does once the dialog is closed
+    assert window.current_session().settings.placement.ocr
     job = window.figure_text.last
     assert job is not None and job.kind == "figure-text"
     wait_job(qtbot, job, READ_TIMEOUT)
