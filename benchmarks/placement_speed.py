@@ -364,7 +364,8 @@ def open_document_runs(names: list[str], top_k: int | None) -> dict:
             opened = run_once(session, paragraphs, pool, "open", top_k)  # Place images on the open document
             # the Authoring view embeds the user's text while they write (a moment after typing stops): the
             # paragraphs edited, prepared in the background, then Place images
-            edited = [p + " We note this again." if p.strip() else p for p in paragraphs]
+            edited = [p + f" We note this again in paragraph {i + 1}." if p.strip() else p
+                      for i, p in enumerate(paragraphs)]  # a new sentence in every paragraph
             mark, cpu = time.perf_counter(), time.process_time()
             prepare_text(session, edited, pool, figure_text=True)
             text_ahead = {"seconds": round(time.perf_counter() - mark, 3),
