@@ -43,6 +43,8 @@ TEXT_KIND = "text-ahead"
 TEXT_PAUSE_MS = 1500  # the user's text is embedded this long after the last keystroke
 _POLL_S = 0.25  # how often a waiting job looks whether the foreground is free (and whether it was cancelled)
 _DONE_SHOWN_MS = 4000  # how long "Figure text read" stays in the status bar
+_LABEL_TIP = ("The text inside this paper's figures is read in the background, so that Place images is quick. "
+              "It pauses while other work runs.")
 
 
 def _lowest_priority() -> None:
@@ -66,8 +68,7 @@ class FigureTextReader(QObject):
         self.label = QLabel("")
         self.label.setObjectName("figureTextStatus")
         self.label.setStyleSheet("color: palette(placeholder-text);")
-        self.label.setToolTip("The text inside this paper's figures is read in the background, so that "
-                              "Place images is quick. It pauses while other work runs.")
+        self.label.setToolTip(_LABEL_TIP)
         self.label.setVisible(False)
         self._hide_timer = QTimer(self)
         self._hide_timer.setSingleShot(True)
@@ -190,6 +191,7 @@ class FigureTextReader(QObject):
         if job is self.last and total > 0 and done < total:
             self._hide_timer.stop()
             self.label.setText(f"Figure text: {done} of {total} figures")
+            self.label.setToolTip(_LABEL_TIP)  # not the reason an earlier reading failed
             self.label.setVisible(True)
 
     def _succeeded(self, job: Job, result: FigureTextReading) -> None:
