@@ -44,6 +44,8 @@ def test_session_reports_its_provider():
         pytest.fail("rapidocr-onnxruntime is not installed")
     session = devices.make_session(entry.path("cls"), intra_op_threads=1, prefer_gpu=False)
     assert session.get_providers()[0] == devices.CPU
+    # the pool's threads sleep between operators instead of spinning on a shared CPU
+    assert session.get_session_options().get_session_config_entry("session.intra_op.allow_spinning") == "0"
 
 
 def test_broken_model_file_gives_a_model_error(tmp_path):
