@@ -7,14 +7,15 @@ the figure and table labels it (or its passage) cites. The grounded writer (summ
 from them; the extractive engine's own paragraphs are their own evidence.
 
 A paragraph shows a figure only when its evidence discusses it: the figure is cited by the evidence
-sentences themselves (strongest), by the passages (blocks) they come from, or — weaker, the nearer the
-better — by the other paragraphs of the section those passages belong to (under the same heading, then in
-the same part of the paper: a Results sentence may show a figure its Results section discusses, never one
-only the Methods cite). Each figure is shown once. The assignment first illustrates as many paragraphs as
-their evidence allows, then prefers the pairs placement's own matcher scores highest
+sentences themselves, by the passages (blocks) they come from, or by the other paragraphs of the section
+those passages belong to (under the same heading, or in the same part of the paper: a Results sentence
+may show a figure its Results section discusses, never one only the Methods cite). Each figure is shown
+once. The assignment first illustrates as many paragraphs as their evidence allows, then prefers the pairs
+placement's own matcher scores highest
 (:mod:`mmdocsum_desktop.placement.match`: the same features and fitted weights as ``mmdocsum place``, the
 paragraph in its role's section, the evidence's citations as the mentions the placement model treats as
-decisive, the figure first cited in the paragraph's part of the paper as the one "first discussed" there);
+decisive, the figure first cited in the paragraph's part of the paper as the one "first discussed" there,
+among those its own evidence cites when it cites any);
 figures are preferred to tables outside the results. A paragraph left without a figure gets a typed
 reason (:class:`~mmdocsum_desktop.schemas.summary.NoFigure`) that the summary shows.
 """
