@@ -81,6 +81,8 @@ CONFIGS = {  # name → index into tools/fit_placement.CONFIGS (few: the machine
     "fitted: + word evidence + sections, L2 10": 11,
     "fitted: + word evidence + sections, sources weighted equally": 15,
     "fitted: + word evidence + sections, sources weighted equally, L2 3": 16,
+    "fitted: + word evidence + sections, sources weighted equally, fitted with and without sections": 17,
+    "fitted: + word evidence + sections, sources weighted equally, L2 3, fitted with and without sections": 18,
     "fitted: + word evidence + sections + paragraph head": 4,  # L2 1
     "fitted: + word evidence + sections + paragraph head, L2 0.3 (issue 27's config)": 6,
 }
@@ -309,6 +311,8 @@ def main() -> None:
     parser.add_argument("--prepare-only", action="store_true", help="compute and cache every record, then stop")
     parser.add_argument("--no-papers", action="store_true", help="leave the papers/ PDFs out (time)")
     parser.add_argument("--name", default="placement_lopo")
+    parser.add_argument("--configs", default="", help="only these CONFIGS names' indices into fit_placement.CONFIGS "
+                        "(comma-separated; default: all of CONFIGS)")
     parser.add_argument("--folds", default="", help="hold out only these sources (comma-separated; a quick check)")
     parser.add_argument("--content", action="store_true",
                         help="add the experimental caption-part signals (tools/fit_placement.CONTENT) and the "
@@ -360,6 +364,10 @@ def main() -> None:
     papers = [r for r in records if r.source == "papers"]
     if papers:
         held_sets["papers"] = (papers, jats)
+    if args.configs:
+        wanted = {int(k) for k in args.configs.split(",")}
+        for label in [k for k, v in CONFIGS.items() if v not in wanted]:
+            del CONFIGS[label]
     if args.folds:
         held_sets = {k: v for k, v in held_sets.items() if k in args.folds.split(",")}
     shipped = shipped_model()

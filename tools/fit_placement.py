@@ -381,6 +381,9 @@ class Config:
     # issue 39: every source (pmc, elife, multilingual, ...) weighs the same in the likelihood, however
     # many figures it has (eLife's dev half alone has 5 times the figures of all the others)
     by_source: bool = False
+    # issue 39: every fit paper also as a plain list (section features zero), as `mmdocsum place` receives
+    # a JSON list: stage 2 learns weights that hold without the writer's headings too
+    plain_copies: bool = False
 
     @property
     def head(self) -> bool:
@@ -478,6 +481,9 @@ class Model:
 
 
 def fit(config: Config, arrays: list[Arrays]) -> Model:
+    if config.plain_copies:
+        arrays = arrays + [dataclasses.replace(a, sections={k: np.zeros_like(v) for k, v in a.sections.items()})
+                           for a in arrays]
     names = cal.feature_names(config.signals)
     per_source = source_weights(arrays) if config.by_source else {}
     cols, weights = [], []
@@ -625,6 +631,10 @@ CONFIGS = [
            1.0, True),
     Config("+ word evidence + sections, sources weighted equally, L2 3", CAPTION + EXTRAS,
            SEQ_BASE + SECTION_FEATURES, 3.0, True),
+    Config("+ word evidence + sections, sources weighted equally, fitted with and without sections", CAPTION + EXTRAS,
+           SEQ_BASE + SECTION_FEATURES, 1.0, True, True),
+    Config("+ word evidence + sections, sources weighted equally, L2 3, fitted with and without sections",
+           CAPTION + EXTRAS, SEQ_BASE + SECTION_FEATURES, 3.0, True, True),
 ]
 
 
