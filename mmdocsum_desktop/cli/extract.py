@@ -5,16 +5,13 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mmdocsum_desktop.app.extract import Extraction, ReadLimits, extract
+from mmdocsum_desktop.app.placement import FigureTextReading, figure_candidates, prepare_figure_text
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.cli.progress import tqdm_control
 from mmdocsum_desktop.fileio import check_output_path
 from mmdocsum_desktop.schemas.document import Document, Figure
-
-if TYPE_CHECKING:  # a type only: placement (numpy, scipy) is imported when --figure-text asks for it
-    from mmdocsum_desktop.app.placement import FigureTextReading
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -75,9 +72,6 @@ def run(args: argparse.Namespace) -> int:
     )
     figure_text: FigureTextReading | None = None
     if args.figure_text:
-        # imported here: a plain extract does not pay placement's imports at start-up
-        from mmdocsum_desktop.app.placement import figure_candidates, prepare_figure_text
-
         with tqdm_control("figure text", enabled=not args.quiet) as control:
             figure_text = prepare_figure_text(session, figure_candidates(result.document, result.folder), control)
     seconds = time.perf_counter() - started
