@@ -4,7 +4,9 @@ finds it in the content cache and answers in about a second.
 Only when it will be used: figure text is on in the placement settings (Settings ▸ Placement). A paper
 that opens (or is opened again, or whose tab is shown by opening it once more) starts one job after it is
 shown, on the runner's background thread (one at a time, never in the pool a summary or a placement
-uses), at the lowest CPU priority. Before each crop it reads, the job waits while any foreground job runs
+uses), at the priority of every worker (below the window's; not lower: the threads a library starts
+lazily on a thread keep that thread's priority, and onnxruntime's, OpenCV's and the like serve every
+later job in the process). Before each crop it reads, the job waits while any foreground job runs
 (opening a paper, a summary, Place images, a question…), so it takes at most one crop's time (a second or
 two) from the user's work; Place images meanwhile reads what is missing itself. Crops read before, in
 any session, are only hashed. Its progress is a small label in the status bar ("Figure text: 3 of 12
@@ -20,8 +22,6 @@ seen and answers in well under a second however long the text is. It says nothin
 
 from __future__ import annotations
 
-import os
-import sys
 import threading
 from typing import TYPE_CHECKING
 
@@ -45,16 +45,6 @@ _POLL_S = 0.25  # how often a waiting job looks whether the foreground is free (
 _DONE_SHOWN_MS = 4000  # how long "Figure text read" stays in the status bar
 _LABEL_TIP = ("The text inside this paper's figures is read in the background, so that Place images is quick. "
               "It pauses while other work runs.")
-
-
-def _lowest_priority() -> None:
-    """The background thread gets the CPU only when nothing else wants it (Linux: a thread's nice value;
-    RapidOCR's onnxruntime threads started from it inherit it)."""
-    if sys.platform.startswith("linux"):
-        try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-        except OSError:
-            pass
 
 
 class FigureTextReader(QObject):
@@ -107,7 +97,6 @@ class FigureTextReader(QObject):
         reading = core.read_figure_text(session, workspace.document, workspace.root, wait_turn=self.wait_turn)
 
         def fn(control: JobControl, stream: core.StreamFn) -> FigureTextReading:
-            _lowest_priority()
             result: FigureTextReading = reading(control, stream)
             return result
 
@@ -158,7 +147,6 @@ class FigureTextReader(QObject):
                                    figure_text=session.settings.placement.ocr, wait_turn=self.wait_turn)
 
         def run(control: JobControl, stream: core.StreamFn) -> int:
-            _lowest_priority()
             asked: int = fn(control, stream)
             return asked
 

@@ -6,8 +6,11 @@ stops when the paper's tab closes. Real RapidOCR, real PDF, real content cache
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -118,3 +121,37 @@ def test_the_reading_waits_for_foreground_work_and_stops_when_the_tab_closes(
     finally:
         release.set()
     wait_job(qtbot, busy)
+
+
+def _threads_below_the_workers() -> list[tuple[int, int]]:
+    """(id, nice) of this process's threads that run at a lower priority than the job runner's workers
+    (the main thread's nice value + 5; Linux: /proc/self/task/ID/stat, field 19)."""
+    workers = min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + 5)
+    found = []
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the thread ended meanwhile
+            continue
+        if int(fields[16]) > workers:
+            found.append((int(task.name), int(fields[16])))
+    return found
+
+
+@pytest.mark.slow  # RapidOCR loads and reads the paper's two figures
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="thread priorities are read from /proc")
+def test_background_reading_leaves_no_thread_below_the_workers_priority(qtbot, make_window, two_figure_pdf,
+                                                                       own_cache):
+    # RapidOCR is built and first run by the background job here (a fresh window's models, figure text on):
+    # the threads it and the libraries under it start then (onnxruntime's, OpenCV's) serve every later job
+    # in the process — a scanned page read in the foreground, say — so they must not run at a priority
+    # lower than any worker's
+    _figure_text(True)
+    window = make_window()
+    assert _threads_below_the_workers() == []
+    _open(qtbot, window, two_figure_pdf)
+    job = window.figure_text.last
+    assert job is not None
+    wait_job(qtbot, job, READ_TIMEOUT)
+    assert job.state == "succeeded" and job.result.read >= 2, job.error
+    assert _threads_below_the_workers() == []
