@@ -36,9 +36,12 @@ from mmdocsum_desktop.document.mutate import (
 )
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.schemas.document import Document
+from tests.conftest import CORPUS
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-CORPUS = (REPO_ROOT / ".." / "shared" / "corpus").resolve()
+# MCiteBench's own sample records, from the evaluation corpus (they may not be copied into the project):
+# fuzzed too where the corpus is present; the demo split's records always are
+MCITE_SAMPLE = CORPUS / "mcitebench_sample" / "data_example.jsonl"
 # Seeds for the article readers: committed CC BY / CC0 articles (tests/data/ATTRIBUTION.md)
 ARTICLES = REPO_ROOT / "tests" / "data" / "articles"
 DEMO = REPO_ROOT / "mmdocsum_desktop" / "resources" / "demo"
@@ -594,8 +597,8 @@ def loader_inputs(loader: str) -> st.SearchStrategy[SplitFile]:
     if loader == "mdocsum":
         return _split_files("mdocsum", [DEMO / "mdocsum.jsonl"], (".jsonl", ".json"))
     if loader == "mcite":
-        return _split_files("mcite", [DEMO / "mcite" / "data.jsonl", CORPUS / "mcitebench_sample" / "data_example.jsonl"],
-                            (".jsonl", ".json"))
+        originals = [DEMO / "mcite" / "data.jsonl", *([MCITE_SAMPLE] if MCITE_SAMPLE.is_file() else [])]
+        return _split_files("mcite", originals, (".jsonl", ".json"))
     if loader == "rouge":
         return _split_files("rouge", [DEMO / "rouge.jsonl"], (".jsonl", ".json"))
     if loader == "ftii":
