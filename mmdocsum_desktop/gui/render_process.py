@@ -14,15 +14,32 @@ from __future__ import annotations
 import atexit
 import concurrent.futures
 import multiprocessing
+import os
 import threading
+import time
 from collections import OrderedDict
 from typing import Any
 
 _KEEP_OPEN = 3  # documents the child keeps open (the reader's, and one or two before it)
+_PARENT_POLL_S = 1.0  # how often the child looks whether the window's process is still there
 _pool: concurrent.futures.ProcessPoolExecutor | None = None
 _ready: concurrent.futures.Future | None = None  # the child has imported PyMuPDF
 _pool_lock = threading.Lock()
 _documents: OrderedDict[tuple[str, str | None], Any] = OrderedDict()  # in the child
+
+
+def _child_watch_parent(parent: int) -> None:
+    """In the child, once: exit when the window's process is gone. A window killed or crashed leaves its
+    pool's worker waiting on its queue for ever (a few hundred MB, one per crash); its parent then becomes
+    another process (POSIX). On Windows the parent id does not change and the child stays until logout."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(_PARENT_POLL_S)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def _child_document(path: str, password: str | None) -> Any:
@@ -64,7 +81,9 @@ def _executor() -> concurrent.futures.ProcessPoolExecutor:
     with _pool_lock:
         if _pool is None:
             _pool = concurrent.futures.ProcessPoolExecutor(max_workers=1,
-                                                           mp_context=multiprocessing.get_context("spawn"))
+                                                           mp_context=multiprocessing.get_context("spawn"),
+                                                           initializer=_child_watch_parent,
+                                                           initargs=(os.getpid(),))
             atexit.register(shutdown)
         return _pool
 
