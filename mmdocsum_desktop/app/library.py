@@ -85,6 +85,10 @@ class Library:
         """Papers per status ("indexed": 950, "pending": 50, ...)."""
         return self.store.counts()
 
+    def summary_counts(self) -> dict[str, int]:
+        """Papers per summary state ("done": 12, "none": 938, "pending": 3, ...)."""
+        return self.store.summary_counts()
+
     def summary(self, paper: Paper) -> Summary | None:
         stored = self.store.summary(paper.id)
         return Summary.model_validate_json(stored[0]) if stored else None
@@ -129,6 +133,7 @@ def index(session: Session, library: Library, request: IndexRequest | None = Non
           on_progress: Callable[[IndexProgress], None] | None = None) -> IndexReport:
     """Read and embed every pending paper (resumes an interrupted run; another process may share it)."""
     request = request or IndexRequest()
+    library.store.recover()  # a window keeps the library open: claims of processes killed since are released
     library.store.refresh_missing()
     return indexer.index_pending(library.store, _reader(session, request.ocr), session.embedder(), control=control,
                                  limit=request.limit, on_progress=on_progress)
@@ -179,6 +184,7 @@ def summarize_papers(session: Session, library: Library, request: SummarizeLibra
                      on_item: Callable[[BatchItem], None] | None = None) -> BatchReport:
     """Summaries of the selected papers in a queue (resumable: what is done is kept), ``concurrency`` at
     once when the engine is a server."""
+    library.store.recover()
     papers = selected_papers(library, request)
     concurrency = request.concurrency
     with session.engine(request.choice) as run:
@@ -205,9 +211,11 @@ def summarize_papers(session: Session, library: Library, request: SummarizeLibra
 
 
 def export_notes(library: Library, request: ExportNotesRequest) -> ExportReport:
-    """One Markdown note per paper into ``request.folder`` (front matter, summary, figures, links back)."""
+    """One Markdown note per paper into ``request.folder`` (front matter, summary, figures, links back).
+    Only the generated part of a note is rewritten; a note whose generated part the user edited is left
+    as it is and reported (``overwrite_edited`` rewrites it, still keeping the user's text around it)."""
     papers = library.resolve(request.papers) if request.papers else library.store.papers(PaperFilter())
-    return notes.export_notes(library.store, papers, request.folder)
+    return notes.export_notes(library.store, papers, request.folder, overwrite_edited=request.overwrite_edited)
 
 
 def remove_papers(library: Library, request: RemoveRequest) -> list[Paper]:

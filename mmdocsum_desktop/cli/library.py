@@ -3,10 +3,10 @@ summarised in batch, exported as notes.
 
     mmdocsum library add PATH...               files and folders (recursive), then index what is new
     mmdocsum library add --zotero ZOTERO_DIR   a Zotero data folder, read-only
-    mmdocsum library list [--format json]
+    mmdocsum library list [--format json] [--status [STATE]] [--summary [STATE]]
     mmdocsum library ask "QUESTION" [--format json] [--collection C] [--year 2015 | --year-from/--year-to] [--tag T]
     mmdocsum library summarize [--all | PAPER...] [--concurrency N] [engine flags]
-    mmdocsum library export DIR [PAPER...]
+    mmdocsum library export DIR [PAPER...] [--overwrite-edited]
     mmdocsum library remove [PAPER...] [--missing]
 
 Every subcommand takes ``--library DIR`` (default: ``library/`` under the app's data dir, or
@@ -35,6 +35,7 @@ from mmdocsum_desktop.schemas.library import (
     LibraryAnswer,
     LibraryAskRequest,
     ListRequest,
+    Paper,
     PaperFilter,
     RemoveRequest,
     SummarizeLibraryRequest,
@@ -67,7 +68,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     listing = sub("list", "list the papers (title, authors, year, status, source path)")
     _filter_arguments(listing)
-    listing.add_argument("--status", choices=("pending", "indexed", "failed", "missing"))
+    listing.add_argument("--status", nargs="?", const="all", metavar="STATE",
+                         choices=("all", "pending", "indexing", "indexed", "failed", "missing"),
+                         help="show each paper's indexing and summary states; with STATE only the papers in it "
+                              "(pending, indexing, indexed, failed, missing)")
+    listing.add_argument("--summary", nargs="?", const="all", metavar="STATE",
+                         choices=("all", "none", "pending", "queued", "running", "done", "failed"),
+                         help="show the states; with STATE only the papers whose summary is in it "
+                              "(none, pending, queued, running, done, failed)")
     listing.add_argument("--search", help="words of the title, authors or text")
     listing.add_argument("--sort", choices=("title", "year", "authors", "status", "added", "language"), default="title")
     listing.add_argument("--format", choices=("text", "json"), default="text")
@@ -93,6 +101,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export = sub("export", "write one Markdown note per paper into DIR (an Obsidian vault)")
     export.add_argument("folder", type=Path, metavar="DIR")
     export.add_argument("papers", nargs="*", metavar="PAPER", help="ids, paths or Zotero keys (default: all)")
+    export.add_argument("--overwrite-edited", action="store_true",
+                        help="rewrite the generated part of notes whose generated part you edited (your text "
+                             "outside the mmdocsum markers is kept all the same)")
     export.set_defaults(handler=run_export)
 
     remove = sub("remove", "remove papers from the library (never their files)")
@@ -117,8 +128,11 @@ def _filter_arguments(parser: argparse.ArgumentParser) -> None:
 def _paper_filter(args: argparse.Namespace) -> PaperFilter:
     year_from = args.year if args.year is not None else args.year_from
     year_to = args.year if args.year is not None else args.year_to
+    status = getattr(args, "status", None)
+    summary = getattr(args, "summary", None)
     return PaperFilter(collection=args.collection, tag=args.tag, year_from=year_from, year_to=year_to,
-                       status=getattr(args, "status", None), search=getattr(args, "search", None))
+                       status=None if status == "all" else status,
+                       summary_status=None if summary == "all" else summary, search=getattr(args, "search", None))
 
 
 def _open(args: argparse.Namespace) -> use.Library:
@@ -177,17 +191,40 @@ def run_list(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(json.dumps([p.model_dump(mode="json") for p in papers], indent=2, ensure_ascii=False) + "\n")
         return 0
+    states = args.status is not None or args.summary is not None
     for paper in papers:
-        authors = paper.authors[0].split()[-1] + (" et al." if len(paper.authors) > 1 else "") if paper.authors else ""
-        summary = " · summary" if paper.summary_status == "done" else ""
-        lines = [f"{paper.id:>5}  {paper.status:<8} {paper.year or '':<4}  {paper.display_title()[:80]}",
-                 f"       {authors}{' · ' if authors else ''}{paper.source_path}{summary}"]
+        authors = paper.first_family_name() + (" et al." if len(paper.authors) > 1 else "") if paper.authors else ""
+        if states:
+            lines = [f"{paper.id:>5}  {paper.state():<8} {paper.summary_status:<8} {paper.year or '':<4}  "
+                     f"{paper.display_title()[:80]}",
+                     f"       {authors}{' · ' if authors else ''}{paper.source_path}"]
+        else:
+            summary = " · summary" if paper.summary_status == "done" else ""
+            lines = [f"{paper.id:>5}  {paper.state():<8} {paper.year or '':<4}  {paper.display_title()[:80]}",
+                     f"       {authors}{' · ' if authors else ''}{paper.source_path}{summary}"]
         if paper.error:
             lines.append(f"       ! {paper.error}")
+        if states and paper.summary_error:
+            lines.append(f"       ! summary: {paper.summary_error}")
         sys.stdout.write("\n".join(lines) + "\n")
+    if states:
+        sys.stdout.write(_states_line(papers))
     if not papers:
         print("mmdocsum: the library has no paper (matching these filters)", file=sys.stderr)
     return 0
+
+
+def _states_line(papers: list[Paper]) -> str:
+    """"3 papers — indexing: 2 indexed, 1 pending · summaries: 1 done, 2 none" (the papers listed)."""
+
+    def tally(values: list[str]) -> str:
+        counts: dict[str, int] = {}
+        for value in values:
+            counts[value] = counts.get(value, 0) + 1
+        return ", ".join(f"{n} {state}" for state, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    return (f"{len(papers)} papers — indexing: {tally([p.state() for p in papers]) or 'none'} · "
+            f"summaries: {tally([p.summary_status for p in papers]) or 'none'}\n")
 
 
 # ------------------------------------------------------------------------------------------ ask
@@ -261,9 +298,13 @@ def run_export(args: argparse.Namespace) -> int:
     if args.folder.exists() and not args.folder.is_dir():
         raise MmdocsumError(f"{args.folder} is a file; export takes the folder to write notes into")
     with _open(args) as library:
-        report = use.export_notes(library, ExportNotesRequest(folder=args.folder, papers=args.papers))
+        report = use.export_notes(library, ExportNotesRequest(folder=args.folder, papers=args.papers,
+                                                              overwrite_edited=args.overwrite_edited))
+    for line in report.skipped:
+        print(f"mmdocsum: not overwritten: {line}", file=sys.stderr)
+    kept = f"; {len(report.skipped)} left as they are (see above)" if report.skipped else ""
     sys.stdout.write(f"{len(report.notes)} notes written to {report.folder} "
-                     f"({report.without_summary} without a summary yet)\n")
+                     f"({report.without_summary} without a summary yet){kept}\n")
     return 0
 
 

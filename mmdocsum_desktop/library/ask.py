@@ -203,13 +203,13 @@ class LibrarySearch:
                 citations = [self._citation(paper, chosen.passage, chosen.support)] + \
                     [c for c in citations if c.text != chosen.passage.text][:max(0, evidence - 1)]
         return PaperHit(paper_id=paper.id, title=paper.display_title(), source_path=paper.source_path,
-                        score=round(float(score), 4), visual=visual, visual_page=visual_page, evidence=citations)
+                        zotero_key=paper.zotero_key, score=round(float(score), 4), visual=visual, visual_page=visual_page, evidence=citations)
 
     def _citation(self, paper: Paper, passage: Passage, support: float) -> LibraryCitation:
         own = passage.kind in (*CONTENT_KINDS, "caption") or not passage.inherited
         label = passage.labels[0] if passage.labels and own else None
         return LibraryCitation(paper_id=paper.id, title=paper.display_title(), source_path=paper.source_path,
-                               page=passage.page, label=label, kind=passage.kind, text=passage.text,
+                               zotero_key=paper.zotero_key, page=passage.page, label=label, kind=passage.kind, text=passage.text,
                                score=round(float(support), 4), link=citation_link(paper, passage.page))
 
     def _index(self, content_hash: str) -> tuple[EvidenceIndex, list[VisualRecord]]:

@@ -1,6 +1,10 @@
-"""Summaries of many papers in a queue: each paper's status is in the store as it changes (queued, done,
-failed with why), each summary is committed as it finishes, a cancel (or a kill) loses only the papers
-in flight, and running the same batch again resumes it (what is done is not redone).
+"""Summaries of many papers in a queue: each paper's status is in the store as it changes (queued,
+running, done, failed with why), each summary is committed as it finishes, a cancel (or a kill) loses
+only the papers in flight, and running the same batch again resumes it (what is done is not redone).
+
+The batch claims its papers (``queued`` and ``running`` carry its token: host, pid): a cancelled batch
+puts the papers it did not write back to ``pending`` before it returns, and a killed one's are put back
+when the library is next opened (``LibraryStore.recover``), so no paper stays "queued" for ever.
 
 ``concurrency`` > 1 summarises that many papers at once on threads, which pays only when the engine is
 a server (an OpenAI-compatible endpoint, or a pool of them behind one URL): the caller passes 1 for an
@@ -15,7 +19,7 @@ from pathlib import Path
 
 from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control, run_queue
-from mmdocsum_desktop.library.store import LibraryStore
+from mmdocsum_desktop.library.store import LibraryStore, claim_token
 from mmdocsum_desktop.schemas.library import BatchItem, BatchReport, Paper
 from mmdocsum_desktop.schemas.summary import Summary
 
@@ -51,7 +55,8 @@ def run_batch(
             report.items.append(_item(paper, "done"))
         else:
             todo.append(paper)
-    store.set_summary_status([p.id for p in todo], "queued")
+    token = claim_token()
+    store.set_summary_status([p.id for p in todo], "queued", token=token)
     total = len(papers)
 
     def progress(what: str) -> None:
@@ -61,6 +66,7 @@ def run_batch(
         mark = time.perf_counter()
         if paper.status == "missing" or not Path(paper.source_path).is_file():
             raise MmdocsumError(f"{paper.source_path}: the file is gone")
+        store.set_summary_status([paper.id], "running", token=token)
         folder = assets_folder(store, paper)
         summary = summarize_one(paper, folder, inner)
         store.store_summary(paper.id, summary.model_dump_json(), str(folder))
@@ -90,6 +96,9 @@ def run_batch(
                   stopped=lambda: control.cancelled or report.cancelled, thread_name_prefix="library-summary")
     except JobCancelled:
         report.cancelled = True
+    finally:
+        # what this batch queued and did not write (cancelled, an error out of the queue): pending again
+        store.release_summaries([p.id for p in todo], token)
     if control.cancelled:
         report.cancelled = True
     report.seconds = time.perf_counter() - started

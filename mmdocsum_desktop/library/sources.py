@@ -76,13 +76,15 @@ def jats_metadata(path: Path) -> Metadata | None:
         return None
     title_node = meta.find(".//title-group/article-title")
     title = " ".join("".join(title_node.itertext()).split()) if title_node is not None else ""
-    authors = []
+    authors: list[str] = []
+    family_names: list[str] = []
     for contrib in meta.findall(".//contrib-group/contrib[@contrib-type='author']"):
-        surname = contrib.findtext(".//surname") or ""
+        surname = " ".join((contrib.findtext(".//surname") or "").split())
         given = contrib.findtext(".//given-names") or ""
         name = " ".join(f"{given} {surname}".split())
         if name:
             authors.append(name)
+            family_names.append(surname or name)
     year = None
     for date in meta.findall(".//pub-date"):
         text = (date.findtext("year") or "").strip()
@@ -91,7 +93,7 @@ def jats_metadata(path: Path) -> Metadata | None:
             break
     doi = next(((node.text or "").strip() for node in meta.findall(".//article-id")
                 if node.get("pub-id-type") == "doi" and node.text), None)
-    return Metadata(title=title, authors=tuple(authors), year=year, doi=doi)
+    return Metadata(title=title, authors=tuple(authors), family_names=tuple(family_names), year=year, doi=doi)
 
 
 def register(store: LibraryStore, candidates: Iterable[Candidate], *, root: str, kind: SourceKind,

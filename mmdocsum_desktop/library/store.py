@@ -14,8 +14,14 @@ run reads it again and duplicates nothing. Two processes indexing at once each *
 reading it (``claimed_by``: host, pid and a token); a claim whose process is gone (killed) or older than
 :data:`CLAIM_LEASE_S` is taken over.
 
+Summaries in a batch are claimed the same way (``summary_claimed_by``): a paper ``queued`` or ``running``
+whose batch process is gone goes back to ``pending`` when the library is next opened (:meth:`recover`),
+as do indexing claims of dead processes.
+
 Schema version: ``PRAGMA user_version``; a file written by a newer version is refused with a message,
-never altered.
+never altered. Version 2 added the notes written by export (``notes``: what the app last wrote in each
+note, so a note the user edited is never overwritten), the summaries' claims and the authors' family
+names; a version 1 file is upgraded in place.
 """
 
 from __future__ import annotations
@@ -39,10 +45,18 @@ from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.schemas.library import Paper, PaperFilter, VisualRecord
 from mmdocsum_desktop.text.tokens import tokens
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 FILE_NAME = "library.sqlite"
 # a claim older than this is taken over even when its process seems alive (a hung or reused pid)
 CLAIM_LEASE_S = 30 * 60.0
+# version 1 → 2, statement by statement (inside one transaction, the version checked again in it)
+_UPGRADE_1_2 = (
+    "ALTER TABLE papers ADD COLUMN family_names TEXT NOT NULL DEFAULT '[]'",
+    "ALTER TABLE papers ADD COLUMN summary_claimed_by TEXT",
+    "CREATE TABLE IF NOT EXISTS notes (path TEXT PRIMARY KEY, folder TEXT NOT NULL, owner TEXT NOT NULL, "
+    "paper_id INTEGER, body_hash TEXT NOT NULL, properties TEXT NOT NULL DEFAULT '{}', written_at REAL NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS notes_owner ON notes(folder, owner)",
+)
 # embeddings are stored as float16: half the file and the memory, and cosine ranks do not change
 VECTOR_DTYPE = np.float16
 
@@ -56,13 +70,14 @@ CREATE TABLE IF NOT EXISTS papers (
     size INTEGER, mtime_ns INTEGER,
     content_hash TEXT NOT NULL DEFAULT '',
     title TEXT NOT NULL DEFAULT '', authors TEXT NOT NULL DEFAULT '[]', year INTEGER, doi TEXT,
+    family_names TEXT NOT NULL DEFAULT '[]',
     collections TEXT NOT NULL DEFAULT '[]', tags TEXT NOT NULL DEFAULT '[]',
     zotero_key TEXT, zotero_attachment_key TEXT, zotero_library_id INTEGER,
     status TEXT NOT NULL DEFAULT 'pending', error TEXT,
     claimed_by TEXT, claimed_at REAL,
     added_at REAL NOT NULL, indexed_at REAL,
     summary_status TEXT NOT NULL DEFAULT 'none', summary_error TEXT, summary_json TEXT, summary_assets TEXT,
-    summary_at REAL
+    summary_at REAL, summary_claimed_by TEXT
 );
 CREATE INDEX IF NOT EXISTS papers_hash ON papers(content_hash);
 CREATE INDEX IF NOT EXISTS papers_status ON papers(status);
@@ -85,6 +100,11 @@ CREATE TABLE IF NOT EXISTS visuals (
     page INTEGER, caption TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS visuals_content ON visuals(content_hash);
+CREATE TABLE IF NOT EXISTS notes (
+    path TEXT PRIMARY KEY, folder TEXT NOT NULL, owner TEXT NOT NULL, paper_id INTEGER,
+    body_hash TEXT NOT NULL, properties TEXT NOT NULL DEFAULT '{}', written_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS notes_owner ON notes(folder, owner);
 CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(
     text, content='passages', content_rowid='id', tokenize='porter unicode61'
 );
@@ -120,6 +140,8 @@ class Metadata:
     authors: tuple[str, ...] = ()
     year: int | None = None
     doi: str | None = None
+    # each author's family name as the source gives it ("De Bock"), parallel to ``authors``; empty: unknown
+    family_names: tuple[str, ...] = ()
     collections: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     zotero_key: str | None = None
@@ -181,10 +203,23 @@ def claim_token() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-def _claim_is_stale(token: str | None, claimed_at: float | None, now: float) -> bool:
+@dataclass(frozen=True)
+class NoteRecord:
+    """What export last wrote in one note: the hash of its generated part and the properties it wrote."""
+
+    path: str
+    folder: str
+    owner: str
+    paper_id: int | None
+    body_hash: str
+    properties: dict[str, Any]
+
+
+def _claim_is_stale(token: str | None, claimed_at: float | None, now: float, *, lease: bool = True) -> bool:
+    """Whether a claim may be taken over: none, past the lease (``lease``), or its process gone."""
     if not token:
         return True
-    if claimed_at is None or now - claimed_at > CLAIM_LEASE_S:
+    if lease and (claimed_at is None or now - claimed_at > CLAIM_LEASE_S):
         return True
     host, _, rest = token.partition(":")
     pid_text = rest.partition(":")[0]
@@ -222,6 +257,7 @@ class LibraryStore:
         while True:
             try:
                 self._open(timeout_s)
+                self.recover()
                 return
             except sqlite3.OperationalError as error:
                 # Two processes opening a new library at once: switching to WAL and WAL recovery can answer
@@ -259,7 +295,11 @@ class LibraryStore:
         return version
 
     def _migrate(self) -> None:
-        if self._check_version() == SCHEMA_VERSION:
+        version = self._check_version()
+        if version == SCHEMA_VERSION:
+            return
+        if version == 1:
+            self._upgrade_from_1()
             return
         # one script, one transaction (executescript commits whatever is pending first, so the
         # transaction is spelled inside it): two processes creating the library at once serialise here
@@ -267,6 +307,39 @@ class LibraryStore:
             self._conn.executescript(
                 "BEGIN IMMEDIATE;" + _SCHEMA + "INSERT OR IGNORE INTO meta(key, value) VALUES ('generation', '0');"
                 f"PRAGMA user_version = {SCHEMA_VERSION};COMMIT;")
+
+    def _upgrade_from_1(self) -> None:
+        # statement by statement, not executescript (which would commit first): two processes upgrading at
+        # once serialise on BEGIN IMMEDIATE and the second finds the work done
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                if int(self._conn.execute("PRAGMA user_version").fetchone()[0]) == 1:
+                    for statement in _UPGRADE_1_2:
+                        self._conn.execute(statement)
+                    self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def recover(self) -> tuple[int, int]:
+        """Release the claims of processes that are gone: a paper a killed process was indexing shows as
+        pending again, a summary ``queued`` or ``running`` in a killed batch goes back to ``pending``.
+        Returns (indexing claims released, summaries back to pending); writes only when there is some."""
+        now = time.time()
+        rows = self._query("SELECT id, claimed_by, claimed_at, summary_status, summary_claimed_by FROM papers "
+                           "WHERE claimed_by IS NOT NULL OR summary_status IN ('queued', 'running')")
+        claims = [int(r["id"]) for r in rows if r["claimed_by"] and _claim_is_stale(r["claimed_by"], r["claimed_at"], now)]
+        summaries = [int(r["id"]) for r in rows if r["summary_status"] in ("queued", "running")
+                     and _claim_is_stale(r["summary_claimed_by"], None, now, lease=False)]
+        if claims or summaries:
+            with self.write() as conn:
+                conn.executemany("UPDATE papers SET claimed_by = NULL, claimed_at = NULL WHERE id = ?",
+                                 [(i,) for i in claims])
+                conn.executemany("UPDATE papers SET summary_status = 'pending', summary_claimed_by = NULL "
+                                 "WHERE id = ? AND summary_status IN ('queued', 'running')", [(i,) for i in summaries])
+        return len(claims), len(summaries)
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
@@ -358,9 +431,11 @@ class LibraryStore:
                              "summary_assets = NULL WHERE id = ?", (paper_id,))
         if metadata is not None:
             conn.execute(
-                "UPDATE papers SET title = CASE WHEN ? != '' THEN ? ELSE title END, authors = ?, year = ?, doi = ?, "
-                "collections = ?, tags = ?, zotero_key = ?, zotero_attachment_key = ?, zotero_library_id = ? WHERE id = ?",
-                (metadata.title, metadata.title, json.dumps(list(metadata.authors)), metadata.year, metadata.doi,
+                "UPDATE papers SET title = CASE WHEN ? != '' THEN ? ELSE title END, authors = ?, family_names = ?, "
+                "year = ?, doi = ?, collections = ?, tags = ?, zotero_key = ?, zotero_attachment_key = ?, "
+                "zotero_library_id = ? WHERE id = ?",
+                (metadata.title, metadata.title, json.dumps(list(metadata.authors)),
+                 json.dumps(list(metadata.family_names)), metadata.year, metadata.doi,
                  json.dumps(list(metadata.collections)), json.dumps(list(metadata.tags)), metadata.zotero_key,
                  metadata.zotero_attachment_key, metadata.zotero_library_id, paper_id))
         # a paper whose content another path already brought in is indexed at once
@@ -377,6 +452,16 @@ class LibraryStore:
         for paper_id in gone:
             conn.execute("UPDATE papers SET status = 'missing', claimed_by = NULL WHERE id = ?", (paper_id,))
         return len(gone)
+
+    def remove_superseded(self, root: str, chosen: dict[tuple[int, str], str]) -> int:
+        """Papers of the Zotero data folder ``root`` whose item ((library id, item key) in ``chosen``) has its
+        paper at another path now are removed (one paper per item). Returns how many."""
+        rows = self._query("SELECT id, source_path, zotero_library_id, zotero_key FROM papers "
+                           "WHERE source_root = ? AND source_kind = 'zotero' AND zotero_key IS NOT NULL", (root,))
+        gone = [int(r["id"]) for r in rows
+                if (path := chosen.get((int(r["zotero_library_id"] or 1), str(r["zotero_key"])))) is not None
+                and path != r["source_path"]]
+        return self.remove(gone)
 
     def refresh_missing(self) -> int:
         """Every paper whose file is gone is marked missing (whatever source brought it)."""
@@ -399,9 +484,14 @@ class LibraryStore:
                 return []
             where.append(f"p.id IN ({','.join('?' * len(ids))})")
             values.extend(ids)
-        if filter.status:
+        if filter.status == "indexing":
+            where.append("p.status = 'pending' AND p.claimed_by IS NOT NULL")
+        elif filter.status:
             where.append("p.status = ?")
             values.append(filter.status)
+        if filter.summary_status:
+            where.append("p.summary_status = ?")
+            values.append(filter.summary_status)
         if filter.year_from is not None:
             where.append("p.year >= ?")
             values.append(filter.year_from)
@@ -434,7 +524,13 @@ class LibraryStore:
         for row in self._query("SELECT content_hash, min(id) AS first FROM papers WHERE content_hash != '' "
                                "GROUP BY content_hash HAVING count(*) > 1"):
             first_of[row["content_hash"]] = int(row["first"])
-        return [_paper(row, first_of) for row in rows]
+        now = time.time()
+        found = [_paper(row, first_of, now) for row in rows]
+        if filter.status == "indexing":  # a claim whose process is gone is no indexing
+            found = [p for p in found if p.indexing]
+        elif filter.status == "pending":
+            found = [p for p in found if not p.indexing]
+        return found
 
     def paper(self, paper_id: int) -> Paper | None:
         found = self.papers(ids=[paper_id])
@@ -635,15 +731,50 @@ class LibraryStore:
 
     # ------------------------------------------------------------------------------------ summaries
 
-    def set_summary_status(self, paper_ids: Sequence[int], status: str, error: str | None = None) -> None:
+    def set_summary_status(self, paper_ids: Sequence[int], status: str, error: str | None = None, *,
+                           token: str | None = None) -> None:
+        """``token``: the batch's claim (``queued`` and ``running`` carry one, so that a killed batch's papers
+        are recognised and go back to pending); the other states clear it."""
         with self.write() as conn:
-            conn.executemany("UPDATE papers SET summary_status = ?, summary_error = ? WHERE id = ?",
-                             [(status, error, i) for i in paper_ids])
+            conn.executemany("UPDATE papers SET summary_status = ?, summary_error = ?, summary_claimed_by = ? "
+                             "WHERE id = ?", [(status, error, token, i) for i in paper_ids])
+
+    def release_summaries(self, paper_ids: Sequence[int], token: str) -> int:
+        """The papers of a batch that stopped (cancelled) before their summary was written: back to pending."""
+        with self.write() as conn:
+            return sum(int(conn.execute(
+                "UPDATE papers SET summary_status = 'pending', summary_claimed_by = NULL WHERE id = ? "
+                "AND summary_status IN ('queued', 'running') AND summary_claimed_by = ?", (i, token)).rowcount)
+                for i in paper_ids)
 
     def store_summary(self, paper_id: int, summary_json: str, assets: str) -> None:
         with self.write() as conn:
             conn.execute("UPDATE papers SET summary_status = 'done', summary_error = NULL, summary_json = ?, "
-                         "summary_assets = ?, summary_at = ? WHERE id = ?", (summary_json, assets, time.time(), paper_id))
+                         "summary_assets = ?, summary_at = ?, summary_claimed_by = NULL WHERE id = ?",
+                         (summary_json, assets, time.time(), paper_id))
+
+    def summary_counts(self) -> dict[str, int]:
+        return {str(r[0]): int(r[1]) for r in
+                self._query("SELECT summary_status, count(*) FROM papers GROUP BY summary_status")}
+
+    # ------------------------------------------------------------------------------------ notes out
+
+    def note_record(self, path: str) -> NoteRecord | None:
+        rows = self._query("SELECT * FROM notes WHERE path = ?", (path,))
+        return _note(rows[0]) if rows else None
+
+    def note_of(self, folder: str, owner: str) -> NoteRecord | None:
+        """The note this library last wrote in ``folder`` for ``owner`` (a Zotero item or a paper)."""
+        rows = self._query("SELECT * FROM notes WHERE folder = ? AND owner = ? ORDER BY written_at DESC LIMIT 1",
+                           (folder, owner))
+        return _note(rows[0]) if rows else None
+
+    def record_note(self, record: NoteRecord) -> None:
+        with self.write() as conn:
+            conn.execute("INSERT OR REPLACE INTO notes(path, folder, owner, paper_id, body_hash, properties, written_at) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (record.path, record.folder, record.owner, record.paper_id, record.body_hash,
+                          json.dumps(record.properties, ensure_ascii=False), time.time()))
 
     def summary(self, paper_id: int) -> tuple[str, str] | None:
         """(summary JSON, assets folder) of a paper, or None."""
@@ -660,19 +791,28 @@ def fts_query(text: str) -> str:
     return " OR ".join('"' + w.replace('"', "") + '"' for w in words if w.replace('"', ""))
 
 
-def _paper(row: sqlite3.Row, first_of: dict[str, int]) -> Paper:
+def _paper(row: sqlite3.Row, first_of: dict[str, int], now: float) -> Paper:
     first = first_of.get(row["content_hash"])
+    indexing = row["status"] == "pending" and bool(row["claimed_by"]) \
+        and not _claim_is_stale(row["claimed_by"], row["claimed_at"], now)
     return Paper(
         id=row["id"], source_path=row["source_path"], source_kind=row["source_kind"], content_hash=row["content_hash"],
-        title=row["title"] or row["c_title"] or "", authors=json.loads(row["authors"] or "[]"), year=row["year"],
+        title=row["title"] or row["c_title"] or "", authors=json.loads(row["authors"] or "[]"),
+        family_names=json.loads(row["family_names"] or "[]"), year=row["year"],
         doi=row["doi"] or row["c_doi"], language=row["c_language"], pages=row["c_pages"], figures=row["c_figures"] or 0,
-        tables=row["c_tables"] or 0, status=row["status"], error=row["error"], summary_status=row["summary_status"],
+        tables=row["c_tables"] or 0, status=row["status"], indexing=indexing, error=row["error"],
+        summary_status=row["summary_status"],
         summary_error=row["summary_error"], collections=json.loads(row["collections"] or "[]"),
         tags=json.loads(row["tags"] or "[]"), zotero_key=row["zotero_key"],
         zotero_attachment_key=row["zotero_attachment_key"], zotero_library_id=row["zotero_library_id"],
         duplicate_of=first if first is not None and first != row["id"] else None, added_at=row["added_at"],
         indexed_at=row["indexed_at"],
     )
+
+
+def _note(row: sqlite3.Row) -> NoteRecord:
+    return NoteRecord(str(row["path"]), str(row["folder"]), str(row["owner"]), row["paper_id"], str(row["body_hash"]),
+                      json.loads(row["properties"] or "{}"))
 
 
 def _stored(row: sqlite3.Row) -> StoredPassage:

@@ -6,7 +6,10 @@ take locks or look for a journal, so a running Zotero neither blocks us nor sees
 written there (not even a ``-wal`` or ``-shm`` file beside it). Should that open fail (a file system
 that refuses it), the database is copied to a temporary folder and the copy is read.
 
-What is read (Zotero 7's schema): every attachment in ``itemAttachments`` whose file is a paper (PDF,
+One paper per Zotero item: the item's PDF (the oldest whose file is there); its web snapshot or other
+files only when the item has no PDF (see :func:`read_attachments`).
+
+What is read (Zotero 7's schema): the attachments in ``itemAttachments`` whose file is a paper (PDF,
 HTML, EPUB is not read) — ``path = 'storage:NAME'`` for files Zotero stores under ``storage/KEY/``, an
 absolute path for linked files, ``attachments:REL`` relative to the linked-attachment base folder when
 given; its parent item's title, creators, date, DOI, tags and collections from ``items``, ``itemData``,
@@ -88,9 +91,25 @@ def open_read_only(data_dir: Path) -> Iterator[sqlite3.Connection]:
         conn.close()
 
 
+@dataclass
+class _Attachment:
+    item_id: int
+    key: str
+    owner: int  # the item it belongs to: its parent, or itself when standalone
+    parent_key: str | None
+    library_id: int
+    stored: str
+    path: Path | None  # None: relative to a base folder that was not given
+    is_pdf: bool
+
+
 def read_attachments(data_dir: Path, *, base_dir: Path | None = None) -> tuple[list[ZoteroAttachment], list[str]]:
-    """The paper attachments of a Zotero data folder, with their parents' metadata; and one line for each
-    attachment left out (no file, a relative path without a base folder)."""
+    """The papers of a Zotero data folder, one per item, with the item's metadata; and one line for each
+    item left out (its file not there, a relative path without a base folder).
+
+    One paper per item: an item's PDF is its paper (the oldest PDF whose file is there, when it has
+    several); its web snapshot (HTML) and other files are read only when the item has no PDF at all. An
+    item whose PDF's file is not there is reported, not replaced by its snapshot."""
     data_dir = data_dir.expanduser().resolve()
     skipped: list[str] = []
     found: list[ZoteroAttachment] = []
@@ -104,7 +123,8 @@ def read_attachments(data_dir: Path, *, base_dir: Path | None = None) -> tuple[l
         rows = conn.execute(
             "SELECT a.itemID, a.parentItemID, a.linkMode, a.contentType, a.path, i.key, i.libraryID, "
             "p.key AS parentKey FROM itemAttachments a JOIN items i ON i.itemID = a.itemID "
-            "LEFT JOIN items p ON p.itemID = a.parentItemID ORDER BY a.itemID").fetchall()
+            "LEFT JOIN items p ON p.itemID = a.parentItemID ORDER BY i.dateAdded, a.itemID").fetchall()
+    by_item: dict[int, list[_Attachment]] = {}
     for row in rows:
         item_id, parent_id = int(row["itemID"]), row["parentItemID"]
         if item_id in trashed or (parent_id is not None and int(parent_id) in trashed):
@@ -113,29 +133,46 @@ def read_attachments(data_dir: Path, *, base_dir: Path | None = None) -> tuple[l
         if not stored:
             continue  # a link to a web page: no file
         path = _resolve(data_dir, str(row["key"]), stored, base_dir)
-        if path is None:
-            skipped.append(f"Zotero item {row['key']}: {stored} (relative to the linked-attachment base folder, "
-                           "which was not given)")
-            continue
         content_type = str(row["contentType"] or "")
-        if path.suffix.lower() not in PAPER_SUFFIXES and content_type not in _PAPER_TYPES:
-            continue
-        if not path.is_file():
-            skipped.append(f"Zotero item {row['key']}: file not found: {path}")
+        suffix = (path or Path(stored)).suffix.lower()
+        if suffix not in PAPER_SUFFIXES and content_type not in _PAPER_TYPES:
             continue
         owner = int(parent_id) if parent_id is not None else item_id
+        by_item.setdefault(owner, []).append(_Attachment(
+            item_id, str(row["key"]), owner, str(row["parentKey"]) if row["parentKey"] else None,
+            int(row["libraryID"]), stored, path, content_type == "application/pdf" or suffix == ".pdf"))
+    for owner, attachments in by_item.items():
         values = fields.get(owner, {})
-        title = values.get("title") or fields.get(item_id, {}).get("title") or ""
+        title = values.get("title") or ""
+        pdfs = [a for a in attachments if a.is_pdf]
+        candidates = pdfs or attachments  # snapshots only when the item has no PDF
+        chosen = next((a for a in candidates if a.path is not None and a.path.is_file()), None)
+        if chosen is None:
+            skipped.append(_why_not(candidates[0], title, has_snapshot=bool(pdfs) and len(pdfs) < len(attachments)))
+            continue
+        title = title or fields.get(chosen.item_id, {}).get("title") or ""
         year_match = _YEAR.search(values.get("date", ""))
+        names = creators.get(owner, [])
         metadata = Metadata(
-            title=title, authors=tuple(creators.get(owner, [])), year=int(year_match.group(1)) if year_match else None,
+            title=title, authors=tuple(n for n, _family in names), family_names=tuple(f for _n, f in names),
+            year=int(year_match.group(1)) if year_match else None,
             doi=values.get("DOI") or None, collections=tuple(collections.get(owner, [])),
-            tags=tuple(dict.fromkeys([*tags.get(owner, []), *tags.get(item_id, [])])),
-            zotero_key=str(row["parentKey"]) if row["parentKey"] else str(row["key"]),
-            zotero_attachment_key=str(row["key"]), zotero_library_id=int(row["libraryID"]),
+            tags=tuple(dict.fromkeys([*tags.get(owner, []), *tags.get(chosen.item_id, [])])),
+            zotero_key=chosen.parent_key or chosen.key, zotero_attachment_key=chosen.key,
+            zotero_library_id=chosen.library_id,
         )
-        found.append(ZoteroAttachment(str(row["key"]), metadata.zotero_key, int(row["libraryID"]), path, metadata))
+        assert chosen.path is not None
+        found.append(ZoteroAttachment(chosen.key, metadata.zotero_key, chosen.library_id, chosen.path, metadata))
     return found, skipped
+
+
+def _why_not(attachment: _Attachment, title: str, *, has_snapshot: bool) -> str:
+    item = f"Zotero item {attachment.parent_key or attachment.key}" + (f" ({title})" if title else "")
+    snapshot = "; its web snapshot is not read while the item has a PDF" if has_snapshot else ""
+    if attachment.path is None:
+        return (f"{item}: {attachment.stored} (relative to the linked-attachment base folder, which was not "
+                f"given){snapshot}")
+    return f"{item}: file not found: {attachment.path}{snapshot}"
 
 
 def add_zotero(store: LibraryStore, data_dir: Path, *, base_dir: Path | None = None,
@@ -145,7 +182,12 @@ def add_zotero(store: LibraryStore, data_dir: Path, *, base_dir: Path | None = N
     attachments, skipped = read_attachments(data_dir, base_dir=base_dir)
     report = SourceReport(source=str(data_dir), kind="zotero", skipped=skipped)
     candidates = [Candidate(a.path, a.metadata) for a in attachments]
-    return register(store, candidates, root=str(data_dir), kind="zotero", report=report, control=control)
+    register(store, candidates, root=str(data_dir), kind="zotero", report=report, control=control)
+    # an item's earlier paper at another path (its snapshot, before it had a PDF; or both, as libraries
+    # before one paper per item held them) goes: one paper per item
+    report.superseded = store.remove_superseded(
+        str(data_dir), {(a.library_id, a.item_key or a.attachment_key): str(a.path) for a in attachments})
+    return report
 
 
 def open_pdf_link(attachment_key: str, page: int | None = None, library_id: int | None = None,
@@ -172,13 +214,16 @@ def _item_fields(conn: sqlite3.Connection) -> dict[int, dict[str, str]]:
     return out
 
 
-def _item_creators(conn: sqlite3.Connection) -> dict[int, list[str]]:
-    out: dict[int, list[str]] = {}
+def _item_creators(conn: sqlite3.Connection) -> dict[int, list[tuple[str, str]]]:
+    """Item → its creators as (full name, family name): Zotero's ``lastName`` is the family name whole
+    ("De Bock" of "Jasper De Bock"); a one-field name (an institution) is its own family name."""
+    out: dict[int, list[tuple[str, str]]] = {}
     for row in conn.execute("SELECT ic.itemID, c.firstName, c.lastName FROM itemCreators ic "
                             "JOIN creators c ON c.creatorID = ic.creatorID ORDER BY ic.itemID, ic.orderIndex"):
-        name = " ".join(f"{row[1] or ''} {row[2] or ''}".split())
+        first, last = " ".join(str(row[1] or "").split()), " ".join(str(row[2] or "").split())
+        name = " ".join(f"{first} {last}".split())
         if name:
-            out.setdefault(int(row[0]), []).append(name)
+            out.setdefault(int(row[0]), []).append((name, last or first))
     return out
 
 

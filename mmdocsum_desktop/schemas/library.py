@@ -17,8 +17,13 @@ from mmdocsum_desktop.schemas.settings import EngineChoice
 # pending: known, not indexed yet (or its file changed); indexed: passages stored; failed: the reader
 # refused it (``error`` says why); missing: its file is gone (kept, never silently lost)
 PaperStatus = Literal["pending", "indexed", "failed", "missing"]
-# none: never asked for; queued: in a batch not finished yet; done; failed (``summary_error`` says why)
-SummaryStatus = Literal["none", "queued", "done", "failed"]
+# what ``list --status`` filters by: a paper's status, or "indexing" (pending, claimed by a live process;
+# "pending" then means pending and not being read)
+PaperState = Literal["pending", "indexing", "indexed", "failed", "missing"]
+# none: never asked for; queued: in a batch, waiting its turn; running: being written now; done; failed
+# (``summary_error`` says why); pending: asked for, but its batch stopped before it was written (cancelled,
+# or killed: found so when the library is next opened) — the same command again writes it
+SummaryStatus = Literal["none", "pending", "queued", "running", "done", "failed"]
 SourceKind = Literal["folder", "zotero"]
 # the files a folder source takes; anything else under the folder is not a paper
 PAPER_SUFFIXES = (".pdf", ".html", ".htm", ".md", ".markdown", ".xml", ".nxml")
@@ -33,6 +38,9 @@ class Paper(BaseModel):
     content_hash: str = ""
     title: str = ""
     authors: list[str] = Field(default_factory=list)
+    # each author's family name where the source gives it ("De Bock" of Zotero's "Jasper De Bock"); empty
+    # when unknown (the last word of the name stands in)
+    family_names: list[str] = Field(default_factory=list)
     year: int | None = None
     doi: str | None = None
     language: str | None = None
@@ -40,6 +48,7 @@ class Paper(BaseModel):
     figures: int = 0
     tables: int = 0
     status: PaperStatus = "pending"
+    indexing: bool = False  # pending and being read now by a live process (its claim)
     error: str | None = None
     summary_status: SummaryStatus = "none"
     summary_error: str | None = None
@@ -54,6 +63,18 @@ class Paper(BaseModel):
 
     def display_title(self) -> str:
         return self.title or Path(self.source_path).name
+
+    def first_family_name(self) -> str:
+        """The first author's family name ("De Bock"), or the last word of the name when the source gave
+        no family name; "" without authors."""
+        if self.family_names and self.family_names[0].strip():
+            return self.family_names[0].strip()
+        words = self.authors[0].split() if self.authors else []
+        return words[-1] if words else ""
+
+    def state(self) -> str:
+        """The indexing state as ``list --status`` shows it ("indexing" while a live process reads it)."""
+        return "indexing" if self.indexing else self.status
 
 
 class VisualRecord(BaseModel):
@@ -75,6 +96,8 @@ class SourceReport(BaseModel):
     changed: int = 0  # content differs from what was indexed: read again
     unchanged: int = 0
     missing: int = 0  # papers the library had from this source whose files are gone
+    # papers dropped because their Zotero item's PDF is its paper now (the item's web snapshot, read before)
+    superseded: int = 0
     skipped: list[str] = Field(default_factory=list)  # one line each: an attachment without a file...
 
 
@@ -103,6 +126,7 @@ class LibraryCitation(BaseModel):
     paper_id: int
     title: str
     source_path: str
+    zotero_key: str | None = None  # the Zotero item cited (one paper per item: its PDF, else its snapshot)
     page: int | None = None
     label: str | None = None  # "Figure 3", "Table 2"; None for prose
     kind: str = "sentence"  # the passage kind: sentence, caption, cells, figure-text, ocr
@@ -117,6 +141,7 @@ class PaperHit(BaseModel):
     paper_id: int
     title: str
     source_path: str
+    zotero_key: str | None = None  # the Zotero item
     score: float
     visual: str | None = None
     visual_page: int | None = None
@@ -157,6 +182,9 @@ class ExportReport(BaseModel):
     folder: str
     notes: list[str] = Field(default_factory=list)  # the files written
     without_summary: int = 0  # notes written with the paper's properties only
+    # one line per note left as it is, naming the file and why (the user edited its generated part, it has
+    # no mmdocsum markers, ...)
+    skipped: list[str] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------------------- requests
@@ -196,7 +224,8 @@ class PaperFilter(_Request):
     tag: str | None = None
     year_from: int | None = None
     year_to: int | None = None
-    status: PaperStatus | None = None
+    status: PaperState | None = None
+    summary_status: SummaryStatus | None = None
     search: str | None = None  # words of the title, authors or text (FTS5)
 
 
@@ -232,8 +261,12 @@ class SummarizeLibraryRequest(_Request):
 
 
 class ExportNotesRequest(_Request):
+    """Notes into ``folder``. A note whose generated part the user edited is left as it is (reported)
+    unless ``overwrite_edited``; what the user wrote outside the markers is kept either way."""
+
     folder: Path
     papers: list[str] = Field(default_factory=list)  # empty: every paper
+    overwrite_edited: bool = False
 
 
 class RemoveRequest(_Request):
