@@ -19,7 +19,8 @@ extractive summary strategy's text (``strategies/extractive.py``) and the ground
    ("we propose", "results show", "in conclusion") and its embedding similarity to a description of the
    role; a sentence goes to the paragraph whose role suits it best.
 5. Each candidate also gets a salience: how much it reads like the paper's abstract, a linear model
-   fitted on the dev half of pmc/ over what the sentence is (the paper's recurring words and its title's
+   fitted by ``tools/fit_salience.py`` (weights in ``salience_weights.json``, with their provenance) over
+   what the sentence is (the paper's recurring words and its title's
    words, "here we" / "we show" cues, reference markers, length) and where it sits (the end of the
    introduction, the first sentence of a section or paragraph, the opening of the paper).
 6. Per role, Maximal Marginal Relevance over the embeddings picks salient, central, role-typical
@@ -32,9 +33,13 @@ extractive summary strategy's text (``strategies/extractive.py``) and the ground
 from __future__ import annotations
 
 import dataclasses
+import json
+import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 
 import numpy as np
 
@@ -259,7 +264,8 @@ class ExtractiveResult:
 # "Essential oil scavenging activity on DPPH radical The essential oil…"
 _RUN_IN_HEADING = re.compile(
     r"^(?:\d+(?:\.\d+)*\.?\s+)?[A-Z][^.!?:;,]{2,90}?[a-z0-9)]\s+"
-    r"(?=(?:The|This|These|In|We|Our|To|For|Using|All|Each|After|Here|Although|Since)\s)")
+    r"(?=(?:The|This|These|In|We|Our|To|For|Using|All|Each|After|Here|Although|Since|More|Most|Many|Several|"
+    r"Only|Among|Both|Overall|When|While|There|Because|During|Following|Despite|Compared|According)\s)")
 
 
 # A structured abstract's label or a run-in heading set into the sentence: "Background: …", "Case
@@ -596,22 +602,68 @@ _OWN_FINDING = re.compile(
     r"(show|showed|suggest|indicate|demonstrate|reveal|confirm|support)|this is the first)\b", re.I)
 _QUANTITY = re.compile(r"\d+(\.\d+)?\s?%|\bp\s?[<=>≤]\s?0?\.\d|\b(95\s?%\s?ci|odds ratio|hazard ratio|"
                        r"fold|r2|r²|auc|sensitivity|specificity)\b", re.I)
-# How much each feature of salience_features says that a sentence reads like the paper's abstract: a ridge
-# regression (alpha 10) of each body sentence's share of words and of word pairs that its abstract also
-# has, over the candidates of the 63 papers of the dev half of pmc/ (bench/pairs_split.py), abstracts left
-# out. The paper's recurring words and its title's words weigh most; reference markers and the role
-# descriptions of results count against.
-SALIENCE_WEIGHTS: dict[str, float] = {
-    "section_background": -0.021, "section_method": -0.009, "section_results": 0.002, "section_conclusion": -0.004,
-    "section_unknown": 0.031, "document_start": 0.029, "document_end": 0.019, "section_first": 0.037,
-    "section_last": 0.005, "section_position": 0.012, "intro_last_paragraph": 0.043,
-    "discussion_first_paragraph": -0.002, "paragraph_first": 0.018, "paragraph_last": 0.005, "contribution": 0.064,
-    "own_finding": 0.027, "cue_background": -0.014, "cue_method": 0.023, "cue_results": -0.005,
-    "cue_conclusion": 0.013, "numbers": -0.019, "quantity": 0.013, "figure_mention": 0.018, "cited": -0.048,
-    "long": 0.006, "short": 0.009, "words": -0.012, "centrality": 0.026, "title": 0.006, "frequent_words": 0.386,
-    "title_words": 0.177, "proto_background": 0.014, "proto_method": 0.049, "proto_results": -0.068,
-    "proto_conclusion": 0.091, "quality": 0.045,
-}
+# a comparison or a direction: what a results sentence of an abstract reports
+_COMPARISON = re.compile(
+    r"\b(than|compared (with|to)|in comparison|versus|vs\.?|relative to|(in|de)creas\w*|higher|lower|greater|"
+    r"fewer|more|less|improv\w*|reduc\w*|outperform\w*|superior|inferior|differ\w*|similar to)\b", re.I)
+_FIRST_PERSON = re.compile(r"\b(we|our|us)\b", re.I)
+# How much each feature of salience_features says that a sentence reads like the paper's abstract: a linear
+# model fitted by tools/fit_salience.py on the open corpora's fitting halves (never the test halves), read
+# from the data file beside this module with its provenance (date, data, command, leave-one-source-out
+# scores). Only the order of the scores within a paper matters (they are min-max normalised per paragraph).
+SALIENCE_WEIGHTS_FILE = Path(__file__).with_name("salience_weights.json")
+
+
+@dataclass(frozen=True)
+class SalienceWeights:
+    """The salience model: one weight per name of SALIENCE_FEATURES (a name left out weighs 0), and where
+    the numbers come from."""
+
+    weights: Mapping[str, float]
+    provenance: Mapping[str, object] = field(default_factory=dict)
+    # how much the salience counts in a sentence's relevance to its paragraph (RELEVANCE_WEIGHTS's
+    # "salience" unless the file says)
+    share: float = RELEVANCE_WEIGHTS["salience"]
+
+    def vector(self) -> np.ndarray:
+        return np.array([float(self.weights.get(name, 0.0)) for name in SALIENCE_FEATURES], dtype=np.float32)
+
+
+def parse_salience_weights(data: object, origin: str = "salience weights") -> SalienceWeights:
+    """The decoded JSON of a weights file, checked: a ``weights`` object of finite numbers whose names are all
+    SALIENCE_FEATURES, and at least one of them not zero. ValueError naming the first problem."""
+    if not isinstance(data, dict) or not isinstance(data.get("weights"), dict):
+        raise ValueError(f"{origin}: expected an object with a 'weights' object")
+    weights: dict[str, float] = {}
+    for name, value in data["weights"].items():
+        if name not in SALIENCE_FEATURES:
+            raise ValueError(f"{origin}: unknown feature {name!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"{origin}: the weight of {name!r} is not a finite number: {value!r}")
+        weights[name] = float(value)
+    if not any(weights.values()):
+        raise ValueError(f"{origin}: every weight is zero")
+    share = data.get("share", RELEVANCE_WEIGHTS["salience"])
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not math.isfinite(share) or share < 0:
+        raise ValueError(f"{origin}: 'share' is not a number >= 0: {share!r}")
+    provenance = data.get("provenance", {})
+    return SalienceWeights(weights, provenance if isinstance(provenance, dict) else {}, float(share))
+
+
+def load_salience_weights(path: str | Path | None = None) -> SalienceWeights:
+    """The weights of ``path`` (default: the shipped SALIENCE_WEIGHTS_FILE, read once)."""
+    if path is None:
+        return _shipped_weights()
+    path = Path(path)
+    return parse_salience_weights(json.loads(path.read_text(encoding="utf-8")), str(path))
+
+
+@cache
+def _shipped_weights() -> SalienceWeights:
+    return parse_salience_weights(json.loads(SALIENCE_WEIGHTS_FILE.read_text(encoding="utf-8")),
+                                  SALIENCE_WEIGHTS_FILE.name)
+
+
 SALIENCE_FEATURES = (
     "section_background", "section_related", "section_method", "section_results", "section_conclusion",
     "section_unknown", "document_start", "document_end", "section_first", "section_last", "section_position",
@@ -619,6 +671,9 @@ SALIENCE_FEATURES = (
     "contribution", "own_finding", "cue_background", "cue_method", "cue_results", "cue_conclusion",
     "numbers", "quantity", "figure_mention", "cited", "long", "short", "words",
     "centrality", "title", "frequent_words", "title_words", "proto_background", "proto_method", "proto_results", "proto_conclusion", "quality",
+    # added by issue 45 (0 in the weights fitted before it): closeness to the sentence's own section, a
+    # comparison, a passage that cites the paper's own figures or tables, the paper's first person
+    "section_similarity", "comparison", "figure_cited", "first_person",
 )
 
 
@@ -647,6 +702,8 @@ def salience_features(pool: Sequence[Candidate], vectors: np.ndarray, title_simi
     similarity = vectors @ prototypes.T
     title_z = (title_similarity - title_similarity.mean()) / (float(title_similarity.std()) + 1e-6) if n > 1 else title_similarity * 0
     central_z = (centrality - centrality.mean()) / (float(centrality.std()) + 1e-6) if n > 1 else centrality * 0
+    section_close = _section_closeness(pool, vectors)
+    section_z = (section_close - section_close.mean()) / (float(section_close.std()) + 1e-6) if n > 1 else section_close * 0
     role_blocks: dict[str, list[str]] = {}
     for c in pool:
         if c.section_role in ("background", "conclusion"):
@@ -701,7 +758,48 @@ def salience_features(pool: Sequence[Candidate], vectors: np.ndarray, title_simi
         for r, name in enumerate(ROLES):
             features[i, column[f"proto_{name}"]] = float(similarity[i, r])
         features[i, column["quality"]] = _quality(c.sentence)
+        features[i, column["section_similarity"]] = float(section_z[i])
+        features[i, column["comparison"]] = min(1.0, 0.5 * len(_COMPARISON.findall(text)))
+        features[i, column["figure_cited"]] = float(c.figure_cited)
+        features[i, column["first_person"]] = float(bool(_FIRST_PERSON.search(text)))
     return features
+
+
+def _section_closeness(pool: Sequence[Candidate], vectors: np.ndarray) -> np.ndarray:
+    """Each sentence's cosine to the mean of the other sentences under its heading (0 alone there)."""
+    closeness = np.zeros(len(pool), dtype=np.float32)
+    groups: dict[str | None, list[int]] = {}
+    for i, c in enumerate(pool):
+        groups.setdefault(c.sentence.section, []).append(i)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        block = vectors[members]
+        total = block.sum(axis=0)
+        for k, i in enumerate(members):
+            rest = total - block[k]
+            closeness[i] = float(block[k] @ rest) / max(float(np.linalg.norm(rest)), 1e-9)
+    return closeness
+
+
+@dataclass
+class Prepared:
+    """What the extractor knows of a document before it chooses: the candidates, their embeddings, role
+    scores and salience features. ``Extractor.choose`` turns it into paragraphs; the fitting of the salience
+    weights (tools/fit_salience.py) prepares each paper once and chooses with many weights."""
+
+    document: Document
+    pool: list[Candidate]
+    vectors: np.ndarray
+    title_similarity: np.ndarray
+    scores: np.ndarray  # (n, 4), a role the sentence's section does not serve pushed below the others
+    serves: np.ndarray  # (n, 4) bool
+    features: np.ndarray  # salience_features
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def kept(self) -> list[Sentence]:
+        return [c.sentence for c in self.pool]
 
 
 class Extractor:
@@ -711,18 +809,28 @@ class Extractor:
 
     def __init__(self, embedder: Embedder, *, mmr_lambda: float = 0.85, min_words: int = MIN_WORDS,
                  target_words: int = TARGET_WORDS, max_words: int = MAX_WORDS,
-                 role_targets: dict[str, int] | None = None) -> None:
+                 role_targets: dict[str, int] | None = None, salience: SalienceWeights | None = None) -> None:
         self.embedder = embedder
         self.mmr_lambda = mmr_lambda
         self.min_words, self.target_words, self.max_words = min_words, target_words, max_words
         self.role_targets = dict(role_targets or ROLE_TARGETS)
+        # the shipped weights (salience_weights.json) unless given: a benchmark compares two sets
+        self.salience = salience or load_salience_weights()
 
     def draft(self, document: Document, *, include_abstract: bool = True, control: JobControl | None = None,
               scale: float | None = None) -> ExtractiveResult:
         """Four paragraphs of SUMMARY_LENGTH × each role's target length; a ``scale`` asks for that multiple
         of the targets instead (the grounded writer asks for more sentences than it will write, as evidence)."""
-        nearest = NEAREST_LENGTH and scale is None  # the summary's own paragraphs, not the grounded writer's evidence
-        scale = SUMMARY_LENGTH if scale is None else scale
+        control = ensure_control(control)
+        prepared = self.prepare(document, include_abstract=include_abstract, control=control)
+        if isinstance(prepared, ExtractiveResult):
+            return prepared
+        return self.choose(prepared, scale=scale, control=control)
+
+    def prepare(self, document: Document, *, include_abstract: bool = True,
+                control: JobControl | None = None) -> Prepared | ExtractiveResult:
+        """The candidates of ``document`` with everything ``choose`` needs; an ExtractiveResult of four empty
+        paragraphs when the document has no body prose."""
         control = ensure_control(control)
         warnings: list[str] = []
         pool = candidates(document, include_abstract=include_abstract)
@@ -748,18 +856,7 @@ class Extractor:
         title_similarity = (vectors @ anchor_vectors[len(ROLES)]) if document.title else np.zeros(len(kept), np.float32)
         control.report(1, 3, "choosing sentences")
         scores = self._role_scores(kept, section_roles, vectors, prototypes)
-        quality = np.array([_quality(s) for s in kept], dtype=np.float32)
-        figure_mention = np.array([1.0 if _FIGURE_MENTION.search(s.text) else 0.0 for s in kept], dtype=np.float32)
-        numbers = np.array([1.0 if _NUMBER.search(s.text) else 0.0 for s in kept], dtype=np.float32)
-        contribution = np.array([1.0 if _CONTRIBUTION.search(s.text) else 0.0 for s in kept], dtype=np.float32)
-        centroid = vectors.mean(axis=0)
-        centroid /= max(float(np.linalg.norm(centroid)), 1e-9)
-        centrality = vectors @ centroid
-        weights = np.array([SALIENCE_WEIGHTS.get(name, 0.0) for name in SALIENCE_FEATURES], dtype=np.float32)
-        salience = salience_features(pool, vectors, title_similarity, prototypes, document.title or "") @ weights
-
-        figure_cited = np.array([1.0 if c.figure_cited else 0.0 for c in pool], dtype=np.float32)
-        has_visuals = any(v.label for v in document.visuals)
+        features = salience_features(pool, vectors, title_similarity, prototypes, document.title or "")
         # a sentence fills only the paragraphs its section serves (a Method paragraph is never made of
         # the introduction): the other roles' scores are pushed below any it may take
         # the paragraphs no section serves take sentences by what they say (content_roles): a review's
@@ -767,6 +864,30 @@ class Extractor:
         widened = widen_by_content(pool, document, ROLES)
         serves = np.array([[role in may for role in ROLES] for may in widened], dtype=bool)
         scores = np.where(serves, scores, scores - 5.0)
+        return Prepared(document, pool, vectors, np.asarray(title_similarity, dtype=np.float32), scores, serves,
+                        features, warnings)
+
+    def choose(self, prepared: Prepared, *, scale: float | None = None, control: JobControl | None = None,
+               salience: SalienceWeights | None = None) -> ExtractiveResult:
+        """The four paragraphs of a prepared document (``salience``: other weights than the extractor's)."""
+        nearest = NEAREST_LENGTH and scale is None  # the summary's own paragraphs, not the grounded writer's evidence
+        scale = SUMMARY_LENGTH if scale is None else scale
+        control = ensure_control(control)
+        document, pool, vectors = prepared.document, prepared.pool, prepared.vectors
+        title_similarity, scores, serves = prepared.title_similarity, prepared.scores, prepared.serves
+        warnings = list(prepared.warnings)
+        kept = prepared.kept
+        quality = np.array([_quality(s) for s in kept], dtype=np.float32)
+        figure_mention = np.array([1.0 if _FIGURE_MENTION.search(s.text) else 0.0 for s in kept], dtype=np.float32)
+        numbers = np.array([1.0 if _NUMBER.search(s.text) else 0.0 for s in kept], dtype=np.float32)
+        contribution = np.array([1.0 if _CONTRIBUTION.search(s.text) else 0.0 for s in kept], dtype=np.float32)
+        centroid = vectors.mean(axis=0)
+        centroid /= max(float(np.linalg.norm(centroid)), 1e-9)
+        centrality = vectors @ centroid
+        model = salience or self.salience
+        salience_ = prepared.features @ model.vector()
+        figure_cited = np.array([1.0 if c.figure_cited else 0.0 for c in pool], dtype=np.float32)
+        has_visuals = any(v.label for v in document.visuals)
 
         taken: set[int] = set()
         covered: set[int] = set()
@@ -799,6 +920,12 @@ class Extractor:
                 paragraphs.append(DraftParagraph(role, absent=absence_sentence(document, role)))
                 warnings.append(f"{ROLE_TITLES[role].lower()}: no sentence of the paper can fill it; the summary says so")
                 continue
+            if role == "conclusion":
+                # a sentence that reports what was done ("The assays were carried out on … at 0, 1, 2, 5
+                # and 7 days") is no conclusion while there are sentences enough that say what was found
+                findings = [i for i in candidates_ if not reports_what_was_done(kept[i].text)]
+                if findings and int(words[findings].sum()) >= min(target, 2 * self.min_words // 3):
+                    candidates_ = findings
             w = RELEVANCE_WEIGHTS
             relevance = (_normalise(fit[candidates_]) * w["fit"] + _normalise(centrality[candidates_]) * w["centrality"]
                          + _normalise(title_similarity[candidates_]) * w["title"] + quality[candidates_] * w["quality"])
@@ -812,14 +939,17 @@ class Extractor:
                 relevance = relevance + 0.06 * figure_mention[candidates_]
             # so does a sentence whose passage cites one: the paragraph can show what it discusses
             relevance = relevance + w["figures"] * figure_cited[candidates_]
-            relevance = relevance + w.get("salience", 0.0) * _normalise(salience[candidates_])
+            relevance = relevance + model.share * _normalise(salience_[candidates_])
             chosen = self._mmr(candidates_, relevance, vectors, taken, kept, target, max_words, pool, covered, nearest)
             if has_visuals:
                 chosen = self._with_a_cited_figure(chosen, candidates_, relevance, kept, max_words, pool, covered)
             taken.update(chosen)
             for i in chosen:
                 covered.update(pool[i].covers)
-            paragraph = DraftParagraph(role, sorted((kept[i] for i in chosen), key=lambda s: s.position))
+            ordered = sorted((kept[i] for i in chosen), key=lambda s: s.position)
+            if role == "conclusion":
+                ordered = _finding_first(ordered)
+            paragraph = DraftParagraph(role, ordered)
             if paragraph.words < min(self.min_words * min(scale, 1.0), 0.8 * role_target):
                 warnings.append(f"{ROLE_TITLES[role].lower()}: only {paragraph.words} words of suitable sentences")
             paragraphs.append(paragraph)
@@ -910,6 +1040,36 @@ class Extractor:
             selected_vectors.append(vectors[i])
             words += sentences[i].words
         return chosen
+
+
+# What was done, not what was found or what it means: a protocol's sentence ("The assays were carried out
+# on … at 0, 1, 2, 5 and 7 days", "We recruited 40 patients") — a Method sentence, never a Conclusion's first
+_WHAT_WAS_DONE = re.compile(
+    r"\b((was|were|had been|has been|have been) (\w+ly )?(carried out|performed|conducted|measured|collected|"
+    r"analy[sz]ed|recorded|determined|assessed|evaluated|obtained|prepared|incubated|calculated|estimated|"
+    r"tested|done|applied|administered|harvested|extracted|isolated|cultured|stored|washed|centrifuged|enrolled|"
+    r"recruited|randomi[sz]ed|followed up|monitored|sampled|divided|assigned|injected|dissolved|added|"
+    r"interviewed|surveyed)|we (used|performed|conducted|measured|collected|analy[sz]ed|carried out|recruited|"
+    r"enrolled|applied|tested|sampled|interviewed|surveyed))\b", re.I)
+# …unless the same sentence says what came of it
+_FINDING = re.compile(
+    r"\b(show\w*|found|finds?|suggest\w*|indicat\w*|demonstrat\w*|reveal\w*|confirm\w*|significant\w*|"
+    r"higher|lower|greater|increas\w*|decreas\w*|reduc\w*|improv\w*|better|worse|associated|effective|"
+    r"conclud\w*|may|might|could|should|important|promising|potential|useful|able to)\b", re.I)
+
+
+def reports_what_was_done(text: str) -> bool:
+    """A sentence that says how the study was done and nothing it found (a protocol's step)."""
+    return bool(_WHAT_WAS_DONE.search(text)) and not _FINDING.search(text) and not _CONTRIBUTION.search(text)
+
+
+def _finding_first(sentences: list[Sentence]) -> list[Sentence]:
+    """Document order, except that sentences reporting what was done do not open the paragraph: they follow
+    its first sentence that does not (all such sentences left in order when every one reports a step)."""
+    first = next((k for k, s in enumerate(sentences) if not reports_what_was_done(s.text)), None)
+    if not first:
+        return sentences
+    return [sentences[first], *sentences[:first], *sentences[first + 1:]]
 
 
 def _normalise(values: np.ndarray) -> np.ndarray:

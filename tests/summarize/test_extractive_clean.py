@@ -16,13 +16,13 @@ from mmdocsum_desktop.schemas.summary import ROLES
 from mmdocsum_desktop.summarize.extractive import (
     _PROTOTYPES,
     SALIENCE_FEATURES,
-    SALIENCE_WEIGHTS,
     Extractor,
     body_blocks,
     candidates,
     clean_sentence,
     drop_connective,
     junk_reason,
+    load_salience_weights,
     opener,
     salience_features,
 )
@@ -276,7 +276,7 @@ def test_salience_prefers_the_papers_own_claim_to_a_cited_aside(embedder):
     anchors = embedder.embed([_PROTOTYPES[r] for r in ROLES] + [title])
     features = salience_features(pool, vectors, vectors @ anchors[-1], anchors[:-1], title)
     assert features.shape == (len(pool), len(SALIENCE_FEATURES))
-    weights = [SALIENCE_WEIGHTS.get(name, 0.0) for name in SALIENCE_FEATURES]
+    weights = load_salience_weights().vector()
     salience = dict(zip(texts, features @ weights))
     assert salience[claim] > salience["Comparable soils occur in parts of New Zealand and Chile."]
 
