@@ -93,3 +93,25 @@ def test_a_library_written_by_a_newer_version_is_refused_unchanged(cli, tmp_path
     code, _out, err = cli("library", "list", "--library", library)
     assert code != 0 and "newer mmdocsum" in err
     assert (library / "library.sqlite").read_bytes() == before
+
+
+def test_list_shows_and_filters_indexing_and_summary_states(cli, folder, tmp_path):
+    library = tmp_path / "lib"
+    code, _out, err = cli("library", "add", folder, "--library", library, "--no-index", "--quiet")
+    assert code == 0, err
+    conn = sqlite3.connect(library / "library.sqlite")
+    conn.execute("UPDATE papers SET summary_status = 'failed', summary_error = 'the engine refused it' "
+                 "WHERE source_path LIKE '%PMC2803133.xml'")
+    conn.commit()
+    conn.close()
+
+    code, out, _err = cli("library", "list", "--status", "--library", library)
+    assert code == 0 and "2 papers — indexing: 2 pending · summaries: 1 failed, 1 none" in out
+    assert "! summary: the engine refused it" in out
+    code, out, _err = cli("library", "list", "--summary", "failed", "--library", library, "--format", "json")
+    assert [Path(p["source_path"]).name for p in json.loads(out)] == ["PMC2803133.xml"]
+    assert json.loads(out)[0]["summary_error"] == "the engine refused it"
+    code, out, _err = cli("library", "list", "--status", "pending", "--summary", "none", "--library", library)
+    assert code == 0 and "PMC4521097.xml" in out and "PMC2803133.xml" not in out
+    code, out, err = cli("library", "list", "--status", "indexed", "--library", library)
+    assert code == 0 and "0 papers" in out and "no paper" in err

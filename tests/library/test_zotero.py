@@ -16,9 +16,13 @@ import pytest
 
 from mmdocsum_desktop.app import library as use
 from mmdocsum_desktop.app.session import Session
+from mmdocsum_desktop.library.notes import citation_key
+from mmdocsum_desktop.library.sources import Candidate, register
+from mmdocsum_desktop.library.store import Metadata
 from mmdocsum_desktop.schemas.library import (
     AddZoteroRequest,
     ExportNotesRequest,
+    SourceReport,
     LibraryAskRequest,
     ListRequest,
     PaperFilter,
@@ -71,7 +75,7 @@ CREATE TABLE deletedCollections (collectionID INTEGER PRIMARY KEY, dateDeleted D
 
 JOURNAL_ARTICLE, ATTACHMENT, NOTE = 22, 3, 28
 TITLE, DATE, DOI = 1, 6, 59
-IMPORTED_FILE, LINKED_FILE = 0, 2
+IMPORTED_FILE, IMPORTED_URL, LINKED_FILE = 0, 1, 2
 
 
 def build_zotero(root: Path, linked_folder: Path) -> Path:
@@ -190,6 +194,8 @@ def test_ask_is_restricted_to_the_collection_asked(zotero_library, session):
         assert elsewhere.searched_papers == 1
         assert {hit.title for hit in elsewhere.papers} == {"Seal pups recognise familiar individuals"}
         assert all(c.link.startswith("zotero://open-pdf/library/items/LINKED01") for c in elsewhere.citations)
+        assert all(c.zotero_key == "ARTICLE2" for c in elsewhere.citations)  # cited by the item
+        assert [hit.zotero_key for hit in elsewhere.papers] == ["ARTICLE2"]
 
 
 @pytest.mark.slow
@@ -232,3 +238,80 @@ def library_summary(library_dir: Path, paper_id: int):
         summary = library.summary(paper)
         assert summary is not None
         return summary
+
+
+SNAPSHOT_HTML = """<!DOCTYPE html><html lang="en"><head><title>{title}</title></head><body><h1>{title}</h1>
+<p>A web page Zotero saved beside the item.</p></body></html>"""
+
+
+def add_snapshots(data: Path) -> None:
+    """Web snapshots as Zotero saves them (imported URL, text/html under storage/KEY/): one beside the
+    seals item's PDF, one of an item that has no PDF (by Jasper De Bock, a two-word last name), and one of
+    an item whose PDF was never downloaded to this machine."""
+    pages = {"SNAPSEAL": "Seal pups recognise familiar individuals", "SNAPWEB1": "Imprecise probabilities in practice",
+             "SNAPGON1": "A paper not downloaded yet"}
+    for key, title in pages.items():
+        (data / "storage" / key).mkdir(parents=True)
+        (data / "storage" / key / "snapshot.html").write_text(SNAPSHOT_HTML.format(title=title), encoding="utf-8")
+    conn = sqlite3.connect(data / "zotero.sqlite")
+    items = [(8, ATTACHMENT, "SNAPSEAL"), (9, JOURNAL_ARTICLE, "WEBONLY1"), (10, ATTACHMENT, "SNAPWEB1"),
+             (11, JOURNAL_ARTICLE, "NOFILE01"), (12, ATTACHMENT, "PDFGONE1"), (13, ATTACHMENT, "SNAPGON1")]
+    conn.executemany("INSERT INTO items(itemID, itemTypeID, libraryID, key) VALUES (?, ?, 1, ?)", items)
+    for item_id, field_id, value_id, value in [(9, TITLE, 101, pages["SNAPWEB1"]), (9, DATE, 102, "2019-05-02"),
+                                               (11, TITLE, 103, pages["SNAPGON1"])]:
+        conn.execute("INSERT INTO itemDataValues VALUES (?, ?)", (value_id, value))
+        conn.execute("INSERT INTO itemData VALUES (?, ?, ?)", (item_id, field_id, value_id))
+    conn.execute("INSERT INTO creators VALUES (4, 'Jasper', 'De Bock', 0)")
+    conn.execute("INSERT INTO itemCreators VALUES (9, 4, 1, 0)")
+    conn.executemany("INSERT INTO itemAttachments(itemID, parentItemID, linkMode, contentType, path) VALUES (?, ?, ?, ?, ?)",
+                     [(8, 3, IMPORTED_URL, "text/html", "storage:snapshot.html"),
+                      (10, 9, IMPORTED_URL, "text/html", "storage:snapshot.html"),
+                      (12, 11, IMPORTED_FILE, "application/pdf", "storage:not-downloaded.pdf"),
+                      (13, 11, IMPORTED_URL, "text/html", "storage:snapshot.html")])
+    conn.commit()
+    conn.close()
+
+
+def test_one_paper_per_item_its_pdf_and_a_snapshot_only_without_one(session, tmp_path):
+    data = build_zotero(tmp_path, tmp_path / "elsewhere")
+    add_snapshots(data)
+    before = digest(data / "zotero.sqlite")
+    with use.Library(tmp_path / "lib") as library:
+        # what a library kept before one paper per item: the seals item's snapshot as a paper of its own,
+        # with a note in the vault
+        snapshot = data / "storage" / "SNAPSEAL" / "snapshot.html"
+        register(library.store, [Candidate(snapshot, Metadata(
+            title="Seal pups recognise familiar individuals", authors=("Kelly J. Robinson",), year=2015,
+            zotero_key="ARTICLE2", zotero_attachment_key="SNAPSEAL", zotero_library_id=1))],
+            root=str(data.resolve()), kind="zotero", report=SourceReport(source=str(data), kind="zotero"),
+            mark_gone=False)
+        vault = tmp_path / "vault"
+        use.export_notes(library, ExportNotesRequest(folder=vault))
+        assert [p.name for p in vault.glob("*.md")] == ["robinson2015seal.md"]
+
+        report = use.add_zotero(session, library, AddZoteroRequest(data_dir=data, index=False))
+        source = report.sources[0]
+        assert source.found == 3 and source.superseded == 1  # the snapshot paper gave way to the item's PDF
+        papers = {p.zotero_key: p for p in library.papers()}
+        assert set(papers) == {"ARTICLE1", "ARTICLE2", "WEBONLY1"}
+        assert papers["ARTICLE2"].zotero_attachment_key == "LINKED01"
+        assert papers["ARTICLE2"].source_path.endswith("robinson-seals.pdf")
+        web = papers["WEBONLY1"]  # no PDF: its snapshot is the paper
+        assert web.zotero_attachment_key == "SNAPWEB1" and web.source_path.endswith("SNAPWEB1/snapshot.html")
+        assert (web.authors, web.family_names, web.first_family_name()) == (["Jasper De Bock"], ["De Bock"], "De Bock")
+        assert citation_key(web) == "debock2019imprecise"
+        # the item whose PDF is not on this machine: said, by its key and title, not replaced by its snapshot
+        assert source.skipped == [f"Zotero item NOFILE01 (A paper not downloaded yet): file not found: "
+                                  f"{data.resolve() / 'storage' / 'PDFGONE1' / 'not-downloaded.pdf'}; its web "
+                                  "snapshot is not read while the item has a PDF"]
+
+        # notes are the item's: the note written for the snapshot is the one the PDF's export updates
+        exported = use.export_notes(library, ExportNotesRequest(folder=vault))
+        assert exported.skipped == []
+        assert sorted(p.name for p in vault.glob("*.md")) == ["debock2019imprecise.md", "robinson2015seal.md",
+                                                              "suanarunsawat2010essential.md"]
+        seals = (vault / "robinson2015seal.md").read_text(encoding="utf-8")
+        assert 'zotero_attachment_key: "LINKED01"' in seals and "SNAPSEAL" not in seals
+        again = use.add_zotero(session, library, AddZoteroRequest(data_dir=data, index=False))
+        assert (again.sources[0].superseded, again.sources[0].unchanged) == (0, 3)
+    assert digest(data / "zotero.sqlite") == before
