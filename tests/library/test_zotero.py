@@ -22,10 +22,10 @@ from mmdocsum_desktop.library.store import Metadata
 from mmdocsum_desktop.schemas.library import (
     AddZoteroRequest,
     ExportNotesRequest,
-    SourceReport,
     LibraryAskRequest,
     ListRequest,
     PaperFilter,
+    SourceReport,
     SummarizeLibraryRequest,
 )
 from mmdocsum_desktop.schemas.settings import Settings
