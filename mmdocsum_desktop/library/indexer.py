@@ -24,6 +24,7 @@ import numpy as np
 
 from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
+from mmdocsum_desktop.library.bibliography import Bibliography, pdf_bibliography
 from mmdocsum_desktop.library.store import ContentFacts, LibraryStore, NewPassage, claim_token
 from mmdocsum_desktop.retrieval.passages import build_passages, canonical_label
 from mmdocsum_desktop.retrieval.visual_text import read_region_text
@@ -149,8 +150,11 @@ def _index_one(store: LibraryStore, paper: Paper, read: ReadDocument, embedder: 
     vectors = (np.asarray(embedder.embed(texts, batch_size=EMBED_BATCH, control=control), dtype=np.float32) if texts
                else np.zeros((0, 384), dtype=np.float32))
     passages = [NewPassage(p.kind, p.text, p.page, p.block, p.labels, p.section, p.figure, p.inherited) for p in found]
+    # a PDF's authors and year from the file itself (a folder has no other source; Zotero's win)
+    bibliography = pdf_bibliography(path, document) if path.suffix.lower() == ".pdf" else Bibliography()
     facts = ContentFacts(title=" ".join((document.title or "").split()), language=document.language,
                          pages=document.page_count, doi=document_doi(document),
-                         read_seconds=time.perf_counter() - started)
+                         read_seconds=time.perf_counter() - started, authors=bibliography.authors,
+                         family_names=bibliography.family_names, year=bibliography.year)
     stored = store.store_content(paper.id, paper.content_hash, facts, passages, vectors, document_visuals(document))
     return int(document.page_count or 0), len(passages), not stored

@@ -185,6 +185,11 @@ class ContentFacts:
     pages: int | None
     doi: str | None
     read_seconds: float
+    # what the file itself says of its authors and year (a folder PDF's metadata and first page): given to
+    # the paper only where its source gave none
+    authors: tuple[str, ...] = ()
+    family_names: tuple[str, ...] = ()
+    year: int | None = None
 
 
 @dataclass
@@ -633,9 +638,15 @@ class LibraryStore:
                                  "VALUES (?, ?, ?, ?, ?, ?)",
                                  [(content_hash, i, v.label, v.kind, v.page, v.caption) for i, v in enumerate(visuals)])
                 self._bump(conn)
+            no_authors = "authors = '[]' AND ? != '[]'"
             conn.execute("UPDATE papers SET status = 'indexed', error = NULL, indexed_at = ?, claimed_by = NULL, "
-                         "title = CASE WHEN title = '' THEN ? ELSE title END, doi = coalesce(doi, ?) "
-                         "WHERE id = ? AND content_hash = ?", (now, facts.title, facts.doi, paper_id, content_hash))
+                         "title = CASE WHEN title = '' THEN ? ELSE title END, doi = coalesce(doi, ?), "
+                         f"family_names = CASE WHEN {no_authors} THEN ? ELSE family_names END, "
+                         f"authors = CASE WHEN {no_authors} THEN ? ELSE authors END, year = coalesce(year, ?) "
+                         "WHERE id = ? AND content_hash = ?",
+                         (now, facts.title, facts.doi, json.dumps(list(facts.authors)),
+                          json.dumps(list(facts.family_names)), json.dumps(list(facts.authors)),
+                          json.dumps(list(facts.authors)), facts.year, paper_id, content_hash))
         return stored
 
     def mark_indexed(self, paper_id: int) -> None:
