@@ -17,7 +17,13 @@ from mmdocsum_desktop.placement.candidates import (
     candidates_from_folder,
     read_captions_file,
 )
-from mmdocsum_desktop.placement.engine import STRATEGIES, Strategy
+from mmdocsum_desktop.placement.engine import (
+    DEFAULT_STRATEGY,
+    STRATEGIES,
+    PlacementEngine,
+    PlacementProblem,
+    Strategy,
+)
 from mmdocsum_desktop.placement.scorer import candidate_texts
 from mmdocsum_desktop.placement.sequence import heading_rows
 from mmdocsum_desktop.schemas.document import Document
@@ -26,8 +32,8 @@ from mmdocsum_desktop.schemas.settings import PlacementSettings
 from mmdocsum_desktop.text.paragraphs import split_paragraphs
 from mmdocsum_desktop.text.sentences import split_sentences
 
-__all__ = ["STRATEGIES", "FigureTextReading", "PlacementRun", "Strategy", "figure_candidates", "folder_candidates",
-           "image_pool", "markdown_structure", "place", "prepare_figure_text", "prepare_text", "read_captions_file"]
+__all__ = ["DEFAULT_STRATEGY", "STRATEGIES", "FigureTextReading", "PlacementRun", "Strategy", "figure_candidates", "folder_candidates",
+           "image_pool", "markdown_structure", "place", "prepare_placement", "prepare_figure_text", "prepare_text", "read_captions_file"]
 
 Sections = list[tuple[str, ...] | None]
 # "## Methods": a Markdown ATX heading line (one to six #, then a space or the line's end)
@@ -139,7 +145,7 @@ def place(
     *,
     sections: Sequence[Sequence[str] | str | None] | None = None,
     placement: PlacementSettings | None = None,
-    strategy: Strategy = "sequence",
+    strategy: Strategy = DEFAULT_STRATEGY,
     threshold: float | None = None,
     control: JobControl | None = None,
     top_k: int | None = None,
@@ -156,6 +162,45 @@ def place(
 
     The models are the session's (loaded once per process; the cross-encoder and OCR only when a call
     needs them). ``top_k``: paragraphs the cross-encoder rescores per figure (None: the fitted model's)."""
+    if strategy not in STRATEGIES:
+        raise MmdocsumError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
+    prepared = prepare_placement(session, paragraphs, pool, sections=sections, placement=placement,
+                                 threshold=threshold, control=control, top_k=top_k, headings=headings)
+    engine = prepared.engine
+    placements = list(engine.assign(prepared.problem, strategy, control=control))
+    for placed, text in zip(placements, prepared.written):
+        placed.paragraph_text = text  # the paragraph as written (a heading line glued to it included)
+    shown: Sections = [(s,) if isinstance(s, str) else (tuple(s) if s else None) for s in prepared.sections]
+    return PlacementRun(placements, list(pool), engine.models_in_use(), list(engine.warnings), dict(engine.timings),
+                        headings=prepared.headings, sections=shown)
+
+
+@dataclass
+class PreparedPlacement:
+    """What :func:`place` reads and scores before it assigns: the engine, the scored problem, the
+    paragraphs as written, which are headings, the sections each sits under."""
+
+    engine: PlacementEngine
+    problem: PlacementProblem
+    written: list[str]
+    headings: list[bool]
+    sections: list[Sequence[str] | str | None]
+
+
+def prepare_placement(
+    session: Session,
+    paragraphs: str | Sequence[str],
+    pool: Sequence[ImageCandidate],
+    *,
+    sections: Sequence[Sequence[str] | str | None] | None = None,
+    placement: PlacementSettings | None = None,
+    threshold: float | None = None,
+    control: JobControl | None = None,
+    top_k: int | None = None,
+    headings: bool = True,
+) -> PreparedPlacement:
+    """:func:`place` up to the assignment (the same reading of the text, the same models and signals):
+    what the placement fitting (``tools/fit_alignment.py``) reads, so that it fits on the user's path."""
     engine = session.placement_engine(placement, threshold=threshold)
     if top_k is not None:
         engine.top_k = top_k
@@ -169,13 +214,8 @@ def place(
     else:
         rows, found, texts = markdown_structure(written)
         read = list(sections) if sections is not None else list(found)
-    placements = list(engine.place(texts, list(pool), strategy=strategy, control=control, sections=read,
-                                   headings=rows))
-    for placed, text in zip(placements, written):
-        placed.paragraph_text = text  # the paragraph as written (a heading line glued to it included)
-    shown: Sections = [(s,) if isinstance(s, str) else (tuple(s) if s else None) for s in read]
-    return PlacementRun(placements, list(pool), engine.models_in_use(), list(engine.warnings), dict(engine.timings),
-                        headings=rows, sections=shown)
+    problem = engine.prepare(texts, list(pool), control=control, sections=read, headings=rows)
+    return PreparedPlacement(engine, problem, written, rows, read)
 
 
 @dataclass

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.app.placement import Strategy, place, read_captions_file
+from mmdocsum_desktop.app.placement import DEFAULT_STRATEGY, Strategy, place, read_captions_file
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.bench import splits
 from mmdocsum_desktop.bench.glue import using_session
@@ -119,7 +119,7 @@ class AppPlacer:
     warnings: list[str] = field(default_factory=list)
 
     def place(self, paragraphs: Sequence[str], candidates: Sequence[ImageCandidate],
-              strategy: Strategy = "sequence", headings: bool = False) -> list[Placement]:
+              strategy: Strategy = DEFAULT_STRATEGY, headings: bool = False) -> list[Placement]:
         # FTII's content is a JSON list, which `mmdocsum place` reads as paragraphs only (no headings)
         run = place(self.session, paragraphs, candidates, placement=self.placement, strategy=strategy,
                     threshold=self.threshold, headings=headings)

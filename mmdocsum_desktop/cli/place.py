@@ -10,7 +10,13 @@ import sys
 from pathlib import Path
 
 from mmdocsum_desktop.app.extract import extract
-from mmdocsum_desktop.app.placement import STRATEGIES, figure_candidates, folder_candidates, place
+from mmdocsum_desktop.app.placement import (
+    DEFAULT_STRATEGY,
+    STRATEGIES,
+    figure_candidates,
+    folder_candidates,
+    place,
+)
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.cli.engine_flags import add_placement_arguments, placement_settings
 from mmdocsum_desktop.cli.progress import tqdm_control
@@ -48,9 +54,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "of images (captions from captions.json beside them, or --captions)",
     )
     parser.add_argument("-o", "--output", type=Path, required=True, help="output folder")
-    parser.add_argument("--strategy", choices=STRATEGIES, default="sequence",
-                        help="sequence (default: figures in their order, rescored), global, greedy (FTII's) or "
-                        "baseline (caption and figure text cosine, FTII's greedy matching)")
+    parser.add_argument("--strategy", choices=STRATEGIES, default=DEFAULT_STRATEGY,
+                        help="align (default: one fitted alignment of the figures, in their order, to the "
+                        "paragraphs), sequence (issue 39's thresholded alignment), global, greedy (FTII's) or "
+                        "baseline (TF-IDF cosine of paragraph and caption, every figure placed once in order)")
     parser.add_argument("--threshold", type=float, help="calibrated score below which no image is placed (0-1)")
     parser.add_argument("--captions", type=Path, help="JSON {image file name: caption} for a folder of images")
     parser.add_argument("--no-tables", action="store_true", help="place figures only, not tables, of a document")

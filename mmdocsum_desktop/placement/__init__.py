@@ -2,7 +2,7 @@
 
     candidates = candidates.candidates_from_document(document, base_dir)
     engine = engine.PlacementEngine(embedder=TextEmbedder(), ocr=OcrEngine(), clip=None)
-    placements = engine.place(paragraphs, candidates)  # strategy="sequence"
+    placements = engine.place(paragraphs, candidates)  # strategy="align"
 
 This package re-exports nothing: import each name from the module that defines it (``placement.engine``,
 ``placement.candidates``; the records are in ``schemas.placement``), so that importing one module of it

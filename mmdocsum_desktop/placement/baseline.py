@@ -1,4 +1,7 @@
-"""The baseline placement: nothing fitted but one threshold (issue 39).
+"""Issue 39's thresholded baseline: nothing fitted but one threshold. No longer ``--strategy baseline``
+(issue 43 made that the strong lexical alignment of ``placement/align.py``, which this one trails by far:
+it places almost nothing at its threshold); kept for the summary's "caption" matcher and for
+``benchmarks/placement_lopo.py``, which measured issue 39's selection against it.
 
 A pair's score is the cosine between the paragraph's embedding (the same MiniLM the fitted model reads)
 and the figure's texts: its caption, and the text read in its crop (OCR) where there is any — the mean of
@@ -7,9 +10,6 @@ The decision is FTII's greedy matching: paragraphs in order, the text accumulate
 scored against the unused figures, the best one inserted when it reaches the threshold. A paragraph that
 first cites a figure by its label ("Figure 3") gets it, as with every strategy.
 
-Why it exists: every fitted or tuned part of placement is compared with this on each held-out source
-(``benchmarks/placement_lopo.py``) and ships only where it beats it; it is also a strategy users can
-choose (``mmdocsum place --strategy baseline``).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ signals out, and a model that fails on some input is dropped for that input with
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -19,9 +20,9 @@ import numpy as np
 
 from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.placement import align as al
 from mmdocsum_desktop.placement import calibration as cal
 from mmdocsum_desktop.placement.assign import global_assign, greedy_assign
-from mmdocsum_desktop.placement.baseline import BASELINE_THRESHOLD, baseline_assign, baseline_scores
 from mmdocsum_desktop.placement.head import HEAD_FEATURE
 from mmdocsum_desktop.placement.rescore import (
     foreign_paragraphs,
@@ -51,12 +52,14 @@ from mmdocsum_desktop.schemas.placement import ImageCandidate, Placement, Placem
 
 # Features of the sequence model that say where a paragraph sits (not what it says): the Why's prior.
 POSITION_FEATURES = ("pos_dev", "rel_pos", "length", *SECTION_FEATURES)
-Strategy = Literal["sequence", "global", "greedy", "baseline"]
-# "sequence" (the default): monotone alignment of figures to paragraphs over rescored, neighbour-aware
-# scores; "global": one assignment of all pairs with a soft order penalty; "greedy": FTII's algorithm over
-# the fitted scores; "baseline": nothing fitted but one threshold (placement/baseline.py), the yardstick
-# every fitted part is compared with on each held-out source.
-STRATEGIES = ("sequence", "global", "greedy", "baseline")
+Strategy = Literal["align", "sequence", "global", "greedy", "baseline"]
+# "align" (the default): one fitted alignment per document (placement/align.py, issue 43); "sequence":
+# issue 39's monotone alignment over rescored, neighbour-aware per-pair scores with one threshold; "global":
+# one assignment of all pairs with a soft order penalty; "greedy": FTII's algorithm over the fitted scores;
+# "baseline": nothing fitted — TF-IDF cosine, every visual placed once in its numbering order (align.py),
+# the yardstick every fitted part is compared with on each held-out source.
+STRATEGIES = ("align", "sequence", "global", "greedy", "baseline")
+DEFAULT_STRATEGY: Strategy = "align"
 
 
 @dataclass
@@ -266,6 +269,7 @@ class PlacementEngine:
         sequence_models: Mapping[str, cal.SequenceModel] | None = None,
         top_k: int | None = None,
         weights: PlacementWeights | None = None,
+        alignment: al.AlignmentWeights | None = None,
     ) -> None:
         if threshold is not None and not 0.0 < float(threshold) < 1.0:
             raise PlacementError(f"the threshold is a calibrated score between 0 and 1, not {threshold}")
@@ -286,6 +290,7 @@ class PlacementEngine:
         self.sequence_models = dict(sequence_models) if sequence_models is not None else dict(self.fitted.sequence)
         self.sequence_profile = self.fitted.sequence_profile
         self.top_k = top_k  # paragraphs rescored per figure (None: the fitted model's)
+        self.alignment = alignment if alignment is not None else al.shipped_alignment()
         # Models loaded on first need (the session's container sets these): the cross-encoder when a figure
         # is rescored, OCR when a crop's text is not in the content cache. Each is () -> (model or None, why).
         self.cross_encoder_loader: Callable[[], tuple[object | None, str | None]] | None = None
@@ -315,7 +320,7 @@ class PlacementEngine:
         self,
         paragraphs: Sequence[str],
         candidates: Sequence[ImageCandidate],
-        strategy: Strategy = "sequence",
+        strategy: Strategy = DEFAULT_STRATEGY,
         proposals: Mapping[int, int] | None = None,
         control: JobControl | None = None,
         sections: Sequence[Sequence[str] | str | None] | None = None,
@@ -331,7 +336,7 @@ class PlacementEngine:
         return self.assign(problem, strategy, control=control)
 
     def assign(
-        self, problem: PlacementProblem, strategy: Strategy = "sequence", control: JobControl | None = None
+        self, problem: PlacementProblem, strategy: Strategy = DEFAULT_STRATEGY, control: JobControl | None = None
     ) -> list[Placement]:
         """Turn the scores of a prepared problem into one placement per paragraph."""
         if strategy not in STRATEGIES:
@@ -342,10 +347,14 @@ class PlacementEngine:
             return [Placement(paragraph=i, paragraph_text=t) for i, t in enumerate(problem.paragraphs)]
         if strategy == "sequence":
             return self._assign_sequence(problem, control)
+        if strategy == "align":
+            return self._assign_align(problem, control)
         if strategy == "baseline":
-            scores = baseline_scores(problem)
-            choices = baseline_assign(problem, self.threshold if self.threshold is not None else BASELINE_THRESHOLD,
-                                      control=control)
+            control.report(0, 1, "placing")
+            valid = ~problem._empty_rows()
+            choices, scores = al.baseline_alignment(problem.paragraphs, problem.candidates, problem.ranks, valid,
+                                                    problem.first_mention)
+            control.report(1, 1, "placing")
             return [self._placement(problem, i, choices[i], scores[i]) for i in range(n)]
         probs = problem.probabilities()
         if strategy == "greedy":
@@ -403,6 +412,75 @@ class PlacementEngine:
             if shown is not None:
                 shown = int(shown)
                 placement.why = self.explain(problem, i, shown, threshold, taken, choices[i] is not None and shown not in ordered)
+            out.append(placement)
+        self.timings["assign_s"] = time.perf_counter() - mark
+        return out
+
+    def alignment_inputs(self, problem: PlacementProblem, control: JobControl | None = None) -> dict[str, np.ndarray]:
+        """The fitted alignment's features for a prepared problem (the cross-encoder run on each visual's
+        best paragraphs when it is there and the text is English; ``problem.ce`` keeps its logits)."""
+        valid = ~problem._empty_rows()
+        lex = al.lexical_matrix(problem.paragraphs, problem.candidates)
+        emb = problem.sims.get("caption")
+        sent = problem.sims.get("caption_sent")
+        top_k = self.top_k if self.top_k is not None else al.TOP_K
+        if problem.ce is None and top_k > 0 and problem.candidates:
+            if self.cross_encoder is None and self.cross_encoder_loader is not None:
+                self.cross_encoder = self._load(self.cross_encoder_loader)
+                self.cross_encoder_loader = None  # loaded or missing: either way asked once
+            if self.cross_encoder is not None:
+                captions = al.visual_texts(problem.candidates)
+                language = foreign_paragraphs(problem.paragraphs, captions)
+                if language:
+                    problem.warnings.append(language)
+                    self.warnings.append(language)
+                else:
+                    ce, notes = rescore_heads(self.cross_encoder, problem.paragraphs, captions,
+                                              al.base_matrix(lex, emb, valid), top_k, control=control)
+                    problem.warnings.extend(notes)
+                    self.warnings.extend(notes)
+                    if any("rescoring failed" in note for note in notes):
+                        self.model_warnings.extend(notes)
+                        self.cross_encoder = None  # do not try a broken model again
+                    elif np.isfinite(ce).any():
+                        problem.ce = ce
+        return al.alignment_features(lex, emb, sent, problem.ce, problem.ranks, valid, problem.section_kinds,
+                                     problem.section_first, [c.kind for c in problem.candidates])
+
+    def _assign_align(self, problem: PlacementProblem, control: JobControl) -> list[Placement]:
+        control.report(0, 2, "rescoring")
+        mark = time.perf_counter()
+        features = self.alignment_inputs(problem, control)
+        self.timings["rescore_s"] = time.perf_counter() - mark
+        mark = time.perf_counter()
+        control.report(1, 2, "placing")
+        model = self.alignment.models["ce" if problem.ce is not None else "no_ce"]
+        valid = ~problem._empty_rows()
+        utility = model.utility(features, valid)
+        choices = al.solve(utility, problem.ranks, problem.first_mention, model.out_of_order)
+        ordered = {j for j in al.solve(utility, problem.ranks, problem.first_mention, None) if j is not None}
+        control.report(2, 2, "placing")
+        n = len(problem.paragraphs)
+        # a pair's shown score: its visual's probability of this paragraph (softmax over paragraphs + nowhere)
+        z = np.where(valid[:, None], model.logits(features, utility.shape), -np.inf)
+        top = np.maximum(z.max(axis=0, initial=model.nowhere), model.nowhere) if z.size else np.zeros(0)
+        denominator = np.exp(z - top).sum(axis=0) + np.exp(model.nowhere - top)
+        probs = np.where(valid[:, None], np.exp(z - top) / denominator, np.nan)
+        taken = {j: i for i, j in enumerate(choices) if j is not None}
+        threshold = 1.0 / (1.0 + math.exp(-(model.nowhere - model.bonus)))
+        out = []
+        for i in range(n):
+            row = np.where(np.isfinite(probs[i]), probs[i], -np.inf)
+            placement = self._placement(problem, i, choices[i], row)
+            shown = placement.candidate if placement.candidate is not None else placement.signals.get("best_candidate")
+            if shown is not None:
+                shown = int(shown)
+                placement.why = self.explain(problem, i, shown, threshold, taken,
+                                             choices[i] is not None and shown not in ordered)
+                # where the paragraph sits alone (its place against the visual's rank, its section)
+                prior = sum(float(model.weights.get(name, 0.0)) * float(features[name][i, shown])
+                            for name in al.POSITION if name in features)
+                placement.why.position_prior = round(prior, 3)
             out.append(placement)
         self.timings["assign_s"] = time.perf_counter() - mark
         return out

@@ -2,9 +2,9 @@
 
 ``mmdocsum place`` scores a document's paragraphs against its figures with
 :meth:`PlacementEngine.prepare` (explicit mentions, MiniLM caption similarity, word evidence, section kind)
-and the fitted model's utility (:meth:`PlacementProblem.sequence_utility`: the conditional logit per
-figure with "nowhere", its log-odds above the threshold, the first citing paragraph decisive); when the
-sequence model does not apply to the pool's profile, the profile's own probabilities. A summary's
+and the fitted alignment's utility (``placement/align.py``: the conditional logit per visual with
+"nowhere", each pair's log-odds against it plus the placement bonus, the first citing paragraph
+decisive; issue 39's sequence model with ``model="sequence"``). A summary's
 paragraphs are scored by the same calls (:func:`score_pairs`), with two things a summary knows that a
 paragraph list does not: each paragraph's section (its role: background → Introduction, ...) and its
 mentions, taken from the paragraph's evidence (the sentences and the passages of the paper they come
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mmdocsum_desktop.jobs import JobControl
-from mmdocsum_desktop.placement.engine import PlacementEngine, PlacementProblem
+from mmdocsum_desktop.placement.engine import PlacementEngine, PlacementProblem, decisive_mentions
 from mmdocsum_desktop.placement.scorer import mention_matrices
 from mmdocsum_desktop.schemas.placement import ImageCandidate
 
@@ -51,7 +51,7 @@ class Mentions:
 class PairScores:
     """The matcher's answer: ``utility`` (texts × candidates) is each pair's log-odds above the
     threshold as the placement model scores it (-inf where a text can take no figure), ``probabilities``
-    the calibrated scores, ``model`` which stage scored them ("sequence" or "global")."""
+    the calibrated scores, ``model`` which stage scored them ("align", "sequence" or "global")."""
 
     utility: np.ndarray
     probabilities: np.ndarray
@@ -86,14 +86,28 @@ def score_pairs(
     return scores_of(engine, problem, control=control)
 
 
-def scores_of(engine: PlacementEngine, problem: PlacementProblem, control: JobControl | None = None) -> PairScores:
-    """The utility placement's default strategy reads for a prepared problem: the sequence model's when
-    the pool is scored on the profile it was fitted on (what ``_assign_sequence`` computes), the
-    profile's own probabilities otherwise (what the ``global`` assignment reads)."""
+def scores_of(engine: PlacementEngine, problem: PlacementProblem, control: JobControl | None = None,
+              model: str = "align") -> PairScores:
+    """The utility placement's default strategy reads for a prepared problem: the fitted alignment's
+    (``model="align"``, what ``_assign_align`` computes: each pair's log-odds against its visual's
+    "nowhere" plus the placement bonus, the first citing text decisive); with ``model="sequence"`` issue
+    39's: the sequence model's when the pool is scored on the profile it was fitted on, the profile's own
+    probabilities otherwise (what the ``global`` assignment reads)."""
     n, m = len(problem.paragraphs), len(problem.candidates)
     if n == 0 or m == 0:
         empty = np.full((n, m), -np.inf)
         return PairScores(empty, np.full((n, m), np.nan), problem.threshold, "none", problem)
+    if model == "align":
+        features = engine.alignment_inputs(problem, control)
+        fitted = engine.alignment.models["ce" if problem.ce is not None else "no_ce"]
+        valid = ~problem._empty_rows()
+        utility = decisive_mentions(fitted.utility(features, valid), problem.first_mention)
+        z = np.where(valid[:, None], fitted.logits(features, (n, m)), -np.inf)
+        top = np.maximum(z.max(axis=0), fitted.nowhere)
+        denominator = np.exp(z - top).sum(axis=0) + np.exp(fitted.nowhere - top)
+        probabilities = np.where(valid[:, None], np.exp(z - top) / denominator, np.nan)
+        threshold = 1.0 / (1.0 + np.exp(-(fitted.nowhere - fitted.bonus)))
+        return PairScores(utility, probabilities, float(threshold), "align", problem)
     if problem.profile is not None and problem.profile.key == engine.sequence_profile:
         engine.rescore(problem, control)
         assert problem.sequence_model is not None  # rescore() chose it

@@ -75,13 +75,28 @@ def test_cross_encoder_reads_only_each_figures_best_paragraphs(embedder, cross, 
     assert problem.sequence_model is engine.sequence_models["ce"]
 
 
-def test_the_shipped_model_does_not_rescore(embedder, cross, article):
-    """The cross-encoder did not pay on the dev half (tools/fit_placement_h15.py): shipped with top_k 0."""
+def test_the_sequence_model_does_not_rescore(embedder, cross, article):
+    """The cross-encoder did not pay for issue 39's sequence model (tools/fit_placement_h15.py): top_k 0."""
     paragraphs, pool, _ = article
     engine = PlacementEngine(embedder, None, None, cross_encoder=cross)
     before = cross.session_runs
-    engine.place(paragraphs[:10], pool)
+    engine.place(paragraphs[:10], pool, strategy="sequence")
     assert cross.session_runs == before
+
+
+def test_the_alignment_rescores_each_visuals_best_paragraphs_once(embedder, cross, article):
+    """The default alignment reads the cross-encoder on each visual's TOP_K best paragraphs, no more."""
+    from mmdocsum_desktop.placement.align import TOP_K
+
+    paragraphs, pool, _ = article
+    engine = PlacementEngine(embedder, None, None, cross_encoder=cross)
+    problem = engine.prepare(paragraphs[:10], [c.model_copy() for c in pool])
+    before = cross.session_runs
+    engine.assign(problem, "align")
+    assert problem.ce is not None
+    rescored = np.isfinite(problem.ce)
+    assert rescored.sum(axis=0).max() == TOP_K
+    assert cross.session_runs - before == rescored.sum()
 
 
 def test_mentions_still_decide(embedder, cross, article):

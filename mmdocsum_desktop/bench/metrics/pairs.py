@@ -334,6 +334,16 @@ def flow_scores(gold: Sequence[str | None], predicted: Sequence[str | None]) -> 
     )
 
 
+def citing_hits(cites: Sequence[Iterable[str]], predicted: Sequence[str | None]) -> tuple[int, int]:
+    """(placed visuals that follow a paragraph citing them, visuals placed): the lenient reading of
+    placement — the paragraph a figure is placed after discusses it at all (issue 43's citing precision).
+    ``cites``: per slot, the keys of the visuals that paragraph cites."""
+    if len(cites) != len(predicted):
+        raise ValueError(f"{len(cites)} slots of citations but {len(predicted)} predictions")
+    placed = [(set(c), guess) for c, guess in zip(cites, predicted) if guess]
+    return sum(guess in c for c, guess in placed), len(placed)
+
+
 def pool_flow_scores(rows: Iterable[FlowScores]) -> FlowScores:
     """Scores over every slot of several papers (FTII pools slots, it does not average papers)."""
     rows = list(rows)
