@@ -345,6 +345,15 @@ def loso(papers: list[Paper], configs: list[Config], baseline: SalienceWeights, 
     table["today"] = {"per_source": {f: round(v, 4) for f, v in base.items()}, "mean": round(mean(base.values()), 4)}
     if verbose:
         print(f"{'today':<28} mean {table['today']['mean']:.4f}  " + "  ".join(f"{f} {v:.3f}" for f, v in base.items()), flush=True)
+    # today's weights with each other share of the relevance: what a new share alone would give
+    for share in sorted({c.share for c in configs} - {baseline.share}):
+        shared = SalienceWeights(baseline.weights, {}, share)
+        per = {f: mean(summary_rouge1(extractor, p, shared) for p in papers if p.family == f) for f in families}
+        name = f"today/s{share:g}"
+        table[name] = {"per_source": {f: round(v, 4) for f, v in per.items()}, "mean": round(mean(per.values()), 4),
+                       "sources_above_today": sum(per[f] > base[f] for f in families)}
+        if verbose:
+            print(f"{name:<28} mean {table[name]['mean']:.4f}  " + "  ".join(f"{f} {v:.3f}" for f, v in per.items()), flush=True)
     for config in configs:
         per: dict[str, float] = {}
         for f in families:

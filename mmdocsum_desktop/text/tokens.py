@@ -106,7 +106,7 @@ def placement_tokens(text: str) -> list[str]:
 
 
 # The extractive summary's salience features (the paper's recurring words and its title's words):
-# SALIENCE_WEIGHTS in summarize/extractive.py were fitted on the dev half with these 98 words, which also
+# the salience weights (summarize/salience_weights.json, tools/fit_salience.py) are fitted with these 98 words, which also
 # leave out the words every paper uses of itself ("study", "using", "based").
 SALIENCE_STOP_WORDS = frozenset(
     "the a an and or of in on at to for with by from as is are was were be been being this that these those it its "
