@@ -46,6 +46,7 @@ sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 from mmdocsum_desktop.placement import align as al
 
 ACC_NI_FLOOR = 0.95
+REUSE = False  # --reuse-features
 BONUSES = tuple(float(b) for b in np.arange(-2.0, 8.01, 1.0))
 BARS = (None, 6.0)
 L2 = 1.0
@@ -156,8 +157,15 @@ def cached_doc(session, work: Path, item, source, cites, form, own=False) -> Doc
                           cites, form])
     key = hashlib.sha256(code + payload.encode()).hexdigest()[:20]
     path = work / "align" / f"{item.name}-{form}-{'own' if own else 'jats'}-{key}.pkl"
+    if REUSE and not path.is_file():  # --reuse-features: the newest cached under other code
+        found = sorted(path.parent.glob(f"{item.name}-{form}-{'own' if own else 'jats'}-*.pkl"),
+                       key=lambda p: p.stat().st_mtime)
+        path = found[-1] if found else path
     if path.is_file():
-        return pickle.loads(path.read_bytes())
+        doc = pickle.loads(path.read_bytes())
+        if doc is not None:  # features cached before align.py cleaned NaN of text-less rows
+            doc.features = {k: np.nan_to_num(v) for k, v in doc.features.items()}
+        return doc
     doc = doc_of(session, item, source, cites, form, own)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(pickle.dumps(doc))
@@ -277,9 +285,14 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/p43"))
     parser.add_argument("--elife", type=int, default=120, help="eLife DEV articles (the first N by name)")
     parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument("--reuse-features", action="store_true",
+                        help="take features cached by another version of the code (only after a change that "
+                             "leaves them as they were, e.g. NaN cleaned on load)")
     parser.add_argument("--write", action="store_true", help="write mmdocsum_desktop/placement/alignment.json")
     parser.add_argument("--results", type=Path, default=REPO_ROOT / "docs" / "results")
     args = parser.parse_args()
+    global REUSE
+    REUSE = args.reuse_features
     cache = args.work / "appcache"
     cache.mkdir(parents=True, exist_ok=True)
     os.environ["MMDOCSUM_CACHE_DIR"] = str(cache)

@@ -182,7 +182,7 @@ def base_matrix(lex: np.ndarray, emb: np.ndarray | None, valid: np.ndarray) -> n
     standardised in its column."""
     base = _column_z(lex, valid)
     if emb is not None:
-        base = base + _column_z(emb, valid)
+        base = base + _column_z(np.nan_to_num(np.asarray(emb, dtype=np.float64)), valid)
     return np.where(valid[:, None], base, -np.inf)
 
 
@@ -206,6 +206,7 @@ def alignment_features(
     out["lex"] = lex * mask
     out["best_lex"] = _best_relative(lex, valid)
     if emb is not None:
+        emb = np.nan_to_num(np.asarray(emb, dtype=np.float64))  # NaN where a row has no text
         out["emb_z"] = _column_z(emb, valid)
         out["emb"] = np.nan_to_num(emb) * mask
         out["best_emb"] = _best_relative(np.nan_to_num(emb), valid)
