@@ -87,7 +87,7 @@ def score_pairs(
 
 
 def scores_of(engine: PlacementEngine, problem: PlacementProblem, control: JobControl | None = None,
-              model: str = "align") -> PairScores:
+              model: str = "sequence") -> PairScores:
     """The utility placement's default strategy reads for a prepared problem: the fitted alignment's
     (``model="align"``, what ``_assign_align`` computes: each pair's log-odds against its visual's
     "nowhere" plus the placement bonus, the first citing text decisive); with ``model="sequence"`` issue

@@ -53,7 +53,8 @@ def test_a_pair_scores_as_placement_scores_it(embedder):
     scores = placement_scores(evidence, used, ENTRIES, TEXTS, embedder)
     assert scores.model == "sequence"
     placements = PlacementEngine(embedder=embedder).place(
-        TEXTS, figure_pool(ENTRIES), sections=[ROLE_SECTIONS[r] for r in ROLES], headings=[False] * 4)
+        TEXTS, figure_pool(ENTRIES), sections=[ROLE_SECTIONS[r] for r in ROLES], headings=[False] * 4,
+        strategy="sequence")
     compared = 0
     for row, placement in enumerate(placements):
         shown = placement.candidate if placement.candidate is not None else placement.signals.get("best_candidate")
