@@ -9,19 +9,27 @@ read-only folder, a full disk), told in one line, with nothing half-written left
 * :func:`removed_on_failure` — a block that writes several files (figure crops and document.json) leaves
   none of them, and no folder it created, when it fails or is interrupted.
 * :class:`OutputFolder` — a folder the app fills beside the user's files (``NAME_images/``,
-  ``NAME_files/``, a ``place -o`` folder): a hidden manifest (``.mmdocsum-files.json``) lists what the app
-  wrote there; the app replaces or removes only those files, never a file it did not write (the user's
-  own, an input document), and never deletes the folder wholesale.
+  ``NAME_files/``, a ``place -o`` folder): what the app wrote there is recorded, with each file's sha256,
+  in the app's own data dir (``written/`` under :func:`paths.data_dir`), never in a file inside the
+  folder that anyone can edit; the app replaces or removes only a file it recorded and whose bytes are
+  still the ones it wrote, never a file it did not write (the user's own, an input document, one the user
+  changed since), and never deletes the folder wholesale.
 * :func:`check_input_file` — a document (or paragraphs file) is read only when it is a regular file outside
   /proc, /sys and /dev: a symlink to /proc/self/environ would put the environment in document.json, a
-  FIFO or a device would block or never end.
+  FIFO or a device would block or never end. A file checked here is an input: no write of this process
+  replaces it.
+* :func:`read_json_file` — a configuration or record file (settings, manifests) is read only when it is a
+  regular file of bounded size whose JSON nests no deeper than :data:`MAX_JSON_DEPTH`: a FIFO does not
+  block, deep nesting is one line, not a RecursionError.
 """
 
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
+import re
 import stat
 import tempfile
 import threading
@@ -30,7 +38,7 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from mmdocsum_desktop import secrets
+from mmdocsum_desktop import paths, secrets
 from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
 
 
@@ -128,7 +136,88 @@ def check_input_file(path: str | os.PathLike[str], what: str = "document") -> Pa
     if not stat.S_ISREG(status.st_mode):
         kind = next((name for test, name in _KINDS if test(status.st_mode)), "not a regular file")
         raise InputFileError(f"{source}: is {kind}, not a regular file; give a {what} file")
+    protect_input(real)  # read as an input: no output of this process replaces it
     return source
+
+
+# configuration and record files are small: anything larger is not one of them
+MAX_CONFIG_BYTES = 16 * 1024 * 1024
+# JSON nesting deeper than this is refused before it is parsed (json recurses once per level)
+MAX_JSON_DEPTH = 64
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_JSON_BRACKET = re.compile(r"[\[\]{}]")
+
+
+class ConfigFileError(MmdocsumError):
+    """A configuration or record file that is not a regular file, too large, too deeply nested or not JSON."""
+
+    exit_code = 2
+
+
+def json_depth(text: str) -> int:
+    """How deep ``text``'s arrays and objects nest (brackets inside strings do not count); counted without
+    recursion, so any text can be measured."""
+    depth = deepest = 0
+    for match in _JSON_BRACKET.finditer(_JSON_STRING.sub('""', text)):
+        if match.group() in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+def loads_bounded(text: str | bytes, *, what: str = "JSON", max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """``json.loads`` for text from outside (a file, a server): nesting past ``max_depth``, NaN and
+    Infinity and anything that is not JSON are a :class:`ConfigFileError` of one line."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ConfigFileError(f"{what}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    depth = json_depth(text)
+    if depth > max_depth:
+        raise ConfigFileError(f"{what}: nested {depth} levels deep, more than the {max_depth} a file of the app has")
+
+    def no_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a JSON number")
+
+    try:
+        return json.loads(text, parse_constant=no_constant)
+    except (ValueError, RecursionError) as error:
+        raise ConfigFileError(f"{what}: not valid JSON ({str(error).splitlines()[0][:200]})") from None
+
+
+def read_json_file(path: str | os.PathLike[str], what: str = "file", *, max_bytes: int = MAX_CONFIG_BYTES,
+                   max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """The JSON value of a configuration or record file: InputNotFoundError when it is not there;
+    ConfigFileError (one line) when it is not a regular file (a FIFO is never opened for reading: it would
+    block until a writer came), larger than ``max_bytes``, nested deeper than ``max_depth`` or not JSON."""
+    source = Path(path)
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError as error:
+        raise InputNotFoundError(f"{source}: no such file") from error
+    except OSError as error:
+        raise ConfigFileError(f"{source}: cannot read the {what} ({error.strerror or error})") from None
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            kind = "a folder" if stat.S_ISDIR(status.st_mode) else next(
+                (name for test, name in _KINDS if test(status.st_mode)), "not a regular file")
+            raise ConfigFileError(f"{source}: the {what} is {kind}, not a regular file; it was not read")
+        if status.st_size > max_bytes:
+            raise ConfigFileError(f"{source}: the {what} is {status.st_size:,} bytes, more than the "
+                                  f"{max_bytes:,} it may have; it was not read")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as error:
+        raise ConfigFileError(f"{source}: cannot read the {what} ({error.strerror or error})") from None
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise ConfigFileError(f"{source}: the {what} grew past {max_bytes:,} bytes while it was read; not read")
+    return loads_bounded(data, what=f"{source}", max_depth=max_depth)
 
 
 def _same_file(target: Path, source: Path, real_target: str) -> bool:
@@ -254,7 +343,70 @@ def _remove_new(root: Path, before: set[Path], existed: bool) -> None:
             pass
 
 
+# the hidden manifest earlier versions wrote inside an output folder: no longer written, never trusted
 MANIFEST = ".mmdocsum-files.json"
+RECORDS = "written"  # under paths.data_dir(): one record per output folder
+
+
+def record_file(root: str | os.PathLike[str]) -> Path:
+    """Where the app records what it wrote in the folder ``root`` (a file of its data dir)."""
+    real = os.path.realpath(root)
+    name = hashlib.sha256(os.fsencode(real)).hexdigest()[:40]
+    return paths.data_dir() / RECORDS / f"{name}.json"
+
+
+def file_digest(path: Path) -> str | None:
+    """sha256 of a regular file (a link is never followed), or None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        digest = hashlib.sha256()
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _read_record(root: Path) -> dict[str, dict[str, str]]:
+    """group → {relative name: sha256} of what the app wrote in ``root`` (its data dir's record)."""
+    try:
+        data = read_json_file(record_file(root), "record of written files", max_bytes=4 * 1024 * 1024, max_depth=8)
+    except (MmdocsumError, OSError):
+        return {}
+    if not isinstance(data, dict) or data.get("folder") != os.path.realpath(root):
+        return {}
+    groups = data.get("groups")
+    if not isinstance(groups, dict):
+        return {}
+    return {str(group): {n: h for n, h in names.items() if _safe_relative(n) and isinstance(h, str)}
+            for group, names in groups.items() if isinstance(names, dict)}
+
+
+def recorded_files(root: str | os.PathLike[str]) -> dict[str, list[str]]:
+    """group → the names the app recorded writing in ``root`` (sorted)."""
+    return {group: sorted(names) for group, names in _read_record(Path(root)).items()}
+
+
+def _write_record(root: Path, groups: dict[str, dict[str, str]]) -> None:
+    record = record_file(root)
+    try:
+        if groups:
+            write_json_atomic(record, {"written_by": "mmdocsum-desktop", "folder": os.path.realpath(root),
+                                       "why": "the files mmdocsum wrote in this folder, with their sha256: it "
+                                              "replaces or removes only these, while their bytes are these",
+                                       "groups": groups})
+        else:
+            record.unlink(missing_ok=True)
+    except OSError:
+        pass  # an unwritable data dir: the files count as not the app's next time (kept, never removed)
 
 
 class OutputFolder:
@@ -262,14 +414,17 @@ class OutputFolder:
     summary, ``NAME_files/`` with the figure crops and document.json, a ``place -o`` folder).
 
     The app may have written there before, and the user may keep their own files there (an article's
-    ``art_images/duck.png``, the input PDF itself). A hidden manifest, :data:`MANIFEST`, lists the files
-    the app wrote, by group (``images``, ``document``, ``placement``: one group per writer, so two writers
-    sharing a folder do not remove each other's files). Rules:
+    ``art_images/duck.png``, the input PDF itself). What the app wrote is recorded in its own data dir,
+    by group (``images``, ``document``, ``placement``: one group per writer, so two writers sharing a
+    folder do not remove each other's files) and by content hash. Nothing inside the folder is trusted: a
+    manifest file there (what earlier versions wrote) is ignored. Rules:
 
-    * :meth:`claim` a file before writing it: an existing file that no manifest lists is not the app's
-      (OutputError, exit 2, or another free name with ``rename=True``); an input is never a target;
+    * :meth:`claim` a file before writing it: an existing file that the record does not list with its
+      present bytes is not the app's (OutputError, exit 2, or another free name with ``rename=True``); an
+      input is never a target;
     * :meth:`finish` removes the files this group wrote in an earlier run and did not write now (stale
-      crops), only those, and records this run's; an input or a file replaced by a link stays;
+      crops), only those whose bytes are still what the app wrote, and records this run's; an input or a
+      file replaced by a link stays;
     * the folder is never removed wholesale; a folder derived from the output's name (``derived``) must be
       a real folder, not a file or a symlink.
     """
@@ -281,7 +436,8 @@ class OutputFolder:
         self.inputs = [Path(p) for p in inputs]
         self.derived = derived
         self.claimed: list[str] = []
-        self._recorded = _recorded_files(self.root)
+        self._record = _read_record(self.root)
+        self._adopted: set[str] = set()
 
     def check(self) -> OutputFolder:
         """The folder itself: not a file, not a symlink (when derived), not an input, not a system
@@ -296,16 +452,22 @@ class OutputFolder:
         return self
 
     def has_manifest(self) -> bool:
-        return (self.root / MANIFEST).is_file()
+        """Whether the app's record lists files it wrote in this folder."""
+        return any(self._record.values())
 
     def adopt(self, names: Iterable[str]) -> None:
-        """Count ``names`` as written by the app before (what a folder written before manifests existed
-        says of itself, e.g. its own document.json listing its crops); names leaving the folder are ignored."""
-        self._recorded.update(n for n in names if _safe_relative(n))
+        """Count ``names`` as written by the app before (what a folder written before records existed
+        says of itself, e.g. its own document.json listing its crops): they may be replaced, never removed;
+        names leaving the folder are ignored."""
+        self._adopted.update(n for n in names if _safe_relative(n))
 
     def owned(self, relative: str) -> bool:
-        """Whether the app wrote ``relative`` (a path inside the folder) in an earlier run or this one."""
-        return relative in self._recorded or relative in self.claimed
+        """Whether the app wrote ``relative`` (a path inside the folder) in this run, or in an earlier one
+        and its bytes are still the ones written then."""
+        if relative in self.claimed or relative in self._adopted:
+            return True
+        hashes = {names[relative] for names in self._record.values() if relative in names}
+        return bool(hashes) and file_digest(self.root / relative) in hashes
 
     def claim(self, relative: str, *, rename: bool = False) -> Path:
         """The path to write ``relative`` to. Refused (OutputError) when it is an input, or a file there
@@ -335,16 +497,16 @@ class OutputFolder:
             number += 1
 
     def finish(self) -> None:
-        """Remove what this group wrote before and not now; record what it wrote now."""
-        recorded = _read_manifest(self.root)
-        before = recorded.get(self.group, [])
+        """Remove what this group wrote before and not now (while its bytes are what was written); record
+        what it wrote now, with its hashes."""
+        before = self._record.get(self.group, {})
         protected = [*self.inputs, *(Path(p) for p in protected_inputs())]
-        for name in before:
+        for name, digest in before.items():
             if name in self.claimed:
                 continue
             path = self.root / name
-            if path.is_symlink() or not path.is_file():
-                continue
+            if path.is_symlink() or not path.is_file() or file_digest(path) != digest:
+                continue  # gone, a link, or changed since: not the file the app wrote
             if any(_same_file(path, source, os.path.realpath(path)) for source in protected):
                 continue
             try:
@@ -352,46 +514,24 @@ class OutputFolder:
                 _remove_empty_parents(path.parent, self.root)
             except OSError:
                 pass  # a file that cannot be removed is only stale
-        recorded[self.group] = list(self.claimed)
-        recorded = {group: [n for n in names if (self.root / n).exists()] for group, names in recorded.items()}
+        recorded = _read_record(self.root)  # again: another writer of this folder may have recorded since
+        written = {name: digest for name in self.claimed if (digest := file_digest(self.root / name)) is not None}
+        recorded[self.group] = written
         recorded = {group: names for group, names in recorded.items() if names}
-        manifest = self.root / MANIFEST
-        if recorded:
-            if self.root.is_dir():
-                write_json_atomic(manifest, {
-                    "written_by": "mmdocsum-desktop",
-                    "why": "the files mmdocsum wrote in this folder: it replaces or removes only these",
-                    "groups": recorded,
-                })
-        elif manifest.is_file():
-            manifest.unlink()
+        self._record = recorded
+        _write_record(self.root, recorded)
+        if not recorded:
             try:
                 self.root.rmdir()  # only when nothing else is left in it
             except OSError:
                 pass
 
 
-def _read_manifest(root: Path) -> dict[str, list[str]]:
-    try:
-        data = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    groups = data.get("groups") if isinstance(data, dict) else None
-    if not isinstance(groups, dict):
-        return {}
-    return {str(group): [n for n in names if _safe_relative(n)]
-            for group, names in groups.items() if isinstance(names, list)}
-
-
 def _safe_relative(name: object) -> bool:
-    # a manifest is a file in the user's folder: a name that leaves the folder is never trusted
+    # a record's names stay inside their folder
     if not isinstance(name, str) or not name or name.startswith("/") or "\\" in name:
         return False
     return ".." not in PurePosixPath(name).parts
-
-
-def _recorded_files(root: Path) -> set[str]:
-    return {name for names in _read_manifest(root).values() for name in names}
 
 
 def _remove_empty_parents(folder: Path, root: Path) -> None:

@@ -25,6 +25,7 @@ from lxml import html as lxml_html
 from mmdocsum_desktop.document.labels import CaptionStart, VisualKind, parse_caption_start
 from mmdocsum_desktop.document.limits import DEFAULT_LIMITS, ReadLimits, split_oversized
 from mmdocsum_desktop.errors import CorruptDocumentError, DocumentTooLargeError
+from mmdocsum_desktop.fileio import protect_input
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.document import Block, BlockType, Document, DocumentKind, Figure
 
@@ -449,6 +450,7 @@ class ArticleBuilder:
                     continue
                 if resolved.is_file():
                     visual.source_image = str(resolved)
+                    protect_input(resolved)  # the article's own image: no output of this process replaces it
                     return
             except (OSError, RuntimeError, ValueError):  # too long or unusable; a link loop; a NUL (%00)
                 continue

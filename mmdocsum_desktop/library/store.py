@@ -18,6 +18,13 @@ Summaries in a batch are claimed the same way (``summary_claimed_by``): a paper 
 whose batch process is gone goes back to ``pending`` when the library is next opened (:meth:`recover`),
 as do indexing claims of dead processes.
 
+Whose file it is: the app marks a library it creates with its own ``PRAGMA application_id``
+(:data:`APPLICATION_ID`, in the file's header) and opens only a file that carries it (or, unmarked, one
+with this app's tables, written before the marker existed, which is marked then). Another program's SQLite
+file named ``library.sqlite`` (a Zotero database among them) and a ``library.sqlite`` (or its ``-wal``,
+``-shm`` or ``-journal`` file) that is a symbolic link are refused with a message before SQLite opens them
+for writing: nothing is written there. The header is read from the file itself, not through SQLite.
+
 Schema version: ``PRAGMA user_version``; a file written by a newer version is refused with a message,
 never altered. Version 2 added the notes written by export (``notes``: what the app last wrote in each
 note, so a note the user edited is never overwritten), the summaries' claims and the authors' family
@@ -30,6 +37,7 @@ import json
 import os
 import socket
 import sqlite3
+import stat
 import threading
 import time
 import uuid
@@ -38,6 +46,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 
@@ -47,6 +56,11 @@ from mmdocsum_desktop.text.tokens import tokens
 
 SCHEMA_VERSION = 2
 FILE_NAME = "library.sqlite"
+# the app's mark in the SQLite header (PRAGMA application_id, bytes 68-71): "mmds"
+APPLICATION_ID = int.from_bytes(b"mmds", "big")
+_SQLITE_HEADER = b"SQLite format 3\x00"
+# what an unmarked library of this app (written before the marker) holds
+_OWN_TABLES = frozenset({"meta", "papers", "contents", "passages", "visuals"})
 # a claim older than this is taken over even when its process seems alive (a hung or reused pid)
 CLAIM_LEASE_S = 30 * 60.0
 # version 1 → 2, statement by statement (inside one transaction, the version checked again in it)
@@ -239,6 +253,61 @@ def _claim_is_stale(token: str | None, claimed_at: float | None, now: float, *, 
     return False
 
 
+def check_library_file(path: Path) -> str:
+    """Whether ``path`` may be opened as a library: "new" (absent or empty), "ours" (it carries
+    :data:`APPLICATION_ID`) or "unmarked" (this app's tables, written before the mark); else LibraryError,
+    nothing written: a symbolic link (the file or its journals), not a regular file, not SQLite, another
+    program's SQLite database (Zotero's named as such)."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        linked = Path(f"{path}{suffix}")
+        if linked.is_symlink():
+            raise LibraryError(f"{linked} is a symbolic link (to {os.readlink(linked)}); a library file is never "
+                               "opened through a link, so nothing was changed: remove the link or choose another "
+                               "--library folder")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return "new"
+    except OSError as error:
+        raise LibraryError(f"{path}: cannot read it ({error.strerror or error})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise LibraryError(f"{path}: not a regular file, so not a library; nothing was changed")
+        header = os.read(fd, 100)
+    finally:
+        os.close(fd)
+    if not header:
+        return "new"
+    refusal = (f"{path}: not an mmdocsum library (it does not carry the app's mark) and it is left as it is; "
+               "give --library a folder of its own")
+    if len(header) < 100 or not header.startswith(_SQLITE_HEADER):
+        raise LibraryError(f"{path}: not a SQLite file, so not an mmdocsum library; it is left as it is: give "
+                           "--library a folder of its own")
+    application_id = int.from_bytes(header[68:72], "big")
+    if application_id == APPLICATION_ID:
+        return "ours"
+    if application_id != 0:
+        raise LibraryError(f"{path}: another program's SQLite database (application id {application_id:#x}), not "
+                           "an mmdocsum library; it is left as it is: give --library a folder of its own")
+    try:  # read-only and immutable: no lock, no journal rolled back, nothing written
+        conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1", uri=True)
+        try:
+            tables = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            generation = ("meta" in tables and conn.execute(
+                "SELECT 1 FROM meta WHERE key = 'generation'").fetchone() is not None)
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as error:
+        raise LibraryError(f"{path}: not a usable SQLite file ({error}); it is left as it is") from None
+    if "itemAttachments" in tables or "libraries" in tables and "items" in tables:
+        raise LibraryError(f"{path}: that is a Zotero database, not an mmdocsum library; it is never written "
+                           "(add it with `mmdocsum library add --zotero FOLDER`) and was left as it is")
+    if _OWN_TABLES <= tables and generation and 1 <= version:
+        return "unmarked"
+    raise LibraryError(refusal)
+
+
 def _busy(error: sqlite3.OperationalError) -> bool:
     text = str(error).lower()
     return "locked" in text or "busy" in text
@@ -277,12 +346,17 @@ class LibraryStore:
                 raise LibraryError(f"{self.path}: not a usable library file ({error})") from None
 
     def _open(self, timeout_s: float) -> None:
+        state = check_library_file(self.path)  # before SQLite opens it for writing: another's file is left alone
         # autocommit mode (isolation_level None): transactions are explicit, BEGIN IMMEDIATE where we write
         self._conn = sqlite3.connect(str(self.path), timeout=timeout_s, isolation_level=None,
                                      check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
         self._conn.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
         self._check_version()  # before anything is written: a newer library is left as it is
+        if state != "ours":
+            # a new file (written in rollback mode, before WAL: the mark is in the header at once, so a second
+            # process opening it meanwhile finds it) or this app's unmarked file
+            self._conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         self._conn.execute("PRAGMA journal_mode = WAL")
         # NORMAL in WAL mode: a power cut may lose the last commits, never corrupt the file; a killed
         # process loses nothing committed

@@ -4,10 +4,8 @@ another name, and a later export replaces only what an earlier one wrote."""
 
 from __future__ import annotations
 
-import json
-
 from mmdocsum_desktop.app import project as proj
-from mmdocsum_desktop.fileio import MANIFEST
+from mmdocsum_desktop.fileio import recorded_files
 from tests.app.test_project import make_workspace
 
 
@@ -30,5 +28,5 @@ def test_summary_and_authoring_exports_keep_the_users_images(tmp_path):
     assert {name: (folder / name).read_bytes() for name in mine} == mine
     assert "](notes_images/fig2-2.png)" in written[0].read_text(encoding="utf-8")
     # the summary's copies went with the summary: this export shows fig2 alone
-    assert sorted(p.name for p in folder.iterdir()) == sorted([*mine, "fig2-2.png", MANIFEST])
-    assert json.loads((folder / MANIFEST).read_text())["groups"] == {"images": ["fig2-2.png"]}
+    assert sorted(p.name for p in folder.iterdir()) == sorted([*mine, "fig2-2.png"])
+    assert recorded_files(folder) == {"images": ["fig2-2.png"]}

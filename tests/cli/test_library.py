@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from mmdocsum_desktop.library.store import APPLICATION_ID
 from tests.conftest import DATA_PAPERS
 
 
@@ -87,6 +88,7 @@ def test_a_library_written_by_a_newer_version_is_refused_unchanged(cli, tmp_path
     library = tmp_path / "lib"
     library.mkdir()
     conn = sqlite3.connect(library / "library.sqlite")
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # a newer mmdocsum marks its files too
     conn.execute("PRAGMA user_version = 99")
     conn.close()
     before = (library / "library.sqlite").read_bytes()
@@ -115,3 +117,18 @@ def test_list_shows_and_filters_indexing_and_summary_states(cli, folder, tmp_pat
     assert code == 0 and "PMC4521097.xml" in out and "PMC2803133.xml" not in out
     code, out, err = cli("library", "list", "--status", "indexed", "--library", library)
     assert code == 0 and "0 papers" in out and "no paper" in err
+
+
+def test_another_programs_sqlite_file_named_library_sqlite_is_refused_unchanged(cli, tmp_path):
+    library = tmp_path / "lib"
+    library.mkdir()
+    conn = sqlite3.connect(library / "library.sqlite")
+    conn.executescript("CREATE TABLE accounts (name TEXT, balance REAL); INSERT INTO accounts VALUES ('me', 12.5);")
+    conn.close()
+    before = (library / "library.sqlite").read_bytes()
+    for arguments in (("list",), ("add", str(DATA_PAPERS / "PMC2803133.xml"), "--no-index", "--quiet")):
+        code, _out, err = cli("library", *arguments, "--library", library)
+        assert code == 2 and "not an mmdocsum library" in err and "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1
+    assert (library / "library.sqlite").read_bytes() == before
+    assert sorted(p.name for p in library.iterdir()) == ["library.sqlite"]  # no -wal, no -shm

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mmdocsum_desktop.fileio import MANIFEST
+from mmdocsum_desktop.fileio import record_file, recorded_files
 from tests.conftest import DATA_PAPERS, REPO_ROOT
 from tests.security.conftest import tiny_document
 
@@ -47,8 +47,24 @@ def test_a_summary_beside_its_input_in_name_images_keeps_the_input(cli, tmp_path
     text = (tmp_path / "notes.md").read_text(encoding="utf-8")
     shown = sorted(p.name for p in folder.iterdir() if p.suffix == ".png")
     assert shown and all(f"notes_images/{name}" in text for name in shown)
-    recorded = json.loads((folder / MANIFEST).read_text())["groups"]["images"]
-    assert sorted(recorded) == shown
+    assert recorded_files(folder)["images"] == shown
+
+
+def test_a_forged_manifest_in_name_images_removes_nothing(cli, tmp_path):
+    """What the app wrote is in its own data dir: a manifest found inside NAME_images/ (forged, or an
+    earlier version's, listing the user's files) neither removes nor replaces what it lists."""
+    paper = tmp_path / "paper.pdf"
+    shutil.copy(FIGURES_PDF, paper)
+    folder = tmp_path / "notes_images"
+    folder.mkdir()
+    (folder / "mine.txt").write_text("the user's own notes")
+    (folder / ".mmdocsum-files.json").write_text(json.dumps(
+        {"written_by": "mmdocsum-desktop", "groups": {"images": ["mine.txt"]}}))
+    for _ in range(2):
+        code, _, err = cli("summarize", paper, "-o", tmp_path / "notes.md", "--quiet")
+        assert code == 0, err
+    assert (folder / "mine.txt").read_text() == "the user's own notes"
+    assert "mine.txt" not in recorded_files(folder)["images"]
 
 
 def test_an_articles_own_images_survive_its_summary(cli, tmp_path):
@@ -63,7 +79,7 @@ def test_an_articles_own_images_survive_its_summary(cli, tmp_path):
     code, _, err = cli("summarize", article, "-o", tmp_path / "tiny.txt", "--format", "md", "--quiet")
     assert code == 0, err
     assert {name: _digest(folder / name) for name in before} == before
-    written = json.loads((folder / MANIFEST).read_text())["groups"]["images"]
+    written = recorded_files(folder)["images"]
     assert "figure-1.png" not in written and "bread_rise.png" not in written
 
 
@@ -80,11 +96,11 @@ def test_a_users_document_json_in_name_files_is_refused_untouched(cli, tmp_path)
 
 
 def test_an_earlier_versions_files_folder_is_still_replaced(cli, tmp_path):
-    """A NAME_files/ written before the manifest existed: its own document.json says it is the app's."""
+    """A NAME_files/ written before the app recorded its files: its own document.json says it is the app's."""
     article = tiny_document(tmp_path)
     code, _, err = cli("summarize", article, "-o", tmp_path / "page.md", "--quiet")
     assert code == 0, err
-    (tmp_path / "page_files" / MANIFEST).unlink()
+    record_file(tmp_path / "page_files").unlink()
     code, _, err = cli("summarize", article, "-o", tmp_path / "page.md", "--quiet")
     assert code == 0, err
 
@@ -112,14 +128,14 @@ def test_place_replaces_its_own_results_but_not_a_users_file(cli, tmp_path):
     for _ in range(2):
         code, _, err = cli("place", "--paragraphs", paragraphs, "--images", article, "-o", out, "--quiet")
         assert code == 0, err
-    (out / MANIFEST).unlink()
+    record_file(out).unlink()
     (out / "placement.md").write_text("the user's own placement notes\n")
     later = (out / "placement.json").stat().st_mtime + 3600  # edited an hour after the app wrote its files
     os.utime(out / "placement.md", (later, later))
     code, _, err = cli("place", "--paragraphs", paragraphs, "--images", article, "-o", out, "--quiet")
     assert code == 2 and "placement.md is not a file mmdocsum wrote" in _one_line(err)
     assert (out / "placement.md").read_text() == "the user's own placement notes\n"
-    (out / "placement.md").unlink()  # an earlier version's results alone (no manifest): replaced
+    (out / "placement.md").unlink()  # an earlier version's results alone (no record): replaced
     code, _, err = cli("place", "--paragraphs", paragraphs, "--images", article, "-o", out, "--quiet")
     assert code == 0, err
 
