@@ -35,7 +35,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.fileio import write_bytes_atomic, write_text_atomic
+from mmdocsum_desktop.fileio import (
+    OutputError,
+    OutputFolder,
+    file_digest,
+    write_bytes_atomic,
+    write_text_atomic,
+)
 from mmdocsum_desktop.library.ask import citation_link
 from mmdocsum_desktop.library.store import LibraryStore, NoteRecord
 from mmdocsum_desktop.schemas.library import ExportReport, Paper
@@ -352,8 +358,21 @@ def _write_note(store: LibraryStore, target: Path, root: Path, owner: str, paper
                 properties["tags"] = tags
         user_entries = [raw for key, raw in parsed.entries if key is None or key not in APP_PROPERTIES]
         text = _compose(properties, user_entries, parsed.above, generated.body, parsed.below)
+    # the figures beside the note (attachments/NAME/): only files this app wrote there are replaced, and the
+    # ones an earlier export left that this one does not show are removed (fileio.OutputFolder's record)
+    folders: dict[Path, OutputFolder] = {}
     for copy in generated.copies:
-        write_bytes_atomic(copy.target, copy.source.read_bytes(), durable=False)
+        folder = folders.setdefault(copy.target.parent, OutputFolder(copy.target.parent, "note-attachments",
+                                                                     derived=False))
+        try:
+            folder.claim(copy.target.name)
+        except OutputError:
+            if file_digest(copy.target) != file_digest(copy.source):
+                return (f"its figure {copy.target} is not a file mmdocsum wrote, so the note is left as it is; "
+                        "move that file and export again")
+    for copy in generated.copies:
+        if file_digest(copy.target) != file_digest(copy.source):
+            write_bytes_atomic(copy.target, copy.source.read_bytes(), durable=False)
     if text != existing:
         write_text_atomic(target, text)
     # the record is what the file now holds (read back: the writer may have scrubbed a key from it)
@@ -361,4 +380,6 @@ def _write_note(store: LibraryStore, target: Path, root: Path, owner: str, paper
     assert written.body is not None
     store.record_note(NoteRecord(path=str(target), folder=str(root), owner=owner, paper_id=paper.id,
                                  body_hash=body_hash(written.body), properties=dict(generated.properties)))
+    for folder in folders.values():
+        folder.finish()
     return None

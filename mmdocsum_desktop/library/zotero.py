@@ -12,7 +12,10 @@ files only when the item has no PDF (see :func:`read_attachments`).
 What is read (Zotero 7's schema): the attachments in ``itemAttachments`` whose file is a paper (PDF,
 HTML, EPUB is not read) — ``path = 'storage:NAME'`` for files Zotero stores under ``storage/KEY/``, an
 absolute path for linked files, ``attachments:REL`` relative to the linked-attachment base folder when
-given; its parent item's title, creators, date, DOI, tags and collections from ``items``, ``itemData``,
+given. Every path is checked before its file is opened: ``storage:NAME`` must resolve inside ``storage/``
+(a key like ``../../private`` or an absolute NAME is left out), ``attachments:REL`` inside the base folder,
+and an absolute path is taken only for a linked file (linkMode 2) named as a paper; what is left out is
+reported. Text that is not UTF-8 (a damaged database) is read with replacement characters. Then its parent item's title, creators, date, DOI, tags and collections from ``items``, ``itemData``,
 ``itemDataValues``, ``fields``, ``creators``/``itemCreators``, ``tags``/``itemTags``, ``collections``/
 ``collectionItems``. Items (parent or attachment) in ``deletedItems`` — Zotero's trash — are left out.
 """
@@ -41,6 +44,8 @@ USER_LIBRARY_ID = 1  # Zotero's own library (groups have other ids)
 _PAPER_TYPES = ("application/pdf", "text/html", "application/xhtml+xml", "text/markdown", "application/xml",
                 "text/xml")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+_KEY = re.compile(r"[A-Za-z0-9]{1,32}")  # Zotero's item keys (eight of 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ)
+LINKED_FILE = 2  # itemAttachments.linkMode of a file linked where the user keeps it (not under storage/)
 
 
 class ZoteroError(MmdocsumError):
@@ -61,6 +66,10 @@ def database_uri(path: Path) -> str:
     return f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1"
 
 
+def _text(value: bytes) -> str:
+    return value.decode("utf-8", "replace")
+
+
 @contextmanager
 def open_read_only(data_dir: Path) -> Iterator[sqlite3.Connection]:
     database = data_dir / DB_NAME
@@ -69,6 +78,7 @@ def open_read_only(data_dir: Path) -> Iterator[sqlite3.Connection]:
                                  "Advanced ▸ Files and Folders shows where it is)")
     try:
         conn = sqlite3.connect(database_uri(database), uri=True)
+        conn.text_factory = _text  # a damaged value is text with a replacement character, not a traceback
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError:
         # some file systems refuse the immutable open: read a copy instead, never the original for writing
@@ -77,15 +87,16 @@ def open_read_only(data_dir: Path) -> Iterator[sqlite3.Connection]:
             shutil.copyfile(database, copy)
             try:
                 conn = sqlite3.connect(database_uri(copy), uri=True)
+                conn.text_factory = _text
                 yield conn
-            except sqlite3.DatabaseError as error:
+            except (sqlite3.DatabaseError, ValueError, TypeError) as error:  # damaged: values of the wrong type too
                 raise ZoteroError(f"{database}: not a readable Zotero database ({error})") from None
             finally:
                 conn.close()
         return
     try:
         yield conn
-    except sqlite3.DatabaseError as error:
+    except (sqlite3.DatabaseError, ValueError, TypeError) as error:  # damaged: values of the wrong type too
         raise ZoteroError(f"{database}: not a readable Zotero database ({error})") from None
     finally:
         conn.close()
@@ -132,7 +143,12 @@ def read_attachments(data_dir: Path, *, base_dir: Path | None = None) -> tuple[l
         stored = str(row["path"] or "")
         if not stored:
             continue  # a link to a web page: no file
-        path = _resolve(data_dir, str(row["key"]), stored, base_dir)
+        try:
+            path = _resolve(data_dir, str(row["key"]), stored, base_dir,
+                            row["linkMode"] if isinstance(row["linkMode"], int) else None)
+        except _Outside as outside:
+            skipped.append(f"Zotero attachment {row['key']}: {outside}; not read")
+            continue
         content_type = str(row["contentType"] or "")
         suffix = (path or Path(stored)).suffix.lower()
         if suffix not in PAPER_SUFFIXES and content_type not in _PAPER_TYPES:
@@ -198,12 +214,45 @@ def open_pdf_link(attachment_key: str, page: int | None = None, library_id: int 
     return f"{link}?page={page}" if page else link
 
 
-def _resolve(data_dir: Path, key: str, stored: str, base_dir: Path | None) -> Path | None:
+class _Outside(ValueError):
+    """A path from Zotero's database that leaves the folder it must be in."""
+
+
+def _inside(folder: Path, relative: str, what: str) -> Path:
+    """``folder / relative`` resolved (links followed), when it stays inside ``folder``; else _Outside."""
+    if not relative or "\x00" in relative or Path(relative).is_absolute():
+        raise _Outside(f"{relative!r} is not a path relative to {what}")
+    try:
+        resolved = (folder / relative).resolve()
+        inside = resolved.is_relative_to(folder.resolve())
+    except (OSError, RuntimeError, ValueError):
+        inside = False
+    if not inside:
+        raise _Outside(f"{relative!r} leads outside {what}")
+    return resolved
+
+
+def _resolve(data_dir: Path, key: str, stored: str, base_dir: Path | None, link_mode: int | None = None) -> Path | None:
+    """Where an attachment's file is: ``storage:NAME`` inside ``storage/KEY/``, ``attachments:REL`` inside the
+    base folder, an absolute path only for a linked file (Zotero's linkMode 2) named as a paper (.pdf, .html…).
+    Decided on the path before the file is opened; _Outside when it leaves where it must be."""
     if stored.startswith("storage:"):
-        return data_dir / "storage" / key / stored.removeprefix("storage:")
+        if not _KEY.fullmatch(key):
+            raise _Outside(f"the attachment key {key!r} is not a Zotero key")
+        storage, name = data_dir / "storage", stored.removeprefix("storage:")
+        if Path(name).is_absolute():
+            raise _Outside(f"{stored!r} names an absolute path, not a file of storage/{key}/")
+        return _inside(storage, f"{key}/{name}", f"{storage}")
     if stored.startswith("attachments:"):
-        return (base_dir / stored.removeprefix("attachments:")) if base_dir is not None else None
-    return Path(stored)
+        if base_dir is None:
+            return None
+        return _inside(base_dir.expanduser(), stored.removeprefix("attachments:"), f"the base folder {base_dir}")
+    path = Path(stored)
+    if link_mode != LINKED_FILE or not path.is_absolute() or "\x00" in stored:
+        raise _Outside(f"{stored!r} is neither in storage/ nor a linked file")
+    if path.suffix.lower() not in PAPER_SUFFIXES:
+        raise _Outside(f"the linked file {stored!r} is not named as a paper ({', '.join(sorted(PAPER_SUFFIXES))})")
+    return path
 
 
 def _item_fields(conn: sqlite3.Connection) -> dict[int, dict[str, str]]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from mmdocsum_desktop.app import library as use
 from mmdocsum_desktop.library.notes import BEGIN_LINE, END_LINE, body_hash, entry_value, parse_note
 from mmdocsum_desktop.schemas.library import AddPathsRequest, ExportNotesRequest, SummarizeLibraryRequest
+from mmdocsum_desktop.schemas.summary import FigureChoice, Summary, SummaryParagraph
 from tests.library.conftest import copy_papers
 
 RATS, SEALS = "PMC2803133.xml", "PMC4521097.xml"
@@ -170,3 +171,47 @@ def test_parsing_a_note():
     assert parse_note("no markers at all").body is None
     # a line that only mentions the markers inside the text is no marker
     assert parse_note(f"x \\<!-- mmdocsum:end -->\n{BEGIN_LINE}\ny\n{END_LINE}\n").body == "y\n"
+
+
+def _with_a_figure(library: use.Library, tmp_path: Path) -> None:
+    """The seals paper's summary, one paragraph showing Figure 1 (an image in the summary's assets folder)."""
+    assets = tmp_path / "assets"
+    (assets / "figures").mkdir(parents=True)
+    (assets / "figures" / "fig1.png").write_bytes(b"\x89PNG the summary's figure")
+    seals = next(p for p in library.store.papers() if p.source_path.endswith(SEALS))
+    summary = Summary(title="Seals", paragraphs=[SummaryParagraph(
+        role="results", text="Pups told familiar pups from strangers.",
+        figure=FigureChoice(index=1, id="fig1", label="Figure 1", image="figures/fig1.png"))])
+    library.store.store_summary(seals.id, summary.model_dump_json(), str(assets))
+
+
+def test_a_figure_beside_a_note_never_replaces_a_file_the_app_did_not_write(session, tmp_path):
+    vault = tmp_path / "vault"
+    with _library(session, tmp_path) as library:
+        _with_a_figure(library, tmp_path)
+        first = _export(library, vault)
+        assert len(first.notes) == 2, first.skipped
+        copies = list((vault / "attachments").rglob("*.png"))
+        assert len(copies) == 1 and copies[0].read_bytes() == b"\x89PNG the summary's figure"
+        copy = copies[0]
+        copy.write_bytes(b"the user's drawing, saved over the figure")  # now the user's file
+        note = (vault / SEALS_NOTE).read_text(encoding="utf-8")
+        again = _export(library, vault)
+        assert any(line.startswith(f"{vault.resolve() / SEALS_NOTE}: its figure") for line in again.skipped)
+        assert copy.read_bytes() == b"the user's drawing, saved over the figure"
+        assert (vault / SEALS_NOTE).read_text(encoding="utf-8") == note
+        copy.write_bytes(b"\x89PNG the summary's figure")  # the same bytes as the app's: nothing to refuse
+        assert _export(library, vault).skipped == []
+
+
+def test_export_into_the_papers_own_folder_changes_none_of_its_files(session, tmp_path):
+    """The vault is the papers' folder, holding the user's notes.md and a note named like a citation key."""
+    with _library(session, tmp_path) as library:
+        papers = tmp_path / "papers"
+        (papers / "notes.md").write_text("# My reading notes\n", encoding="utf-8")
+        (papers / RATS_NOTE).write_text("# Basil, my notes\n", encoding="utf-8")
+        before = {p.name: p.read_bytes() for p in papers.iterdir()}
+        for overwrite in (False, True):
+            report = _export(library, papers, overwrite_edited=overwrite)
+            assert [Path(n).name for n in report.notes] == [SEALS_NOTE]
+        assert {name: (papers / name).read_bytes() for name in before} == before

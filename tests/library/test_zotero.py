@@ -19,6 +19,7 @@ from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.library.notes import citation_key
 from mmdocsum_desktop.library.sources import Candidate, register
 from mmdocsum_desktop.library.store import Metadata
+from mmdocsum_desktop.library.zotero import ZoteroError, read_attachments
 from mmdocsum_desktop.schemas.library import (
     AddZoteroRequest,
     ExportNotesRequest,
@@ -315,3 +316,56 @@ def test_one_paper_per_item_its_pdf_and_a_snapshot_only_without_one(session, tmp
         again = use.add_zotero(session, library, AddZoteroRequest(data_dir=data, index=False))
         assert (again.sources[0].superseded, again.sources[0].unchanged) == (0, 3)
     assert digest(data / "zotero.sqlite") == before
+
+
+def _attach(data: Path, rows: list[tuple[int, int, str, str, int, str]]) -> None:
+    """Attachments (item id, parent id, key, path, linkMode, content type) added to a Zotero database."""
+    conn = sqlite3.connect(data / "zotero.sqlite")
+    for item_id, parent, key, path, link_mode, content_type in rows:
+        conn.execute("INSERT INTO items(itemID, itemTypeID, libraryID, key) VALUES (?, ?, 1, ?)", (item_id, ATTACHMENT, key))
+        conn.execute("INSERT INTO itemAttachments(itemID, parentItemID, linkMode, contentType, path) VALUES (?, ?, ?, ?, ?)",
+                     (item_id, parent, link_mode, content_type, path))
+    conn.commit()
+    conn.close()
+
+
+def test_every_path_from_zoteros_database_stays_where_it_must_be(tmp_path):
+    """storage:NAME inside storage/, attachments:REL inside the base folder, an absolute path only for a
+    linked file named as a paper: a key of ../../private, storage: with an absolute path, a relative path
+    climbing out of the base folder or a key file given as a linked page are left out before any is opened."""
+    data = build_zotero(tmp_path, tmp_path / "elsewhere")
+    private = tmp_path / "private"
+    private.mkdir()
+    for name in ("secret.pdf", "other.pdf", "base-escape.pdf"):
+        shutil.copyfile(DATA_PAPERS / "PMC4736972.pdf", private / name)
+    (private / "id_rsa").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    base = tmp_path / "base"
+    base.mkdir()
+    for parent in (11, 12, 13, 14):
+        conn = sqlite3.connect(data / "zotero.sqlite")
+        conn.execute("INSERT INTO items(itemID, itemTypeID, libraryID, key) VALUES (?, ?, 1, ?)",
+                     (parent, JOURNAL_ARTICLE, f"PARENT{parent}"))
+        conn.commit()
+        conn.close()
+    _attach(data, [(21, 11, "../../private", "storage:secret.pdf", IMPORTED_FILE, "application/pdf"),
+                   (22, 12, "ATTACH22", f"storage:{private / 'other.pdf'}", IMPORTED_FILE, "application/pdf"),
+                   (23, 13, "ATTACH23", "attachments:../private/base-escape.pdf", LINKED_FILE, "application/pdf"),
+                   (24, 14, "ATTACH24", str(private / "id_rsa"), IMPORTED_FILE, "text/html")])
+    found, skipped = read_attachments(data, base_dir=base)
+    assert all(not a.path.resolve().is_relative_to(private) for a in found)
+    assert sorted(a.attachment_key for a in found) == ["ATTACH01", "LINKED01"]  # the fixture's two papers
+    for key in ("../../private", "ATTACH22", "ATTACH23", "ATTACH24"):
+        assert any(line.startswith(f"Zotero attachment {key}:") and line.endswith("not read") for line in skipped), key
+
+
+def test_a_damaged_zotero_database_is_one_clear_error(tmp_path):
+    data = build_zotero(tmp_path, tmp_path / "elsewhere")
+    conn = sqlite3.connect(data / "zotero.sqlite")
+    conn.execute("UPDATE itemDataValues SET value = CAST(X'4573736Aff6e7469616c' AS TEXT) WHERE valueID = 1")
+    conn.commit()
+    conn.close()
+    found, _skipped = read_attachments(data)  # a title that is not UTF-8: read with a replacement character
+    assert any("\ufffd" in a.metadata.title for a in found)
+    (data / "zotero.sqlite").write_bytes(b"SQLite format 3\x00" + bytes(range(256)) * 40)
+    with pytest.raises(ZoteroError, match="not a readable Zotero database"):
+        read_attachments(data)
