@@ -11,15 +11,25 @@ consecutive characters (a server that shortens the key it refuses to its first, 
 characters: "Incorrect API key provided: sk-proj-abc1…", "…c1d2e3f4a5b6"), base64-encoded at any alignment
 (``Basic`` headers, data URIs), hex or percent-encoded. Each form is recognised; what matches becomes
 ``[API key]``.
+
+Keys of any script: the text and the key are compared folded, character by character (NFKD, case folded,
+format characters such as zero-width spaces dropped), with each folded character mapped back to the one it
+came from, so a key with ``ß`` (which case-folds to ``ss``) or an accent (composed in the key, decomposed
+in the text) is found by its runs as an ASCII key is. The key's bytes read in another encoding (UTF-8 shown
+as Latin-1 or Windows-1252), JSON's ``\\u`` escapes, HTML's numeric references and percent-encoding are
+keys of their own, their runs matched the same way.
 """
 
 from __future__ import annotations
 
 import base64
+import html
 import io
+import json
 import logging
 import sys
 import threading
+import unicodedata
 import urllib.parse
 from typing import Any, TextIO
 
@@ -33,6 +43,7 @@ MIN_PREFIX = MIN_RUN  # the name earlier code and tests use
 _lock = threading.Lock()
 _keys: list[str] = []
 _forms: list[str] = []  # exact (case-sensitive) forms: base64 at each alignment, hex, percent-encoded
+_windows: set[str] = set()  # every MIN_RUN-character window of every folded key form (or a short form whole)
 _longest = 0
 
 
@@ -47,7 +58,71 @@ def register(secret: str | None) -> None:
         _keys.append(secret)
         _forms.extend(f for f in _encoded_forms(secret) if len(f) >= MIN_PREFIX and f not in _forms)
         _forms.sort(key=len, reverse=True)
+        for form in _run_forms(secret):
+            folded = fold(form)
+            if len(folded) < MIN_RUN:
+                _windows.add(folded)
+            else:
+                _windows.update(folded[i:i + MIN_RUN] for i in range(len(folded) - MIN_RUN + 1))
+            # a run in the text may be longer than in the folded key (decomposed accents, dropped format
+            # characters): the stream scrubber holds back twice as much
+            _longest = max(_longest, 2 * len(form) + MIN_RUN)
         _longest = max([_longest, len(secret), *(len(f) for f in _forms)])
+
+
+def _run_forms(secret: str) -> list[str]:
+    """The key and the forms of it whose runs are leaks too: its UTF-8 bytes shown as Latin-1 or
+    Windows-1252, JSON's ASCII escapes, HTML's numeric references, percent-encoding."""
+    raw = secret.encode("utf-8")
+    forms = [secret, raw.decode("latin-1"), raw.decode("cp1252", "replace"), json.dumps(secret)[1:-1],
+             secret.encode("ascii", "xmlcharrefreplace").decode("ascii"), html.escape(secret),
+             urllib.parse.quote(secret, safe="")]
+    return list(dict.fromkeys(forms))
+
+
+_FOLDED: dict[str, str] = {}
+
+
+def _fold_char(ch: str) -> str:
+    folded = _FOLDED.get(ch)
+    if folded is None:
+        if unicodedata.category(ch) == "Cf":
+            folded = ""  # zero-width and other format characters: invisible, so never part of a match
+        else:
+            folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", ch).casefold())
+        if len(_FOLDED) < 100_000:
+            _FOLDED[ch] = folded
+    return folded
+
+
+def fold(text: str) -> str:
+    """``text`` as the scrubber compares it: NFKD, case folded, format characters dropped."""
+    if text.isascii():
+        return text.lower()
+    return "".join(_fold_char(ch) for ch in text)
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+def _folded_with_origin(text: str) -> tuple[str, bool]:
+    """The folded text, and whether its characters' places differ from the text's (some character folds
+    to none or to several: then :func:`_origin` maps them back)."""
+    if text.isascii():
+        return text.lower(), False
+    table: dict[int, str | int] = dict(_ASCII_LOWER)
+    table.update((ord(ch), _fold_char(ch)) for ch in set(text) if ord(ch) > 127)
+    folded = text.translate(table)
+    return folded, not all(len(v) == 1 for v in table.values() if isinstance(v, str))
+
+
+def _origin(text: str) -> list[int]:
+    """For each character of the folded text, the index in ``text`` it came from."""
+    origin: list[int] = []
+    for index, ch in enumerate(text):
+        width = 1 if ord(ch) < 128 else len(_fold_char(ch))
+        origin.extend([index] * width)
+    return origin
 
 
 def registered() -> bool:
@@ -60,6 +135,7 @@ def clear() -> None:
     with _lock:
         _keys.clear()
         _forms.clear()
+        _windows.clear()
         _longest = 0
 
 
@@ -88,23 +164,25 @@ def scrub(text: str) -> str:
 def _spans(text: str) -> list[tuple[int, int]]:
     """Where keys and their forms are in ``text``: sorted, overlapping ones merged."""
     with _lock:
-        keys, forms = list(_keys), list(_forms)
+        forms, windows = list(_forms), list(_windows)
     found: list[tuple[int, int]] = []
     for form in forms:
         start = text.find(form)
         while start != -1:
             found.append((start, start + len(form)))
             start = text.find(form, start + 1)
-    folded = text.casefold()
-    same_length = len(folded) == len(text)  # casefold can lengthen (ß → ss): then exact matches only
-    for key in keys:
-        if not same_length:
-            start = text.find(key)
-            while start != -1:
-                found.append((start, start + len(key)))
-                start = text.find(key, start + 1)
-            continue
-        found.extend(_key_runs(folded, key.casefold()))
+    folded, shifted = _folded_with_origin(text)
+    runs: list[tuple[int, int]] = []
+    for window in windows:
+        # every window of a folded key form: windows that overlap or touch merge below into the whole run
+        at = folded.find(window)
+        while at != -1:
+            runs.append((at, at + len(window)))
+            at = folded.find(window, at + 1)
+    if runs and shifted:  # rare (a key was found): only then is each character's place worked out
+        origin = _origin(text)
+        runs = [(origin[a], origin[b - 1] + 1) for a, b in runs]
+    found.extend(runs)
     found.sort()
     merged: list[tuple[int, int]] = []
     for start, end in found:
@@ -113,24 +191,6 @@ def _spans(text: str) -> list[tuple[int, int]]:
         else:
             merged.append((start, end))
     return merged
-
-
-def _key_runs(folded_text: str, folded_key: str) -> list[tuple[int, int]]:
-    """The key in any case, and any run of MIN_RUN or more of its consecutive characters, wherever in the
-    key the run starts: every MIN_RUN-character window of the key is looked for (one C-speed ``find`` per
-    window, so a long text costs a few passes, not a Python loop per character); windows that overlap or
-    touch are merged by the caller into the whole run."""
-    if len(folded_key) < MIN_RUN:
-        windows = {folded_key}
-    else:
-        windows = {folded_key[i:i + MIN_RUN] for i in range(len(folded_key) - MIN_RUN + 1)}
-    runs = []
-    for window in windows:
-        found = folded_text.find(window)
-        while found != -1:
-            runs.append((found, found + len(window)))
-            found = folded_text.find(window, found + 1)
-    return runs
 
 
 def _mask(text: str, spans: list[tuple[int, int]]) -> str:

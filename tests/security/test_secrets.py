@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import logging
 import random
+import unicodedata
 import uuid
 
 import pytest
@@ -78,3 +80,44 @@ def test_files_logs_and_stderr_are_scrubbed(key, tmp_path, monkeypatch):
         logging.setLogRecordFactory(factory)
     assert "[API key]" in stream.getvalue() and _leaks(stream.getvalue(), key) == []
     assert "request with Bearer [API key] failed" in log.getvalue()
+
+
+NON_ASCII_KEYS = [  # keys of any script: an ß inside (case-folds to "ss"), accents, Greek, Cyrillic, CJK, a dotted İ
+    "sk-straße-Grüße-" + uuid.UUID(int=48).hex, "sk-ΑΒΓΔεζηθ-ключ-Ёлка-" + uuid.UUID(int=49).hex[:16],
+    "sk-鍵の値-秘密-キー-" + uuid.UUID(int=50).hex[:20], "sk-İstanbul-çağrı-ñandú-" + uuid.UUID(int=51).hex[:12],
+]
+
+
+def _slices(value: str, n: int = 12) -> list[str]:
+    return [value[i:i + n] for i in range(len(value) - n + 1)]
+
+
+@pytest.mark.parametrize("value", NON_ASCII_KEYS)
+def test_a_key_of_any_script_is_masked_in_every_form_and_slice(value):
+    """No slice of 12 characters of the key, in the key's normal forms, cases, bytes read as Latin-1 or
+    Windows-1252, JSON's ASCII escapes or HTML references, is left in the scrubbed text."""
+    secrets.clear()
+    secrets.register(value)
+    try:
+        forms = {"as is": value, "NFC": unicodedata.normalize("NFC", value),
+                 "NFD": unicodedata.normalize("NFD", value), "NFKC": unicodedata.normalize("NFKC", value),
+                 "upper": value.upper(), "lower": value.lower(), "casefold": value.casefold(),
+                 "latin-1 bytes": value.encode().decode("latin-1"),
+                 "cp1252 bytes": value.encode().decode("cp1252", "replace"),
+                 "json": json.dumps(value)[1:-1], "html": value.encode("ascii", "xmlcharrefreplace").decode(),
+                 "zero-width": "\u200b".join(value)}
+        for name, form in forms.items():
+            # 12 characters of the form; of the key itself where the form adds invisible ones between them
+            pieces = ["\u200b".join(p) for p in _slices(value)] if name == "zero-width" else _slices(form)
+            for piece in pieces:
+                text = f"Incorrect API key provided: {piece}. The dough rose."
+                scrubbed = secrets.scrub(text)
+                assert piece not in scrubbed and "[API key]" in scrubbed, (name, piece, scrubbed)
+                assert scrubbed.endswith(". The dough rose.")
+            text = f"Your key is {form} — warm dough doubled. " * 2
+            scrubber = secrets.StreamScrubber()
+            streamed = "".join(scrubber.feed(text[i:i + 5]) for i in range(0, len(text), 5)) + scrubber.flush()
+            assert not any(piece in streamed for piece in pieces), (name, streamed)
+        assert secrets.scrub("Straße und Grüße: die Teigtemperatur stieg.") == "Straße und Grüße: die Teigtemperatur stieg."
+    finally:
+        secrets.clear()
