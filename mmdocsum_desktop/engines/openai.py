@@ -44,7 +44,8 @@ from mmdocsum_desktop.engines.base import (
     run_stream,
 )
 from mmdocsum_desktop.engines.messages import openai_chat_messages
-from mmdocsum_desktop.errors import EndpointError
+from mmdocsum_desktop.errors import EndpointError, MmdocsumError
+from mmdocsum_desktop.fileio import loads_bounded
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.messages import notify
 from mmdocsum_desktop.schemas.engine import EngineInfo
@@ -388,17 +389,21 @@ class OpenAIEngine:
             data = _decode_json(event.encode("utf-8"), url)
             if isinstance(data, dict) and "error" in data:
                 raise EndpointError(f"{url} reported an error: {_error_text(data['error'])}")
-            if isinstance(data, dict) and data.get("usage"):
-                state["usage"] = data["usage"]
-            choices = data.get("choices") if isinstance(data, dict) else None
-            if choices is None:
+            if not isinstance(data, dict):
                 raise EndpointError(_garbage_message(url, event))
-            if not choices or not isinstance(choices[0], dict):
+            usage = _valid_usage(data.get("usage"))
+            if usage is not None:
+                state["usage"] = usage
+            choices = data.get("choices")
+            if not isinstance(choices, list):
+                if usage is not None and choices is None:
+                    continue  # the usage-only last event of stream_options.include_usage
+                raise EndpointError(_garbage_message(url, event))
+            if not choices:
                 continue
-            choice = choices[0]
-            if choice.get("finish_reason"):
-                state["finish"] = choice["finish_reason"]
-            delta = (choice.get("delta") or {}).get("content")
+            delta, finish = _streamed_choice(choices[0], url, event)
+            if finish:
+                state["finish"] = finish
             if delta:
                 if progress.generated == 0:
                     progress.prompt(prompt_estimate, prompt_estimate)
@@ -461,19 +466,60 @@ def _sse_events(response: http.client.HTTPResponse, url: str) -> Iterator[str]:
 
 
 def _decode_json(raw: bytes, url: str) -> Any:
+    """A server's JSON: UTF-8, nested no deeper than a chat reply needs (fileio.MAX_JSON_DEPTH), no NaN or
+    Infinity; anything else is one line, never a RecursionError."""
     try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as error:
+        return loads_bounded(raw, what=url)
+    except MmdocsumError as error:
         raise EndpointError(_garbage_message(url, raw.decode("utf-8", errors="replace"))) from error
 
 
+# The parts of a server's answer the app uses, checked for their types before use: a reply that is not
+# this shape is an EndpointError naming what is wrong, never a TypeError or ValueError further on.
+_MAX_COUNT = 10**9
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_COUNT else None
+
+
+def _valid_usage(value: Any) -> dict[str, int] | None:
+    """``usage`` when it gives both token counts as whole numbers; else None (the counts are estimated)."""
+    if not isinstance(value, dict):
+        return None
+    prompt, completion = _count(value.get("prompt_tokens")), _count(value.get("completion_tokens"))
+    if prompt is None or completion is None:
+        return None
+    return {"prompt_tokens": prompt, "completion_tokens": completion}
+
+
+def _text_or_none(value: Any, what: str, url: str, shown: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise EndpointError(f"{_garbage_message(url, shown)} ({what} is {type(value).__name__}, not text)")
+
+
+def _streamed_choice(choice: Any, url: str, event: str) -> tuple[str | None, str | None]:
+    """(the delta's text, the finish reason) of one streamed choice, both checked to be text."""
+    if not isinstance(choice, dict):
+        raise EndpointError(_garbage_message(url, event))
+    delta = choice.get("delta")
+    if delta is not None and not isinstance(delta, dict):
+        raise EndpointError(f"{_garbage_message(url, event)} (delta is {type(delta).__name__}, not an object)")
+    content = _text_or_none((delta or {}).get("content"), "delta.content", url, event)
+    return content, _text_or_none(choice.get("finish_reason"), "finish_reason", url, event)
+
+
 def _parse_full_response(data: Any, url: str) -> tuple[str, str, dict[str, Any] | None]:
-    try:
-        choice = data["choices"][0]
-        text = choice["message"]["content"] or ""
-        return str(text), str(choice.get("finish_reason") or "stop"), data.get("usage")
-    except (KeyError, IndexError, TypeError) as error:
-        raise EndpointError(_garbage_message(url, json.dumps(data)[:200])) from error
+    shown = json.dumps(data)[:200]
+    choices = data.get("choices") if isinstance(data, dict) else None
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        raise EndpointError(_garbage_message(url, shown))
+    text = _text_or_none(message.get("content"), "message.content", url, shown) or ""
+    finish = _text_or_none(choice.get("finish_reason"), "finish_reason", url, shown) or "stop"  # type: ignore[union-attr]
+    return text, finish, _valid_usage(data.get("usage"))
 
 
 def _garbage_message(url: str, text: str) -> str:
@@ -493,12 +539,12 @@ def _read_error(response: http.client.HTTPResponse) -> str:
     except (OSError, http.client.HTTPException):
         return ""
     try:
-        data = json.loads(raw)
+        data = loads_bounded(raw)
         if isinstance(data, dict) and "error" in data:
             return _error_text(data["error"])
         if isinstance(data, dict) and "detail" in data:
-            return str(data["detail"])
-    except ValueError:
+            return str(data["detail"])[:200]
+    except MmdocsumError:
         pass
     return " ".join(raw.decode("utf-8", errors="replace").split())[:200]
 

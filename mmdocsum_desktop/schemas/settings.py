@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import difflib
 import getpass
-import json
 import os
 import sys
 import threading
@@ -20,8 +19,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from mmdocsum_desktop.errors import MmdocsumError, MmdocsumWarning, SecretError
-from mmdocsum_desktop.fileio import write_text_atomic
+from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError, MmdocsumWarning, SecretError
+from mmdocsum_desktop.fileio import ConfigFileError, read_json_file, write_text_atomic
 from mmdocsum_desktop.messages import notify
 from mmdocsum_desktop.paths import data_dir
 
@@ -196,15 +195,12 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
     warnings go through ``messages.notify``: stderr in the CLI, the banner in the window."""
     target = Path(path) if path is not None else settings_path()
     try:
-        raw = target.read_text(encoding="utf-8")
-    except FileNotFoundError:
+        # a regular file of bounded size and nesting: a FIFO is not opened to block, deep JSON is one line
+        data = read_json_file(target, "settings file")
+    except InputNotFoundError:
         return Settings()
-    except OSError as error:
-        raise SettingsError(f"cannot read the settings file {target}: {error}") from error
-    try:
-        data = json.loads(raw)
-    except ValueError as error:
-        raise SettingsError(f"the settings file {target} is invalid: {_first_line(error)}") from error
+    except ConfigFileError as error:
+        raise SettingsError(f"the settings file is invalid: {error}") from error
     if not isinstance(data, dict):
         raise SettingsError(f"the settings file {target} is invalid: it holds no JSON object")
     data, notes = migrate_settings(data)

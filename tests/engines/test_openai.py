@@ -190,6 +190,47 @@ def test_garbage_answers(scripted):
         OpenAIEngine(OpenAIConfig(base_url=url, retries=0))
 
 
+def _sse(*events: str) -> str:
+    return "".join(f"data: {event}\n\n" for event in events) + "data: [DONE]\n\n"
+
+
+@pytest.mark.parametrize(("content_type", "body"), [
+    ("application/json", '{"choices": [{"message": {"content": NaN}, "finish_reason": "stop"}]}'),
+    ("application/json", '{"choices": [{"message": {"content": "Rhine."}}], "usage": {"prompt_tokens": Infinity}}'),
+    ("application/json", '{"choices": [{"message": {"content": 42}}]}'),
+    ("application/json", '{"choices": {"0": {"message": {"content": "Rhine."}}}}'),
+    ("application/json", '{"choices": [{"message": ["Rhine."]}]}'),
+    ("application/json", '{"choices": ' + "[" * 50_000 + "]" * 50_000 + "}"),
+    ("text/event-stream", _sse('{"choices": [{"delta": ["Rhine"]}]}')),
+    ("text/event-stream", _sse('{"choices": [{"delta": {"content": {"text": "Rhine"}}}]}')),
+    ("text/event-stream", _sse('{"choices": [{"delta": {"content": "Rhine"}, "finish_reason": 7}]}')),
+    ("text/event-stream", _sse("[1, 2, 3]")),
+    ("text/event-stream", _sse('{"choices": [{"delta": {"content": "Rhine"}}]}', '{"x": ' + "[" * 50_000 + "]" * 50_000 + "}")),
+])
+def test_an_answer_of_the_wrong_shape_is_one_clear_error(scripted, content_type, body):
+    """Every part of a server's answer the engine uses is checked before use: NaN and Infinity, values of
+    the wrong type and deep nesting are an EndpointError of one line, never a traceback."""
+    url, handler = scripted
+    handler.script = [(200, content_type, body, 0)]
+    engine = OpenAIEngine(OpenAIConfig(base_url=url, model="m", retries=0))
+    with pytest.raises(EndpointError, match="not an OpenAI-compatible") as caught:
+        engine.generate(QUESTION, GenerationOptions(max_tokens=4))
+    assert "\n" not in str(caught.value)
+
+
+def test_token_counts_of_the_wrong_type_are_estimated(scripted):
+    url, handler = scripted
+    engine = OpenAIEngine(OpenAIConfig(base_url=url, model="m", retries=0))
+    for content_type, body in [
+        ("application/json", '{"choices": [{"message": {"content": "Rhine."}}], "usage": {"prompt_tokens": "many", '
+                             '"completion_tokens": [2]}}'),
+        ("text/event-stream", _sse('{"choices": [{"delta": {"content": "Rhine."}}]}',
+                                   '{"choices": [], "usage": {"prompt_tokens": 1e400, "completion_tokens": true}}'))]:
+        handler.script = [(200, content_type, body, 0)]
+        result = engine.generate(QUESTION, GenerationOptions(max_tokens=4))
+        assert result.text == "Rhine." and result.counted == "estimate"
+
+
 def test_retries_server_errors_then_succeeds(scripted):
     url, handler = scripted
     ok = json.dumps({"choices": [{"message": {"content": "Rhine."}, "finish_reason": "stop"}],
