@@ -26,6 +26,7 @@ from mmdocsum_desktop.app.present import escape_markdown
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.cli.engine_flags import add_engine_arguments, engine_choice
 from mmdocsum_desktop.cli.progress import tqdm_control
+from mmdocsum_desktop.deadline import TimeLimitError, command_deadline
 from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
 from mmdocsum_desktop.schemas.library import (
     AddPathsRequest,
@@ -95,6 +96,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     summarize.add_argument("--again", action="store_true", help="write again the summaries already written")
     summarize.add_argument("--concurrency", type=int, default=1, metavar="N",
                            help="papers summarised at once (an OpenAI-compatible server or pool; default 1)")
+    summarize.add_argument("--time-limit", type=float, metavar="SECONDS", default=None,
+                           help="the whole command's time limit: the papers not summarised by then stay pending "
+                                "(the same command resumes them; default: no limit)")
     add_engine_arguments(summarize, title="engine")
     summarize.set_defaults(handler=run_summarize)
 
@@ -276,7 +280,10 @@ def run_summarize(args: argparse.Namespace) -> int:
         raise MmdocsumError("--concurrency must be between 1 and 256")
     request = SummarizeLibraryRequest(all=args.all, papers=args.papers, again=args.again,
                                       concurrency=args.concurrency, choice=engine_choice(args))
-    with Session() as session, _open(args) as library:
+    if args.time_limit is not None and not args.time_limit > 0:
+        raise MmdocsumError("--time-limit must be a number of seconds above 0")
+    # the command's one deadline (deadline.py): every wait of every paper's summary ends by it
+    with command_deadline(args.time_limit), Session() as session, _open(args) as library:
         with tqdm_control("summaries", enabled=not args.quiet) as control:
             report = use.summarize_papers(session, library, request, control=control)
     for note in report.notes:
@@ -288,6 +295,9 @@ def run_summarize(args: argparse.Namespace) -> int:
                      f"in {report.seconds:.1f} s\n")
     if report.cancelled:
         raise JobCancelled("summaries cancelled; the same command resumes them")
+    if report.timed_out:
+        raise TimeLimitError(f"the time limit of {args.time_limit:g} s ran out; {report.done} summaries written, "
+                             "the rest stay pending: the same command resumes them")
     return 1 if report.failed else 0
 
 

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from mmdocsum_desktop.deadline import TimeLimitError, time_left
 from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control, run_queue
 from mmdocsum_desktop.library.store import LibraryStore, claim_token
@@ -78,7 +79,13 @@ def run_batch(
         except JobCancelled:
             report.cancelled = True
             return
+        except TimeLimitError:
+            report.timed_out = True  # the command's one deadline: this paper and the rest stay pending
+            return
         except Exception as error:  # noqa: BLE001 — one paper never stops a batch
+            if time_left() == 0:  # its wait ended by the command's deadline: not the paper's failure
+                report.timed_out = True
+                return
             message = str(error) if isinstance(error, MmdocsumError) else f"{type(error).__name__}: {error}"
             store.set_summary_status([paper.id], "failed", message)
             item = _item(paper, "failed", error=message)
@@ -93,7 +100,8 @@ def run_batch(
     progress("")
     try:
         run_queue(todo, summarise, finish, concurrency=concurrency,
-                  stopped=lambda: control.cancelled or report.cancelled, thread_name_prefix="library-summary")
+                  stopped=lambda: control.cancelled or report.cancelled or report.timed_out or time_left() == 0,
+                  thread_name_prefix="library-summary")
     except JobCancelled:
         report.cancelled = True
     finally:
@@ -101,6 +109,8 @@ def run_batch(
         store.release_summaries([p.id for p in todo], token)
     if control.cancelled:
         report.cancelled = True
+    if time_left() == 0 and len(report.items) < total:
+        report.timed_out = True
     report.seconds = time.perf_counter() - started
     return report
 

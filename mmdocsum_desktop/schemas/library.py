@@ -174,6 +174,7 @@ class BatchReport(BaseModel):
     failed: int = 0
     resumed: int = 0  # already summarised before this run (not redone)
     cancelled: bool = False
+    timed_out: bool = False  # the command's time limit (--time-limit) ended the batch: the rest is pending
     seconds: float = 0.0
     notes: list[str] = Field(default_factory=list)
 

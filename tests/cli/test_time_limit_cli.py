@@ -5,6 +5,7 @@ within the limit plus a few seconds, in one line, without a traceback, and leave
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -149,3 +150,25 @@ def _alive(pid: int) -> bool:
         return (Path("/proc") / str(pid) / "stat").read_text().split(")")[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_library_summarize_ends_at_its_time_limit_and_leaves_the_rest_pending(env, tmp_path):
+    """`library summarize` has the command's one deadline too: against a server that never answers it ends
+    at the limit, in one line, and no paper is marked failed (the same command resumes them)."""
+    papers = tmp_path / "papers"
+    papers.mkdir()
+    for number in range(3):
+        (papers / f"notes-{number}.md").write_text(ARTICLE.replace("twelve", f"{12 + number}"), encoding="utf-8")
+    library = tmp_path / "lib"
+    result = subprocess.run([sys.executable, "-m", "mmdocsum_desktop", "library", "add", str(papers), "--library",
+                             str(library), "--no-index", "--quiet"], capture_output=True, text=True, env=env, timeout=240)
+    assert result.returncode == 0, result.stderr
+    with SilentServer() as server:
+        code, err, seconds = _timed(["library", "summarize", "--all", "--library", str(library), "--engine", "openai",
+                                     "--base-url", server.url, "--api-model", "canned", "--time-limit", "4",
+                                     "--quiet"], env)
+    assert code == 2 and "time limit of 4 s ran out" in _one_line(err)
+    assert seconds < 4 + SLACK_S, seconds
+    listed = subprocess.run([sys.executable, "-m", "mmdocsum_desktop", "library", "list", "--library", str(library),
+                             "--format", "json"], capture_output=True, text=True, env=env, timeout=240)
+    assert sorted(p["summary_status"] for p in json.loads(listed.stdout)) == ["pending"] * 3
