@@ -515,7 +515,7 @@ class OutputFolder:
             except OSError:
                 pass  # a file that cannot be removed is only stale
         recorded = _read_record(self.root)  # again: another writer of this folder may have recorded since
-        written = {name: digest for name in self.claimed if (digest := file_digest(self.root / name)) is not None}
+        written = {name: hashed for name in self.claimed if (hashed := file_digest(self.root / name)) is not None}
         recorded[self.group] = written
         recorded = {group: names for group, names in recorded.items() if names}
         self._record = recorded

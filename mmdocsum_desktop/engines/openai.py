@@ -401,9 +401,9 @@ class OpenAIEngine:
                 raise EndpointError(_garbage_message(url, event))
             if not choices:
                 continue
-            delta, finish = _streamed_choice(choices[0], url, event)
-            if finish:
-                state["finish"] = finish
+            delta, finish_reason = _streamed_choice(choices[0], url, event)
+            if finish_reason:
+                state["finish"] = finish_reason
             if delta:
                 if progress.generated == 0:
                     progress.prompt(prompt_estimate, prompt_estimate)
