@@ -448,6 +448,12 @@ class PlacementEngine:
                                      problem.section_first, [c.kind for c in problem.candidates])
 
     def _assign_align(self, problem: PlacementProblem, control: JobControl) -> list[Placement]:
+        if "caption" not in problem.sims:
+            # the alignment was fitted with MiniLM's cosines; words alone are the strong baseline's ground
+            note = "no text embeddings: placed with the lexical baseline (every figure once, in order)"
+            self.warnings.append(note)
+            problem.warnings.append(note)
+            return self.assign(problem, "baseline", control=control)
         control.report(0, 2, "rescoring")
         mark = time.perf_counter()
         features = self.alignment_inputs(problem, control)
