@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-import pymupdf
-
-from mmdocsum_desktop.document.mupdf import MUPDF_LOCK
+from mmdocsum_desktop.document.metadata import pdf_file_metadata
 from mmdocsum_desktop.schemas.document import Document
 
 _YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
@@ -51,22 +49,10 @@ class Bibliography:
 
 def pdf_bibliography(path: Path, document: Document) -> Bibliography:
     """Authors (with family names) and year of a PDF; empty where the file does not say."""
-    xmp, info_author = _file_metadata(path)
+    xmp, info_author = pdf_file_metadata(path)
     names = _xmp_creators(xmp) or first_page_authors(document) or _info_authors(info_author)
     year = first_page_published(document) or _xmp_year(xmp) or first_page_year(document)
     return Bibliography(tuple(n for n, _f in names), tuple(f for _n, f in names), year)
-
-
-def _file_metadata(path: Path) -> tuple[str, str]:
-    try:
-        with MUPDF_LOCK:
-            pdf = pymupdf.open(path)
-            try:
-                return str(pdf.get_xml_metadata() or ""), str((pdf.metadata or {}).get("author") or "")
-            finally:
-                pdf.close()
-    except Exception:  # noqa: BLE001 — metadata is a bonus: a file the reader took is never refused for it
-        return "", ""
 
 
 def _plausible(year: int | None) -> int | None:
