@@ -26,6 +26,10 @@ from mmdocsum_desktop.placement.engine import PlacementEngine, PlacementProblem,
 from mmdocsum_desktop.placement.scorer import mention_matrices
 from mmdocsum_desktop.schemas.placement import ImageCandidate
 
+# Not fitted: larger than any log-odds the alignment gives an uncited pair (its fitted weights keep them
+# within a few units), so citing beats not citing and the alignment orders the pairs within each group.
+CITED_UTILITY = 50.0
+
 
 @dataclass(frozen=True)
 class Mentions:
@@ -69,12 +73,13 @@ def score_pairs(
     headings: Sequence[bool] | None = None,
     mentions: Mentions | None = None,
     control: JobControl | None = None,
+    model: str = "sequence",
 ) -> PairScores:
     """Score every (text, candidate) pair with placement's own preparation and fitted model.
 
     ``mentions``: the citations to use instead of those in the texts (a summary's evidence); None reads
     them from the texts, as ``mmdocsum place`` does. ``sections``/``headings``: as
-    :meth:`PlacementEngine.prepare`."""
+    :meth:`PlacementEngine.prepare`. ``model``: as :func:`scores_of`."""
     problem = engine.prepare(texts, candidates, control=control, sections=sections, headings=headings)
     if mentions is not None:
         shape = (len(problem.paragraphs), len(problem.candidates))
@@ -83,7 +88,7 @@ def score_pairs(
         problem.mention = np.asarray(mentions.cites, dtype=np.float64)
         problem.first_mention = np.asarray(mentions.first, dtype=np.float64)
         problem.other_mention = mentions.other()
-    return scores_of(engine, problem, control=control)
+    return scores_of(engine, problem, control=control, model=model)
 
 
 def scores_of(engine: PlacementEngine, problem: PlacementProblem, control: JobControl | None = None,
@@ -92,16 +97,22 @@ def scores_of(engine: PlacementEngine, problem: PlacementProblem, control: JobCo
     (``model="align"``, what ``_assign_align`` computes: each pair's log-odds against its visual's
     "nowhere" plus the placement bonus, the first citing text decisive); with ``model="sequence"`` issue
     39's: the sequence model's when the pool is scored on the profile it was fitted on, the profile's own
-    probabilities otherwise (what the ``global`` assignment reads)."""
+    probabilities otherwise (what the ``global`` assignment reads).
+
+    With ``model="align"`` every pair whose text cites the visual (``problem.mention``, not only the first
+    citing text) also gains :data:`CITED_UTILITY`: a summary's paragraph whose evidence cites a figure shows
+    that one before any it does not cite, the alignment ordering the rest."""
     n, m = len(problem.paragraphs), len(problem.candidates)
     if n == 0 or m == 0:
         empty = np.full((n, m), -np.inf)
         return PairScores(empty, np.full((n, m), np.nan), problem.threshold, "none", problem)
-    if model == "align":
+    if model == "align" and "caption" in problem.sims:  # fitted on MiniLM cosines: without them, as below
         features = engine.alignment_inputs(problem, control)
         fitted = engine.alignment.models["ce" if problem.ce is not None else "no_ce"]
         valid = ~problem._empty_rows()
-        utility = decisive_mentions(fitted.utility(features, valid), problem.first_mention)
+        own = fitted.utility(features, valid)
+        cited = np.where(np.isfinite(own) & (np.asarray(problem.mention) > 0), CITED_UTILITY, 0.0)
+        utility = decisive_mentions(own + cited, problem.first_mention)
         z = np.where(valid[:, None], fitted.logits(features, (n, m)), -np.inf)
         top = np.maximum(z.max(axis=0), fitted.nowhere)
         denominator = np.exp(z - top).sum(axis=0) + np.exp(fitted.nowhere - top)

@@ -202,13 +202,14 @@ def sources_as_items(evidence: ParagraphEvidence, sentences: Sequence[Sentence])
     return [by_text[s.text] for s in sentences if s.text in by_text]
 
 
-Matcher = Literal["placement", "citations", "caption"]
+Matcher = Literal["placement", "alignment", "citations", "caption"]
 # "placement" (the default): placement's scorer and fitted model score every pair (placement/match.py), the
-# evidence's citations entering as its mentions; "citations": issue 33's weights per citation level with
+# evidence's citations entering as its mentions; "alignment": the same with issue 43's fitted alignment's
+# utility (placement's default strategy), every citing paragraph ahead of the rest; "citations": issue 33's weights per citation level with
 # the caption's similarity as a tie-break; "caption": the simple baseline, the caption's MiniLM cosine to the
 # paragraph, greedy, at placement's baseline threshold. The last two are kept to be measured beside the
 # first (benchmarks/summary_figures.py).
-MATCHERS: tuple[Matcher, ...] = ("placement", "citations", "caption")
+MATCHERS: tuple[Matcher, ...] = ("placement", "alignment", "citations", "caption")
 # the section a summary paragraph of each role stands for: the section kind the placement model reads
 ROLE_SECTIONS = {"background": "Introduction", "method": "Methods", "results": "Results", "conclusion": "Discussion"}
 # utility taken from a table outside the results: figures are preferred there, a table may still be shown
@@ -245,6 +246,8 @@ def assign_evidence_figures(
     assignments the pairs the placement model scores highest (:func:`placement_figures`)."""
     if matcher == "placement":
         chosen = placement_figures(evidence, used, entries, texts, embedder, control=control)
+    elif matcher == "alignment":
+        chosen = placement_figures(evidence, used, entries, texts, embedder, control=control, model="align")
     elif matcher == "citations":
         chosen = citation_figures(evidence, used, entries, texts, embedder)
     elif matcher == "caption":
@@ -325,7 +328,7 @@ def figure_pool(entries: Sequence[FigureEntry]) -> list[ImageCandidate]:
 
 def placement_scores(evidence: Sequence[ParagraphEvidence], used: Sequence[Sequence[EvidenceItem]],
                      entries: Sequence[FigureEntry], texts: Sequence[str], embedder: Embedder | None,
-                     control: JobControl | None = None) -> PairScores:
+                     control: JobControl | None = None, model: str = "sequence") -> PairScores:
     """Every (paragraph, figure) pair scored by placement's matcher (:func:`placement.match.score_pairs`):
     each paragraph in its role's section, its evidence's citations as its mentions."""
     engine = PlacementEngine(embedder=embedder)
@@ -333,19 +336,19 @@ def placement_scores(evidence: Sequence[ParagraphEvidence], used: Sequence[Seque
     sections += [None] * (len(texts) - len(sections))
     return score_pairs(engine, list(texts), figure_pool(entries), sections=sections,
                        headings=[False] * len(texts), mentions=evidence_mentions(evidence, used, entries, texts),
-                       control=control)
+                       control=control, model=model)
 
 
 def placement_figures(evidence: Sequence[ParagraphEvidence], used: Sequence[Sequence[EvidenceItem]],
                       entries: Sequence[FigureEntry], texts: Sequence[str], embedder: Embedder | None,
-                      control: JobControl | None = None) -> list[FigureChoice | None]:
+                      control: JobControl | None = None, model: str = "sequence") -> list[FigureChoice | None]:
     """The one matcher: placement's utility of every pair the evidence allows; the most paragraphs
     illustrated, then the highest total utility (tables outside the results less)."""
     options = _allowed(evidence, used, entries)
     chosen: list[FigureChoice | None] = [None] * len(texts)
     if not any(options) or not texts:
         return chosen
-    scores = placement_scores(evidence, used, entries, texts, embedder, control=control)
+    scores = placement_scores(evidence, used, entries, texts, embedder, control=control, model=model)
     column = {e.index: k for k, e in enumerate(entries)}
     by_index = {e.index: e for e in entries}
     gain: dict[tuple[int, int], float] = {}
