@@ -1,11 +1,15 @@
 """The Ask pane: a question about the open paper, answered in the background by the app's ask use case
 (`mmdocsum ask`: retrieved evidence, each sentence checked against it), shown with its citations as links
 that move the reader, as the summary's are. The questions asked about the open paper stay in the pane,
-each with its answer (newest last); another paper starts a new history and an empty question box."""
+each with its answer (newest last); another paper starts a new history and an empty question box. Each
+open paper keeps its own (issue 46, point 1): switching to another paper's tab and back shows its
+questions, answers and the question being typed as they were; a closed paper's go with its workspace."""
 
 from __future__ import annotations
 
 import html
+import weakref
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import shiboken6
@@ -13,6 +17,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from mmdocsum_desktop.app import catalog
+from mmdocsum_desktop.app import project as proj
 from mmdocsum_desktop.app.ask import ask as ask_the_paper
 from mmdocsum_desktop.gui.summary_view import (
     add_page_and_figure_links,
@@ -44,6 +49,15 @@ def answer_html(answer: Any, document: Document | None) -> str:
     return body
 
 
+@dataclass
+class PaperQuestions:
+    """What the Ask pane holds for one open paper while another is shown."""
+
+    document: Document | None
+    history: list[tuple[str, Any]] = field(default_factory=list)
+    question: str = ""  # typed, not asked yet
+
+
 class AskView(QWidget):
     """Ask the open paper a question; the answer cites where each sentence comes from."""
 
@@ -56,6 +70,9 @@ class AskView(QWidget):
         # (question, answer) asked about the open paper, oldest first: an answer does not replace the last
         self.history: list[tuple[str, Any]] = []
         self._asking = ""
+        # the other open papers' questions, by workspace (a paper's tab holds its workspace while open)
+        self._kept: weakref.WeakKeyDictionary[proj.Workspace, PaperQuestions] = weakref.WeakKeyDictionary()
+        self._workspace: proj.Workspace | None = None
         self.question = QLineEdit()
         self.question.setPlaceholderText("Ask the paper a question (e.g. Which data were used?) and press Enter")
         self.question.returnPressed.connect(self.ask)
@@ -76,19 +93,29 @@ class AskView(QWidget):
         layout.addWidget(self.browser, 1)
 
     def observe(self, state) -> None:
-        """Follow the application state (gui.state.AppState): an answer belongs to its document."""
-        state.documentChanged.connect(self._document_changed)
+        """Follow the application state (gui.state.AppState): an answer belongs to its paper."""
+        state.workspaceChanged.connect(self._workspace_changed)
 
-    def _document_changed(self, document: Document | None) -> None:
-        if self.answer is not None and self._answered_document is document:
-            return  # the same document shown again: its answers stay
-        if self._answered_document is not document:
-            # a question about the paper before is not one about this one
-            self.question.clear()
+    def _workspace_changed(self, workspace: proj.Workspace | None) -> None:
+        document = workspace.document if workspace is not None else None
+        if workspace is self._workspace and document is self._answered_document:
+            return  # the same paper shown again: its answers stay
+        if self._workspace is not None:  # the paper left keeps what was asked about it
+            self._kept[self._workspace] = PaperQuestions(self._answered_document, self.history,
+                                                         self.question.text())
+        kept = self._kept.pop(workspace, None) if workspace is not None else None
+        if kept is not None and kept.document is not document:
+            kept = None  # the workspace holds another document now: those answers are not about it
+        self._workspace = workspace
         self._answered_document = document
-        self.answer = None
-        self.history = []
-        self.browser.clear()
+        self.history = kept.history if kept is not None else []
+        self.answer = self.history[-1][1] if self.history else None
+        # a question about the paper before is not one about this one
+        self.question.setText(kept.question if kept is not None else "")
+        if self.history:
+            self._show_history()
+        else:
+            self.browser.clear()
         # said for the document there is now (the words "Open a document" beside an open one were stale)
         self.status.setText("Open a document, then ask it a question." if document is None
                             else "Ask the paper a question.")
@@ -125,7 +152,11 @@ class AskView(QWidget):
         if not shiboken6.isValid(self):
             return
         if self._answered_document is not None and self._answered_document is not document:
-            return  # another paper was opened while this one was asked
+            # another paper was shown while this one was asked: the answer goes to its own paper's questions
+            kept = next((k for k in self._kept.values() if k.document is document), None)
+            if kept is not None:
+                kept.history.append((question or answer.question, answer))
+            return
         self.answer = answer
         self._answered_document = document
         self.history.append((question or answer.question, answer))

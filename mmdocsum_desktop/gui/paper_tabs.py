@@ -11,7 +11,8 @@ What belongs to one paper stays with it:
   own workspace before another is shown, so recovery after a crash finds every open paper's work;
 * a summary job: its result lands in the project of the paper it was started for, also after a switch
   (``land_summary``); one summary runs at a time in the window (the Session has one engine);
-* Place images and a question in the Ask tab work on the paper shown: switching cancels them, and says so.
+* Place images and a question in the Ask tab work on the paper shown: switching cancels them, and says so;
+  the questions already answered stay with their paper (``AskView`` keeps them per workspace).
 The undo history does not follow a paper: it is dropped on a switch, as it was when another paper was
 opened (``ProjectModel.set_workspace`` clears it); the work itself is kept.
 """

@@ -50,3 +50,33 @@ def test_answers_stay_in_the_pane_and_another_paper_starts_afresh(qtbot, make_wi
     _open(qtbot, window, one_table_pdf)
     assert view.question.text() == ""  # not a question about this paper
     assert view.history == [] and not view.browser.toPlainText().strip()
+
+
+def test_each_open_paper_keeps_its_questions_across_tab_switches(qtbot, make_window, two_figure_pdf,
+                                                                 one_table_pdf):
+    """Issue 46, point 1: the answers asked about one paper come back with its tab."""
+    window = make_window()
+    _open(qtbot, window, two_figure_pdf)
+    first = window.workspace
+    view = window.ask_view
+    window.tabs.setCurrentWidget(view)
+    answer = _ask(qtbot, view, QUESTIONS[0])
+    view.question.setText("Typed about the first paper")
+    _open(qtbot, window, one_table_pdf)  # a second tab
+    second = window.workspace
+    assert second is not first and window.papers.bar.count() == 2
+    assert view.history == [] and view.question.text() == "" and not view.browser.toPlainText().strip()
+    view.question.setText("Typed about the second paper")
+
+    window.papers.bar.setCurrentIndex(0)  # back to the first paper's tab
+    assert window.workspace is first
+    assert view.history == [(QUESTIONS[0], answer)] and view.answer is answer
+    shown = view.browser.toPlainText()
+    assert f"Q: {QUESTIONS[0]}" in shown and all(s.text in shown for s in answer.sentences)
+    links = re.findall(r'href="(cite:[^"]+)"', answer_html(answer, first.document))
+    assert links and all(f'href="{link}"' in view.browser.toHtml() for link in links)
+    assert view.question.text() == "Typed about the first paper"
+
+    window.papers.bar.setCurrentIndex(1)
+    assert view.history == [] and view.question.text() == "Typed about the second paper"
+    assert not view.browser.toPlainText().strip()
