@@ -1,7 +1,9 @@
 """The judgement panel of the summary view: "Judge this summary" runs a language model over the summary
 and its document (``judge.summary.judge_document``) and this panel shows its progress with Cancel,
 then one row per aspect (score 0–5, "missing" or "n/a", and the judge's explanation), the overall
-score, and a note when the judge read the figures as text rather than seeing them."""
+score, and a note when the judge read the figures as text rather than seeing them. A judge labelled unfit
+or weak (run because the user insisted) is said in a warning line that stays with its scores, beside an
+overall score marked unreliable (issue 46, point 2); the heading wraps rather than running off the edge."""
 
 from __future__ import annotations
 
@@ -67,6 +69,8 @@ class JudgePanel(QFrame):
         self.result: dict[str, Any] | None = None
         self._running = False
         self.title = QLabel("Judgement")
+        self.title.setWordWrap(True)  # "Judging with llama (a long model name.gguf)…" wraps in a narrow pane
+        self.title.setMinimumWidth(1)  # its width comes from the pane, not from the heading's length
         font = QFont(self.title.font())
         font.setBold(True)
         self.title.setFont(font)
@@ -93,6 +97,16 @@ class JudgePanel(QFrame):
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.progress, 1)
         row.addWidget(self.cancel_button)
+
+        # the judge's model is labelled unfit or weak: said while it runs and on its scores, until cleared
+        self.warning = QLabel("")
+        self.warning.setObjectName("judgeWarning")
+        self.warning.setWordWrap(True)
+        self.warning.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.warning.setStyleSheet(f"background: {_MESSAGE_COLOURS['warning']}; color: #222; padding: 4px; "
+                                   "border-radius: 3px;")
+        self.warning.setVisible(False)
+        self.unreliable = ""  # the warning's sentence, "" for a judge not labelled unfit or weak
 
         self.message = QLabel("")
         self.message.setWordWrap(True)
@@ -124,6 +138,7 @@ class JudgePanel(QFrame):
 
         layout = QVBoxLayout(self)
         layout.addLayout(header)
+        layout.addWidget(self.warning)
         layout.addWidget(self.progress_row)
         layout.addWidget(self.message)
         layout.addWidget(self.insist_button, 0, Qt.AlignmentFlag.AlignLeft)
@@ -133,9 +148,11 @@ class JudgePanel(QFrame):
         self.setVisible(False)
 
     # ---- running
-    def start(self, title: str) -> None:
+    def start(self, title: str, unreliable: str = "") -> None:
+        """A run begins; ``unreliable`` says why its judge's scores cannot be trusted (its fitness)."""
         self.result = None
         self.title.setText(title)
+        self.set_unreliable(unreliable)
         self.overall.setText("")
         self.table.setRowCount(0)
         self.table.setVisible(False)
@@ -171,6 +188,11 @@ class JudgePanel(QFrame):
         self.progress.setFormat("cancelling: the judge stops once it has read its current prompt…")
         self.cancelRequested.emit()
 
+    def set_unreliable(self, sentence: str) -> None:
+        self.unreliable = sentence
+        self.warning.setText(f"Unreliable scores: {sentence}" if sentence else "")
+        self.warning.setVisible(bool(sentence))
+
     # ---- outcome
     def show_refusal(self, text: str) -> None:
         """The judge did not start: ``text`` says why, and "Judge anyway" runs it if the user insists."""
@@ -189,14 +211,18 @@ class JudgePanel(QFrame):
     def clear(self) -> None:
         self.result = None
         self.table.setRowCount(0)
+        self.set_unreliable("")
         self.message.setVisible(False)
         self.insist_button.setVisible(False)
         self.progress_row.setVisible(False)
         self._running = False
         self.setVisible(False)
 
-    def show_result(self, result: dict[str, Any], titles: dict[str, str] | None = None) -> None:
+    def show_result(self, result: dict[str, Any], titles: dict[str, str] | None = None, *,
+                    unreliable: str = "") -> None:
+        """The scores of a finished judgement; ``unreliable`` (the judge's fitness sentence) marks them."""
         self.result = result
+        self.set_unreliable(unreliable)
         titles = titles or {}
         aspects = result.get("aspects") or {}
         self.table.setRowCount(len(aspects))
@@ -217,8 +243,9 @@ class JudgePanel(QFrame):
         self.table.setFixedHeight(min(260, self.table.horizontalHeader().sizeHint().height() + rows_height
                                       + 2 * self.table.frameWidth() + 4))
         overall = result.get("overall")
-        self.overall.setText(f"Overall {format_score({'score': overall, 'status': 'ok'})}"
-                             if overall is not None else "Overall: no score")
+        self.overall.setText((f"Overall {format_score({'score': overall, 'status': 'ok'})}"
+                              if overall is not None else "Overall: no score")
+                             + (" (unreliable)" if unreliable else ""))
         notes = []
         if result.get("figures_as_text"):
             notes.append("The judge does not see images: it was given each figure as its label, caption and "

@@ -608,16 +608,18 @@ class SummaryView(QWidget):
                   core.judge_summary(session, workspace.document, snapshot, workspace.root, insist=insist),
                   kind="judge")
         job.signals.progress.connect(self.judge_panel.set_progress)
-        job.signals.succeeded.connect(lambda result: self._judge_done(workspace, fingerprint, result))
+        # the fitness known before the run marks its result (the judgement's label may not name a file)
+        run_fitness = self.judge_fitness
+        job.signals.succeeded.connect(lambda result: self._judge_done(workspace, fingerprint, result, run_fitness))
         job.signals.failed.connect(lambda message: self._judge_ended(workspace, f"Judging failed: {message}",
                                                                      "error"))
         job.signals.cancelled.connect(lambda partial: self._judge_ended(
             workspace, "Judging cancelled; no scores were kept.", "info"))
         job.signals.finished.connect(lambda: self._judge_finished(job))
         self.judge_job = job
-        self.judge_panel.start(f"Judging with {judge}…")
-        if self.judge_fitness is not None:  # said before the run, not only after 200 s of it
-            self.judge_panel.title.setText(f"Judging with {judge}… — {self.judge_fitness.sentence()}")
+        # an unfit or weak judge is said before the run, not only after 200 s of it
+        self.judge_panel.start(f"Judging with {judge}…",
+                               self.judge_fitness.sentence() if self.judge_fitness is not None else "")
         self._update_judge_button()
         job_bar = getattr(self.window(), "job_bar", None)
         track = getattr(job_bar, "track", None)
@@ -633,21 +635,21 @@ class SummaryView(QWidget):
         if self.judge_job is not None:
             self.judge_job.cancel()
 
-    def _judge_done(self, workspace: Workspace, fingerprint: str, result: Any) -> None:
+    def _judge_done(self, workspace: Workspace, fingerprint: str, result: Any,
+                    run_fitness: catalog.Fitness | None = None) -> None:
         if not shiboken6.isValid(self) or workspace is not self.workspace or not isinstance(result, dict):
             return
         self._judged_fingerprint = fingerprint
         titles = result.get("aspect_titles") or {}
         overall = result.get("overall")
-        self.judge_panel.title.setText(f"Judgement by {result.get('judge') or 'the judge'}")
-        self.judge_panel.show_result(result, titles)
+        judge_fitness = run_fitness or catalog.fitness_for_judgement(result)
+        warns = judge_fitness is not None and judge_fitness.warns
+        # the scores stay visible, marked: they are the model's, and it cannot tell good from bad
+        self.judge_panel.title.setText(f"Judgement by {result.get('judge') or 'the judge'}"
+                                       + (" — unreliable" if warns else ""))
+        self.judge_panel.show_result(result, titles,
+                                     unreliable=judge_fitness.sentence() if judge_fitness is not None and warns else "")
         self.share_room()  # the scores take more room than the progress did
-        judge_fitness = catalog.fitness_for_judgement(result)
-        if judge_fitness is not None and judge_fitness.warns:
-            # the scores stay visible, marked: they are the model's, and it cannot tell good from bad
-            self.judge_panel.title.setText(f"Judgement by {result.get('judge') or 'the judge'} — unreliable: "
-                                           f"{judge_fitness.sentence()}")
-            self.judge_panel.title.setWordWrap(True)
         if fingerprint != summary_fingerprint(self.summary):
             self.judge_panel.mark_stale()
         self.status.setText("Summary judged" + (f": overall {overall:.1f} / 5." if overall is not None else "."))
@@ -657,6 +659,7 @@ class SummaryView(QWidget):
         if not shiboken6.isValid(self) or workspace is not self.workspace:
             return
         self.judge_panel.title.setText("Judgement")
+        self.judge_panel.set_unreliable("")  # no scores to mark
         self.judge_panel.show_message(message, kind)
 
     def _judge_finished(self, job: Job) -> None:

@@ -194,9 +194,11 @@ def for_summary(summary: Any) -> Fitness | None:
 
 
 def for_judgement(result: dict[str, Any]) -> Fitness | None:
-    """The judge's fitness for a judgement's JSON (its ``judge`` names the model, as the engine does)."""
+    """The judge's fitness for a judgement's JSON (its ``judge`` names the model, as the engine does:
+    "llama (model.gguf)", or as the summary judge labels it: "llama:SmolLM2-135M-Instruct")."""
     judge = str(result.get("judge") or "")
-    match = re.search(r"\(([^()]+\.gguf)\)", judge) or re.search(r"(\S+\.gguf)", judge)
+    match = (re.search(r"\(([^()]+\.gguf)\)", judge) or re.search(r"(\S+\.gguf)", judge)
+             or re.fullmatch(r"\s*llama:\s*(\S.*?)\s*", judge))
     if not match:
         return None
     return for_model(match.group(1), "judge")

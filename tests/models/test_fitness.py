@@ -74,3 +74,11 @@ def test_a_judgement_names_its_judge():
     verdict = fitness.for_judgement({"judge": "llama (SmolLM2-135M-Instruct.Q4_1.gguf)"})
     assert verdict is not None and verdict.verdict == "unfit"
     assert fitness.for_judgement({"judge": "openai (gpt-x)"}) is None
+    assert fitness.for_judgement({"judge": "openai:gpt-x"}) is None
+
+
+def test_the_summary_judges_label_names_its_model_too():
+    """Issue 46, point 2: the summary judge labels itself "llama:<model name>" (judge.sources.engine_label);
+    a judgement by SmolLM2 so labelled is still known as one by an unfit judge."""
+    verdict = fitness.for_judgement({"judge": "llama:SmolLM2-135M-Instruct"})
+    assert verdict is not None and verdict.verdict == "unfit" and verdict.use == "judge"
