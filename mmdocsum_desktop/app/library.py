@@ -22,6 +22,8 @@ from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.library import batch, indexer, notes, sources, zotero
 from mmdocsum_desktop.library.ask import LibrarySearch, citation_link
+from mmdocsum_desktop.library.citation import cite as cite  # re-exported: "Copy with citation" in the window
+from mmdocsum_desktop.library.citation import quote as quote  # and `mmdocsum library cite`
 from mmdocsum_desktop.library.indexer import IndexProgress as IndexProgress  # re-exported for the window
 from mmdocsum_desktop.library.store import LibraryError as LibraryError  # re-exported: front ends catch it
 from mmdocsum_desktop.library.store import LibraryStore

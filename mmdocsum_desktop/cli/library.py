@@ -8,6 +8,7 @@ summarised in batch, exported as notes.
     mmdocsum library summarize [--all | PAPER...] [--concurrency N] [engine flags]
     mmdocsum library export DIR [PAPER...] [--overwrite-edited]
     mmdocsum library remove [PAPER...] [--missing]
+    mmdocsum library cite PAPER... [--page N] [--quote TEXT] [--format json]
 
 Every subcommand takes ``--library DIR`` (default: ``library/`` under the app's data dir, or
 $MMDOCSUM_LIBRARY). A PAPER is an id from ``list``, a file path or a Zotero key. Indexing and summaries
@@ -114,6 +115,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     remove.add_argument("papers", nargs="*", metavar="PAPER", help="ids, paths or Zotero keys")
     remove.add_argument("--missing", action="store_true", help="every paper whose file is gone")
     remove.set_defaults(handler=run_remove)
+
+    cite = sub("cite", "each paper's citation, author-year with its DOI (what Copy with citation copies)")
+    cite.add_argument("papers", nargs="+", metavar="PAPER", help="ids, paths, Zotero keys")
+    cite.add_argument("--page", type=int, default=None, metavar="N", help="the page cited")
+    cite.add_argument("--quote", default=None, metavar="TEXT", help="a passage, quoted before the citation")
+    cite.add_argument("--format", choices=("text", "json"), default="text")
+    cite.set_defaults(handler=run_cite)
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -325,4 +333,16 @@ def run_remove(args: argparse.Namespace) -> int:
         sys.stdout.write(f"removed {paper.id}: {paper.display_title()} ({paper.source_path})\n")
     if not removed:
         sys.stdout.write("nothing to remove\n")
+    return 0
+
+
+def run_cite(args: argparse.Namespace) -> int:
+    with _open(args) as library:
+        papers = library.resolve(args.papers)
+    lines = [use.quote(args.quote, p, page=args.page) if args.quote else use.cite(p, page=args.page) for p in papers]
+    if args.format == "json":
+        rows = [{"paper_id": p.id, "citekey": p.citekey, "citation": line} for p, line in zip(papers, lines, strict=True)]
+        sys.stdout.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write("".join(line + "\n" for line in lines))
     return 0

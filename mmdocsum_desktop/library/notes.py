@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +42,7 @@ from mmdocsum_desktop.fileio import (
     write_text_atomic,
 )
 from mmdocsum_desktop.library.ask import citation_link
+from mmdocsum_desktop.library.citekeys import generated_key
 from mmdocsum_desktop.library.store import LibraryStore, NoteRecord
 from mmdocsum_desktop.schemas.library import ExportReport, Paper
 from mmdocsum_desktop.schemas.summary import FigureChoice, Summary
@@ -56,24 +56,18 @@ _BEGIN = re.compile(r"^[ \t]*<!--\s*mmdocsum:begin\b.*-->[ \t]*$", re.MULTILINE)
 _END = re.compile(r"^[ \t]*<!--\s*mmdocsum:end\b.*-->[ \t]*$", re.MULTILINE)
 # a top-level YAML key at the start of a line ("title:", "aliases:"); other lines continue the entry above
 _KEY = re.compile(r"""^(?P<key>[^\s#:'"-][^:]*?|"[^"]*"|'[^']*')[ \t]*:(?:[ \t]|$)""")
-_STOP = {"a", "an", "the", "of", "on", "in", "and", "for", "to", "with", "from", "by", "at"}
 # the properties the app writes, in this order; "tags" is merged with the user's, the others are the app's
 APP_PROPERTIES = ("title", "authors", "year", "doi", "citekey", "zotero_key", "zotero_attachment_key", "source",
                   "collections", "tags")
 
 
-def _ascii_word(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower())
-
-
 def citation_key(paper: Paper) -> str:
-    """Better BibTeX's default shape: first author's family name, year, first word of the title that is
-    not an article or a preposition ("suanarunsawat2010antioxidant", "debock2019imprecise"); the paper's
-    id keeps it unique when those are unknown."""
-    last = _ascii_word(paper.first_family_name())
-    words = [w for w in (_ascii_word(w) for w in paper.display_title().split()) if w and w not in _STOP]
-    key = f"{last}{paper.year or ''}{words[0] if words else ''}"
-    return key if len(key) >= 4 else f"paper{paper.id}"
+    """The paper's key as the library gives it (:meth:`LibraryStore.citation_keys`: Better BibTeX's or the
+    Extra field's, else first author, year, title word, unique within the library); for a paper built
+    elsewhere, that shape ("suanarunsawat2010antioxidant"), or ``paper{id}`` when it has none of them."""
+    if paper.citekey:
+        return paper.citekey
+    return generated_key(paper.first_family_name(), paper.year, paper.display_title()) or f"paper{paper.id}"
 
 
 def note_owner(paper: Paper) -> str:

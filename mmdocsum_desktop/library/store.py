@@ -28,7 +28,8 @@ for writing: nothing is written there. The header is read from the file itself, 
 Schema version: ``PRAGMA user_version``; a file written by a newer version is refused with a message,
 never altered. Version 2 added the notes written by export (``notes``: what the app last wrote in each
 note, so a note the user edited is never overwritten), the summaries' claims and the authors' family
-names; a version 1 file is upgraded in place.
+names; version 3 the citation key a Zotero item gives (``papers.citekey``: Better BibTeX's, or its Extra
+field's). Files of versions 1 and 2 are upgraded in place.
 """
 
 from __future__ import annotations
@@ -51,10 +52,11 @@ from urllib.parse import quote
 import numpy as np
 
 from mmdocsum_desktop.errors import MmdocsumError
+from mmdocsum_desktop.library.citekeys import KeyEntry, clean_key, unique_keys
 from mmdocsum_desktop.schemas.library import Paper, PaperFilter, VisualRecord
 from mmdocsum_desktop.text.tokens import tokens
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 FILE_NAME = "library.sqlite"
 # the app's mark in the SQLite header (PRAGMA application_id, bytes 68-71): "mmds"
 APPLICATION_ID = int.from_bytes(b"mmds", "big")
@@ -71,6 +73,8 @@ _UPGRADE_1_2 = (
     "paper_id INTEGER, body_hash TEXT NOT NULL, properties TEXT NOT NULL DEFAULT '{}', written_at REAL NOT NULL)",
     "CREATE INDEX IF NOT EXISTS notes_owner ON notes(folder, owner)",
 )
+# version 2 → 3
+_UPGRADE_2_3 = ("ALTER TABLE papers ADD COLUMN citekey TEXT",)
 # embeddings are stored as float16: half the file and the memory, and cosine ranks do not change
 VECTOR_DTYPE = np.float16
 
@@ -84,7 +88,7 @@ CREATE TABLE IF NOT EXISTS papers (
     size INTEGER, mtime_ns INTEGER,
     content_hash TEXT NOT NULL DEFAULT '',
     title TEXT NOT NULL DEFAULT '', authors TEXT NOT NULL DEFAULT '[]', year INTEGER, doi TEXT,
-    family_names TEXT NOT NULL DEFAULT '[]',
+    family_names TEXT NOT NULL DEFAULT '[]', citekey TEXT,
     collections TEXT NOT NULL DEFAULT '[]', tags TEXT NOT NULL DEFAULT '[]',
     zotero_key TEXT, zotero_attachment_key TEXT, zotero_library_id INTEGER,
     status TEXT NOT NULL DEFAULT 'pending', error TEXT,
@@ -161,6 +165,7 @@ class Metadata:
     zotero_key: str | None = None
     zotero_attachment_key: str | None = None
     zotero_library_id: int | None = None
+    citekey: str | None = None  # the key Zotero gives the item (Better BibTeX's, or its Extra field's)
 
 
 @dataclass(frozen=True)
@@ -377,8 +382,8 @@ class LibraryStore:
         version = self._check_version()
         if version == SCHEMA_VERSION:
             return
-        if version == 1:
-            self._upgrade_from_1()
+        if version in (1, 2):
+            self._upgrade_from(version)
             return
         # one script, one transaction (executescript commits whatever is pending first, so the
         # transaction is spelled inside it): two processes creating the library at once serialise here
@@ -387,14 +392,16 @@ class LibraryStore:
                 "BEGIN IMMEDIATE;" + _SCHEMA + "INSERT OR IGNORE INTO meta(key, value) VALUES ('generation', '0');"
                 f"PRAGMA user_version = {SCHEMA_VERSION};COMMIT;")
 
-    def _upgrade_from_1(self) -> None:
+    def _upgrade_from(self, version: int) -> None:
         # statement by statement, not executescript (which would commit first): two processes upgrading at
         # once serialise on BEGIN IMMEDIATE and the second finds the work done
+        steps = {1: _UPGRADE_1_2 + _UPGRADE_2_3, 2: _UPGRADE_2_3}
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
-                if int(self._conn.execute("PRAGMA user_version").fetchone()[0]) == 1:
-                    for statement in _UPGRADE_1_2:
+                found = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+                if found in steps:
+                    for statement in steps[found]:
                         self._conn.execute(statement)
                     self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             except BaseException:
@@ -512,11 +519,11 @@ class LibraryStore:
             conn.execute(
                 "UPDATE papers SET title = CASE WHEN ? != '' THEN ? ELSE title END, authors = ?, family_names = ?, "
                 "year = ?, doi = ?, collections = ?, tags = ?, zotero_key = ?, zotero_attachment_key = ?, "
-                "zotero_library_id = ? WHERE id = ?",
+                "zotero_library_id = ?, citekey = ? WHERE id = ?",
                 (metadata.title, metadata.title, json.dumps(list(metadata.authors)),
                  json.dumps(list(metadata.family_names)), metadata.year, metadata.doi,
                  json.dumps(list(metadata.collections)), json.dumps(list(metadata.tags)), metadata.zotero_key,
-                 metadata.zotero_attachment_key, metadata.zotero_library_id, paper_id))
+                 metadata.zotero_attachment_key, metadata.zotero_library_id, metadata.citekey, paper_id))
         # a paper whose content another path already brought in is indexed at once
         conn.execute("UPDATE papers SET status = 'indexed', indexed_at = coalesce(indexed_at, ?) WHERE id = ? AND "
                      "status = 'pending' AND content_hash IN (SELECT hash FROM contents)", (now, paper_id))
@@ -604,12 +611,27 @@ class LibraryStore:
                                "GROUP BY content_hash HAVING count(*) > 1"):
             first_of[row["content_hash"]] = int(row["first"])
         now = time.time()
-        found = [_paper(row, first_of, now) for row in rows]
+        keys = self.citation_keys() if rows else {}
+        found = [_paper(row, first_of, now, keys.get(int(row["id"]), "")) for row in rows]
         if filter.status == "indexing":  # a claim whose process is gone is no indexing
             found = [p for p in found if p.indexing]
         elif filter.status == "pending":
             found = [p for p in found if not p.indexing]
         return found
+
+    def citation_keys(self) -> dict[int, str]:
+        """Every paper's citation key, unique within the library (:func:`citekeys.unique_keys`): the key
+        Zotero gives, else first author, year and title word."""
+        rows = self._query("SELECT p.id, p.authors, p.family_names, p.year, p.title, p.citekey, p.source_path, "
+                           "c.title AS c_title FROM papers p LEFT JOIN contents c ON c.hash = p.content_hash")
+        entries = []
+        for row in rows:
+            families, authors = json.loads(row["family_names"] or "[]"), json.loads(row["authors"] or "[]")
+            family = (families[0].strip() if families and str(families[0]).strip()
+                      else (authors[0].split() or [""])[-1] if authors else "")
+            title = row["title"] or row["c_title"] or Path(row["source_path"]).name
+            entries.append(KeyEntry(int(row["id"]), family, row["year"], title, clean_key(row["citekey"])))
+        return unique_keys(entries)
 
     def paper(self, paper_id: int) -> Paper | None:
         found = self.papers(ids=[paper_id])
@@ -876,7 +898,7 @@ def fts_query(text: str) -> str:
     return " OR ".join('"' + w.replace('"', "") + '"' for w in words if w.replace('"', ""))
 
 
-def _paper(row: sqlite3.Row, first_of: dict[str, int], now: float) -> Paper:
+def _paper(row: sqlite3.Row, first_of: dict[str, int], now: float, citekey: str = "") -> Paper:
     first = first_of.get(row["content_hash"])
     indexing = row["status"] == "pending" and bool(row["claimed_by"]) \
         and not _claim_is_stale(row["claimed_by"], row["claimed_at"], now)
@@ -891,7 +913,7 @@ def _paper(row: sqlite3.Row, first_of: dict[str, int], now: float) -> Paper:
         tags=json.loads(row["tags"] or "[]"), zotero_key=row["zotero_key"],
         zotero_attachment_key=row["zotero_attachment_key"], zotero_library_id=row["zotero_library_id"],
         duplicate_of=first if first is not None and first != row["id"] else None, added_at=row["added_at"],
-        indexed_at=row["indexed_at"],
+        indexed_at=row["indexed_at"], citekey=citekey,
     )
 
 

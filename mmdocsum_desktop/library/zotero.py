@@ -18,10 +18,17 @@ and an absolute path is taken only for a linked file (linkMode 2) named as a pap
 reported. Text that is not UTF-8 (a damaged database) is read with replacement characters. Then its parent item's title, creators, date, DOI, tags and collections from ``items``, ``itemData``,
 ``itemDataValues``, ``fields``, ``creators``/``itemCreators``, ``tags``/``itemTags``, ``collections``/
 ``collectionItems``. Items (parent or attachment) in ``deletedItems`` — Zotero's trash — are left out.
+
+Citation keys: Better BibTeX keeps its keys in ``better-bibtex.sqlite`` beside ``zotero.sqlite`` (table
+``citationkey`` since Better BibTeX 6; before that a JSON document in the ``better-bibtex`` table), read
+with the same read-only, lock-free open and never written; an item without one there gives the key of a
+``Citation Key: …`` line in its Extra field (or Zotero's own ``citationKey`` field). A database that cannot
+be read gives no keys, and the library's own keys stand in (:mod:`library.citekeys`).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import sqlite3
@@ -34,11 +41,13 @@ from urllib.parse import quote
 
 from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError
 from mmdocsum_desktop.jobs import JobControl
+from mmdocsum_desktop.library.citekeys import clean_key, extra_citation_key
 from mmdocsum_desktop.library.sources import Candidate, register
 from mmdocsum_desktop.library.store import LibraryStore, Metadata
 from mmdocsum_desktop.schemas.library import PAPER_SUFFIXES, SourceReport
 
 DB_NAME = "zotero.sqlite"
+BBT_DB_NAME = "better-bibtex.sqlite"
 USER_LIBRARY_ID = 1  # Zotero's own library (groups have other ids)
 # content types of attachments that are papers the readers take
 _PAPER_TYPES = ("application/pdf", "text/html", "application/xhtml+xml", "text/markdown", "application/xml",
@@ -124,6 +133,7 @@ def read_attachments(data_dir: Path, *, base_dir: Path | None = None) -> tuple[l
     data_dir = data_dir.expanduser().resolve()
     skipped: list[str] = []
     found: list[ZoteroAttachment] = []
+    keys = better_bibtex_keys(data_dir)
     with open_read_only(data_dir) as conn:
         conn.row_factory = sqlite3.Row
         trashed = {int(r[0]) for r in conn.execute("SELECT itemID FROM deletedItems")}
@@ -135,6 +145,7 @@ def read_attachments(data_dir: Path, *, base_dir: Path | None = None) -> tuple[l
             "SELECT a.itemID, a.parentItemID, a.linkMode, a.contentType, a.path, i.key, i.libraryID, "
             "p.key AS parentKey FROM itemAttachments a JOIN items i ON i.itemID = a.itemID "
             "LEFT JOIN items p ON p.itemID = a.parentItemID ORDER BY i.dateAdded, a.itemID").fetchall()
+        item_keys = {int(r[0]): (int(r[1]), str(r[2])) for r in conn.execute("SELECT itemID, libraryID, key FROM items")}
     by_item: dict[int, list[_Attachment]] = {}
     for row in rows:
         item_id, parent_id = int(row["itemID"]), row["parentItemID"]
@@ -169,17 +180,60 @@ def read_attachments(data_dir: Path, *, base_dir: Path | None = None) -> tuple[l
         title = title or fields.get(chosen.item_id, {}).get("title") or ""
         year_match = _YEAR.search(values.get("date", ""))
         names = creators.get(owner, [])
+        library_id, item_key = item_keys.get(owner, (chosen.library_id, chosen.parent_key or chosen.key))
+        citekey = (keys.get((library_id, item_key)) or keys.get((0, str(owner))) or clean_key(values.get("citationKey"))
+                   or extra_citation_key(values.get("extra", "")))
         metadata = Metadata(
             title=title, authors=tuple(n for n, _family in names), family_names=tuple(f for _n, f in names),
             year=int(year_match.group(1)) if year_match else None,
             doi=values.get("DOI") or None, collections=tuple(collections.get(owner, [])),
             tags=tuple(dict.fromkeys([*tags.get(owner, []), *tags.get(chosen.item_id, [])])),
             zotero_key=chosen.parent_key or chosen.key, zotero_attachment_key=chosen.key,
-            zotero_library_id=chosen.library_id,
+            zotero_library_id=chosen.library_id, citekey=citekey,
         )
         assert chosen.path is not None
         found.append(ZoteroAttachment(chosen.key, metadata.zotero_key, chosen.library_id, chosen.path, metadata))
     return found, skipped
+
+
+def better_bibtex_keys(data_dir: Path) -> dict[tuple[int, str], str]:
+    """Better BibTeX's citation keys: (library id, item key) → key, and (0, "ITEMID") → key where only the
+    item's id is recorded. Read-only and lock-free (as ``zotero.sqlite``); none when there is no such file or
+    it cannot be read (a damaged or unknown layout never stops the Zotero folder being read)."""
+    database = data_dir / BBT_DB_NAME
+    if not database.is_file():
+        return {}
+    keys: dict[tuple[int, str], str] = {}
+    try:
+        conn = sqlite3.connect(database_uri(database), uri=True)
+    except sqlite3.DatabaseError:
+        return {}
+    try:
+        conn.text_factory = _text
+        tables = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "citationkey" in tables:  # Better BibTeX 6 and later
+            rows = [(r[0], r[1], r[2], r[3]) for r in conn.execute(
+                "SELECT itemID, libraryID, itemKey, citationKey FROM citationkey")]
+        elif "better-bibtex" in tables:  # earlier: a LokiJS collection stored as JSON
+            row = conn.execute("SELECT data FROM \"better-bibtex\" WHERE name = 'better-bibtex.citekey'").fetchone()
+            data = json.loads(row[0]).get("data", []) if row and row[0] else []
+            rows = [(d.get("itemID"), d.get("libraryID"), d.get("itemKey"), d.get("citekey"))
+                    for d in data if isinstance(d, dict)]
+        else:
+            rows = []
+    except (sqlite3.DatabaseError, ValueError, TypeError, AttributeError):
+        return {}
+    finally:
+        conn.close()
+    for item_id, library_id, item_key, citekey in rows:
+        key = clean_key(citekey if isinstance(citekey, str) else None)
+        if key is None:
+            continue
+        if isinstance(item_key, str) and item_key:
+            keys[(int(library_id) if isinstance(library_id, int) else USER_LIBRARY_ID, item_key)] = key
+        if isinstance(item_id, int):
+            keys[(0, str(item_id))] = key
+    return keys
 
 
 def _why_not(attachment: _Attachment, title: str, *, has_snapshot: bool) -> str:

@@ -58,6 +58,9 @@ class Paper(BaseModel):
     zotero_attachment_key: str | None = None  # the PDF attachment: zotero://open-pdf links need it
     zotero_library_id: int | None = None
     duplicate_of: int | None = None  # the paper whose file has the same content (asked once, listed twice)
+    # the citation key, unique within the library: Better BibTeX's or the Zotero item's Extra field's where
+    # there is one, else first author, year, title word ("smith2020malaria"); "" for a paper not from a library
+    citekey: str = ""
     added_at: float = 0.0
     indexed_at: float | None = None
 

@@ -37,4 +37,5 @@ def test_a_folder_pdf_gets_authors_year_and_a_citation_key(session, tmp_path):
         assert paper.status == "indexed" and paper.doi == "10.1155/2016/2498764"
         assert paper.authors == ["Ahmet Acar", "Bruno M. Simões", "Robert B. Clarke", "Keith Brennan"]
         assert paper.family_names[0] == "Acar" and paper.year == 2016
-        assert citation_key(paper) == "acar2016role"
+        assert citation_key(paper) == paper.citekey == "acar2016role"
+        assert use.cite(paper, page=2) == "Acar et al., 2016, p. 2, doi:10.1155/2016/2498764"

@@ -1,5 +1,6 @@
 """The library file's schema: a version 1 library (before the notes' records, the summaries' claims and
-the family names) is upgraded in place when opened, its papers kept. Whose file it is: only a file with the
+the family names) and a version 2 library (before Zotero's citation keys) are upgraded in place when opened,
+their papers kept. Whose file it is: only a file with the
 app's mark (or this app's unmarked tables) is opened; another program's SQLite file, Zotero's database
 (copied or through a link) and a link among the library's files are refused, byte-identical after."""
 
@@ -26,7 +27,7 @@ def test_a_version_1_library_is_upgraded_in_place(tmp_path):
     # what version 1 wrote: no notes table, no family names, no summary claims
     conn = sqlite3.connect(tmp_path / "library.sqlite")
     conn.executescript("DROP TABLE notes; ALTER TABLE papers DROP COLUMN family_names; "
-                       "ALTER TABLE papers DROP COLUMN summary_claimed_by; "
+                       "ALTER TABLE papers DROP COLUMN summary_claimed_by; ALTER TABLE papers DROP COLUMN citekey; "
                        "UPDATE papers SET summary_status = 'queued'; PRAGMA user_version = 1;")
     conn.close()
     with LibraryStore(tmp_path) as store:
@@ -37,7 +38,23 @@ def test_a_version_1_library_is_upgraded_in_place(tmp_path):
         assert paper.first_family_name() == "Bock"  # no family name recorded: the last word stands in
         assert store.note_of(str(tmp_path), "paper:1") is None
     conn = sqlite3.connect(tmp_path / "library.sqlite")
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    conn.close()
+
+
+def test_a_version_2_library_is_upgraded_in_place_and_keeps_its_keys_shape(tmp_path):
+    with LibraryStore(tmp_path) as store, store.write() as conn:
+        store.upsert(conn, str(tmp_path / "a.pdf"), kind="folder", root=str(tmp_path), size=1, mtime_ns=1,
+                     content_hash="abc", metadata=Metadata(title="Malaria in the highlands", authors=("Jo Smith",),
+                                                           family_names=("Smith",), year=2020))
+    conn = sqlite3.connect(tmp_path / "library.sqlite")
+    conn.executescript("ALTER TABLE papers DROP COLUMN citekey; PRAGMA user_version = 2;")
+    conn.close()
+    with LibraryStore(tmp_path) as store:
+        assert [(p.title, p.citekey) for p in store.papers()] == [("Malaria in the highlands", "smith2020malaria")]
+    conn = sqlite3.connect(tmp_path / "library.sqlite")
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert "citekey" in [r[1] for r in conn.execute("PRAGMA table_info(papers)")]
     conn.close()
 
 
