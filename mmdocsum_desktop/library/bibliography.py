@@ -1,8 +1,20 @@
-"""Authors and year of a folder PDF, from the file alone (never looked up online): the PDF's XMP metadata
-(``dc:creator``, publication dates), its first page (the author line under the title; "Published ...",
-the journal's header date, the copyright year, "Accepted ..." last) and the document-information
+"""Authors, year and title of a folder PDF, from the file alone (never looked up online): the PDF's XMP
+metadata (``dc:creator``, publication dates), its first page (the author line under the title; "Published
+...", the journal's header date, the copyright year, "Accepted ..." last) and the document-information
 ``Author`` field when it holds names. Zotero's and JATS's own metadata come first: the indexer fills in
 only what a paper lacks.
+
+A title is never the journal's name. The reader takes the largest type near the top of the first page,
+which on many journals' pages ("BMC Public Health", "PLoS ONE", "Emerging Infectious Diseases") is the
+journal's banner; and some files' metadata title is the journal's name. A title is taken for a journal's
+name when the file says so (XMP ``prism:publicationName``, the head of the Info ``Subject``, "BMC Public
+Health 2010, 10:123"), when a line of its first pages cites it as the journal (the name with a volume, a
+year, a DOI or the journal's web address: "Emerging Infectious Diseases • www.cdc.gov/eid • Vol. 16"), or
+by its shape (a short name in capitals opening with "BMC", "PLoS", "Journal of"…, a well-known journal).
+The real title then comes from the metadata title (when it is none of those and stands on the first page),
+else from the first page: the block in the largest type, among those above the abstract that are neither
+the journal's name, an article-type label, an author line, a date nor an affiliation; else the metadata
+title; else none (the file's name is shown), never the journal's name.
 """
 
 from __future__ import annotations
@@ -13,7 +25,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from mmdocsum_desktop.document.metadata import pdf_file_metadata
+from mmdocsum_desktop.document.metadata import PdfFileMetadata, pdf_file_metadata
 from mmdocsum_desktop.schemas.document import Document
 
 _YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
@@ -45,14 +57,20 @@ class Bibliography:
     authors: tuple[str, ...] = ()
     family_names: tuple[str, ...] = ()
     year: int | None = None
+    title: str = ""  # never a journal's name; "" where the file offers no title but that
 
 
 def pdf_bibliography(path: Path, document: Document) -> Bibliography:
-    """Authors (with family names) and year of a PDF; empty where the file does not say."""
-    xmp, info_author = pdf_file_metadata(path)
-    names = _xmp_creators(xmp) or first_page_authors(document) or _info_authors(info_author)
-    year = first_page_published(document) or _xmp_year(xmp) or first_page_year(document)
-    return Bibliography(tuple(n for n, _f in names), tuple(f for _n, f in names), year)
+    """Authors (with family names), year and title of a PDF; empty where the file does not say."""
+    meta = pdf_file_metadata(path)
+    names = _xmp_creators(meta.xmp) or first_page_authors(document) or _info_authors(meta.author)
+    year = first_page_published(document) or _xmp_year(meta.xmp) or first_page_year(document)
+    return Bibliography(tuple(n for n, _f in names), tuple(f for _n, f in names), year, paper_title(document, meta))
+
+
+def pdf_title(path: Path, document: Document) -> str:
+    """The PDF's title, never its journal's name (see the module's docstring)."""
+    return paper_title(document, pdf_file_metadata(path))
 
 
 def _plausible(year: int | None) -> int | None:
@@ -173,3 +191,153 @@ def first_page_year(document: Document) -> int | None:
 
 def _first_page(document: Document) -> list[str]:
     return [" ".join(b.text.split()) for b in document.blocks[:_FIRST_BLOCKS * 2] if b.page in (None, 1)]
+
+
+
+# ------------------------------------------------------------------------------------ titles
+
+# journals whose name alone gives no sign of being one (a short list of the most common; the file's own
+# words find the others)
+_KNOWN_JOURNALS = {
+    "plos one", "plos biology", "plos medicine", "plos genetics", "plos pathogens", "plos computational biology",
+    "plos neglected tropical diseases", "emerging infectious diseases", "nature", "science", "cell", "the lancet",
+    "lancet", "bmj", "elife", "peerj", "f1000research", "scientific reports", "nature communications",
+    "science advances", "medicine", "molecules", "nutrients", "cancers", "viruses", "sensors", "plants", "foods",
+    "antioxidants", "pathogens", "vaccines", "cells", "genes", "animals", "insects", "materials", "polymers",
+    "heliyon", "oncotarget", "circulation", "blood", "neuron", "gut", "thorax", "pediatrics", "radiology",
+    "eurosurveillance", "malaria journal", "parasites & vectors", "parasites and vectors", "trials",
+    "morbidity and mortality weekly report", "stem cells international", "case reports in dentistry",
+    "evidence-based complementary and alternative medicine", "royal society open science", "cureus",
+}
+_JOURNAL_START = re.compile(
+    r"^(?:the\s+)?(?:bmc|plos|journal\s+of|annals\s+of|archives\s+of|proceedings\s+of|acta|frontiers\s+in|"
+    r"international\s+journal|american\s+journal|european\s+journal|british\s+journal|bulletin\s+of|"
+    r"transactions\s+on|advances\s+in|current\s+opinion\s+in|trends\s+in|clinical\s+and)\b", re.IGNORECASE)
+_JOURNAL_END = re.compile(r"\b(?:journal|letters|reports|communications)$", re.IGNORECASE)
+# what follows a journal's name where a page cites it: a volume, a year, a DOI, an address, an issue
+# (a year alone is no sign: a running title may be followed by one)
+_CITING = re.compile(r"\b(?:vol(?:ume)?\.?\s*\d|no\.\s*\d|issue\s*\d|doi|www\.|https?://|e?-?issn)|"
+                     r"\b(?:19|20)\d\d\s*[,;]?\s*\d+\s*[:(]|\b\d+\s*\(\s*\d+\s*\)|\b\d+\s*:\s*e?\d",
+                     re.IGNORECASE)
+_XMP_PUBLICATION = re.compile(r"<prism:publicationName[^>]*>(.*?)</prism:publicationName>", re.DOTALL)
+_SUBJECT_HEAD = re.compile(r"^\s*([^\d,;:(|•·]+?)\s*(?:[\d,;:(|•·]|\bdoi\b|$)", re.IGNORECASE)
+_LABEL = re.compile(r"^\s*(?:original|research|review|clinical|case|brief|short|rapid|special|invited|full|mini|"
+                    r"systematic|technical|methods?|perspective|opinion|editorial|letter|commentary|communication|"
+                    r"report|study|article|paper|note|articles?|reviews?|reports?|studies|protocol|update|trial|"
+                    r"open access|open|access|primary|the|a|an|and|\W)+\s*$", re.IGNORECASE)
+_NOT_TITLE = re.compile(r"@|\bdoi\b|https?://|www\.|©|\bcopyright\b|\b(?:university|department|institute|hospital|"
+                        r"faculty|school of|college|centre|center|laborator(?:y|ies))\b|\b(?:received|accepted|"
+                        r"published|citation|correspondence|keywords?|edited by|reviewed by|academic editor)\b",
+                        re.IGNORECASE)
+_ABSTRACT = re.compile(r"^\s*(?:abstract|summary|background|objectives?|introduction)\b", re.IGNORECASE)
+_SMALL_WORDS = {"of", "in", "on", "and", "for", "the", "&", "to", "de", "la", "et"}
+
+
+def _key(text: str | None) -> str:
+    return " ".join(re.findall(r"[^\W_]+", " ".join((text or "").split()).lower()))
+
+
+def _names_in_file(meta: PdfFileMetadata) -> set[str]:
+    """The journal's name as the file's own metadata gives it: XMP ``prism:publicationName``, the head of
+    the Info ``Subject`` ("BMC Public Health 2010, 10:123. doi:…")."""
+    names = {_key(_unescape(n)) for n in _XMP_PUBLICATION.findall(meta.xmp)}
+    head = _SUBJECT_HEAD.match(meta.subject or "")
+    if head and len(head.group(1).split()) <= 8 and len(meta.subject.split()) > len(head.group(1).split()):
+        names.add(_key(head.group(1)))  # a subject that cites (more than a name alone: a name is no citation)
+    return {n for n in names if n}
+
+
+def _title_case(text: str) -> bool:
+    words = [w for w in text.split() if w.lower() not in _SMALL_WORDS]
+    return bool(words) and all(w[0].isupper() or w[0].isdigit() for w in words)
+
+
+def looks_like_journal(text: str) -> bool:
+    """A journal's name by its shape alone: a well-known one, or a short name in capitals that opens as
+    journals' names do ("BMC …", "PLoS …", "Journal of …") or ends "… Journal"."""
+    key = _key(text)
+    if not key:
+        return False
+    if key in _KNOWN_JOURNALS or key.replace(" and ", " & ") in _KNOWN_JOURNALS:
+        return True
+    words = text.split()
+    return len(words) <= 8 and _title_case(text) and bool(_JOURNAL_START.match(text) or _JOURNAL_END.search(text))
+
+
+def is_journal_name(text: str, document: Document, meta: PdfFileMetadata) -> bool:
+    """Whether ``text`` is the paper's journal's name rather than its title (see the module's docstring)."""
+    key = _key(text)
+    if not key:
+        return False
+    if key in _names_in_file(meta) or looks_like_journal(text):
+        return True
+    if len(text.split()) > 8 or not _title_case(text):  # journals' names are short and in capitals
+        return False
+    # a line of the first pages (running headers and footers too) that cites the text as the journal: the
+    # name, then a volume, a year, a DOI…
+    lines = [" ".join(b.text.split()) for b in document.blocks[:_FIRST_BLOCKS * 4] if b.page in (None, 1, 2)]
+    for line in [*lines, *(" ".join(line.split()) for line in meta.page_lines)]:
+        if len(line) <= 250 and _key(line) != key and _cites_after(line, text):
+            return True
+    return False
+
+
+def _cites_after(line: str, name: str) -> bool:
+    """The name stands in ``line`` followed (or preceded) by what cites a journal, not inside a sentence."""
+    folded, target = line.lower(), " ".join(name.split()).lower()
+    at = folded.find(target)
+    if at < 0:
+        return False
+    rest, before = line[at + len(target):], line[:at]
+    if before.strip() and not re.search(r"[|•·]\s*$", before):
+        return False  # inside a sentence or a running title, not a journal's line
+    return bool(_CITING.match(rest.lstrip(" ,.;:|•·-–—")) or (not rest.strip() and _CITING.search(before)))
+
+
+def _plausible_title(text: str) -> bool:
+    words = text.split()
+    return (3 <= len(words) <= 40 and len(text) <= 350 and not _NOT_TITLE.search(text) and not _LABEL.match(text)
+            and not text.isupper() and not re.search(r"\.(?:docx?|pdf|tex|indd|qxd|rtf)\b", text, re.IGNORECASE))
+
+
+def _type_size(block_text: str, bbox: tuple[float, float, float, float] | None) -> float:
+    """The type size a block is set in, estimated from its box and its characters (area ≈ 0.6·chars·size²)."""
+    if bbox is None or not block_text:
+        return 0.0
+    area = max(0.0, bbox[2] - bbox[0]) * max(0.0, bbox[3] - bbox[1])
+    return float((area / (0.6 * len(block_text))) ** 0.5) if area else 0.0
+
+
+def first_page_title(document: Document, meta: PdfFileMetadata) -> str:
+    """The title the first page prints, when the reader's was a journal's name: of the blocks above the
+    abstract, the one in the largest type that is none of the journal's name, a label, an author line,
+    a date, an affiliation."""
+    candidates: list[tuple[float, int, str]] = []
+    for index, block in enumerate(document.blocks[:_FIRST_BLOCKS]):
+        if block.page not in (None, 1) or block.section_kind in ("furniture", "references", "back"):
+            continue
+        text = " ".join(block.text.split())
+        if _ABSTRACT.match(text) or block.is_abstract:
+            break
+        if not _plausible_title(text) or is_journal_name(text, document, meta):
+            continue
+        parts = [_MARKERS.sub("", p).strip() for p in _SEPARATORS.split(text)]
+        if all(_is_name(p) for p in parts if p):  # the author line
+            continue
+        candidates.append((_type_size(text, tuple(block.bbox) if block.bbox else None), -index, text))
+    return max(candidates)[2] if candidates else ""
+
+
+def paper_title(document: Document, meta: PdfFileMetadata) -> str:
+    """The paper's title, never its journal's name: the reader's, else the metadata title standing on the
+    first page, else the first page's, else the metadata title; "" when none is more than a journal's name."""
+    title = " ".join((document.title or "").split())
+    if title and not is_journal_name(title, document, meta):
+        return title
+    metadata_title = " ".join(_unescape(meta.title).split())
+    usable = metadata_title if _plausible_title(metadata_title) and not is_journal_name(
+        metadata_title, document, meta) else ""
+    page_text = _key(" ".join(b.text for b in document.blocks[:_FIRST_BLOCKS] if b.page in (None, 1)))
+    if usable and _key(usable) in page_text:
+        return usable
+    return first_page_title(document, meta) or usable

@@ -152,7 +152,9 @@ def _index_one(store: LibraryStore, paper: Paper, read: ReadDocument, embedder: 
     passages = [NewPassage(p.kind, p.text, p.page, p.block, p.labels, p.section, p.figure, p.inherited) for p in found]
     # a PDF's authors and year from the file itself (a folder has no other source; Zotero's win)
     bibliography = pdf_bibliography(path, document) if path.suffix.lower() == ".pdf" else Bibliography()
-    facts = ContentFacts(title=" ".join((document.title or "").split()), language=document.language,
+    # a PDF's title is never its journal's name (bibliography.paper_title)
+    title = bibliography.title if path.suffix.lower() == ".pdf" else " ".join((document.title or "").split())
+    facts = ContentFacts(title=title, language=document.language,
                          pages=document.page_count, doi=document_doi(document),
                          read_seconds=time.perf_counter() - started, authors=bibliography.authors,
                          family_names=bibliography.family_names, year=bibliography.year)
