@@ -25,6 +25,7 @@ class PdfFileMetadata:
     author: str = ""
     title: str = ""
     subject: str = ""
+    created: str = ""  # the Info CreationDate ("D:20151012174147+05'30'")
     page_lines: tuple[str, ...] = ()
 
 
@@ -41,7 +42,7 @@ def pdf_file_metadata(path: Path) -> PdfFileMetadata:
                               for line in str(page.get_text("text") or "").splitlines() if line.strip())
                 return PdfFileMetadata(str(pdf.get_xml_metadata() or ""), str(info.get("author") or ""),
                                        str(info.get("title") or ""), str(info.get("subject") or ""),
-                                       lines[:_MAX_LINES])
+                                       str(info.get("creationDate") or ""), lines[:_MAX_LINES])
             finally:
                 pdf.close()
     except Exception:  # noqa: BLE001 — metadata is a bonus: a file the reader took is never refused for it

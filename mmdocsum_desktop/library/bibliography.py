@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -35,10 +36,17 @@ _PUBLISHED = re.compile(rf"\b(?:Published|Publication date|Available online)(?:\
                         rf"(?:\d{{1,2}}\s*(?:{_MONTHS})\.?,?\s*|(?:{_MONTHS})\.?\s*\d{{0,2}},?\s*)?(19\d\d|20\d\d)\b",
                         re.IGNORECASE)
 _HEADER_DATE = re.compile(rf"\b(?:{_MONTHS})\.?\s+(?:\d{{1,2}},?\s+)?(19\d\d|20\d\d)\b")
-_COPYRIGHT = re.compile(r"(?:©|\(c\)|Copyright)\s*(?:©\s*)?(19\d\d|20\d\d)\b", re.IGNORECASE)
+_COPYRIGHT = re.compile(r"(?:©|\(c\)|Copyright)\s*(?:©\s*)?(?:the\s+authors?(?:\(s\))?\.?,?\s*)?(19\d\d|20\d\d)\b",
+                        re.IGNORECASE)
+# "BMC Cancer (2020) 20:1045", "Materials 2017, 10, 45;", "2015;16(3):e123" — a year with a volume after it
+_CITED_YEAR = re.compile(r"\((19\d\d|20\d\d)\)\s*\d+\s*:\s*e?\d|\b(19\d\d|20\d\d)\s*[,;]\s*\d+\s*(?:[,:]\s*e?\d|\(\d)")
+_XMP_CREATED = re.compile(r"<xmp:CreateDate>(.*?)</xmp:CreateDate>|\bxmp:CreateDate=\"([^\"]*)\"", re.DOTALL)
+# academic degrees after a name ("Lukas Lambert, PhDa,∗"), with an affiliation letter: not names
+_DEGREE = re.compile(r"^(?:Ph\.?D|M\.?D|MSc|BSc|MPH|MS|MA|BA|MB|MM|RN|DVM|DDS|DMD|MBBS|MBChB|FRCP|FRCS|FRACS|"
+                     r"PharmD|DrPH|MPhil|BS|BM|MBA|MRCP|FRCPC)[a-z]?$")
 _ACCEPTED = re.compile(r"\b(?:Accepted|Received|Revised)\b", re.IGNORECASE)
 _SEPARATORS = re.compile(r"\s*(?:,|&|;|\band\b|\s·\s)\s*")
-_MARKERS = re.compile(r"[\d*†‡§¶#∗\s]+$")
+_MARKERS = re.compile(r"[\d*†‡§¶#∗⁎·\s]+$")
 _INITIALS = re.compile(r"^[A-Z]\.(?:-?[A-Z]\.)*$")
 _PARTICLES = {"de", "van", "der", "von", "den", "da", "di", "du", "la", "le", "dos", "das", "del", "y", "ten", "ter"}
 # two capitalised words that are no person: article types and journal furniture above the title
@@ -63,9 +71,34 @@ class Bibliography:
 def pdf_bibliography(path: Path, document: Document) -> Bibliography:
     """Authors (with family names), year and title of a PDF; empty where the file does not say."""
     meta = pdf_file_metadata(path)
-    names = _xmp_creators(meta.xmp) or first_page_authors(document) or _info_authors(meta.author)
-    year = first_page_published(document) or _xmp_year(meta.xmp) or first_page_year(document)
+    names = _authors(_xmp_creators(meta.xmp), first_page_authors(document)) or _info_authors(meta.author)
+    year = (first_page_published(document) or first_page_cited_year(document) or _xmp_year(meta.xmp)
+            or first_page_year(document) or _created_year(meta))
     return Bibliography(tuple(n for n, _f in names), tuple(f for _n, f in names), year, paper_title(document, meta))
+
+
+def _authors(xmp: list[tuple[str, str]], page: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The XMP creators, unless the first page's author line names more people, the XMP's first among
+    them (a file whose metadata names only the corresponding author)."""
+    if xmp and page and len(page) > len(xmp):
+        families = {_fold(f) for _n, f in page}
+        if _fold(xmp[0][1]) in families:
+            return page
+    return xmp or page
+
+
+def _fold(text: str) -> str:
+    return re.sub(r"[^a-z]", "", unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower())
+
+
+def _created_year(meta: PdfFileMetadata) -> int | None:
+    """Last of all, the year the file was made (the Info CreationDate, else XMP's CreateDate): a
+    publisher's PDF is made when the paper comes out."""
+    match = re.match(r"^\s*(?:D:)?(19\d\d|20\d\d)", meta.created or "")
+    if match is None:
+        found = _XMP_CREATED.search(meta.xmp)
+        match = _YEAR.search(found.group(1)) if found else None
+    return _plausible(int(match.group(1))) if match else None
 
 
 def pdf_title(path: Path, document: Document) -> str:
@@ -128,7 +161,7 @@ def _looks_like_name(words: list[str]) -> bool:
             continue
         if word.lower() in _NOT_NAMES:
             return False
-        if not (word[0].isupper() and len(word) >= 2 and all(c.isalpha() or c in "-'’" for c in word)):
+        if not (word[0].isupper() and len(word) >= 2 and all(c.isalpha() or c in "-'’¸˘´`¨ˇ˛" for c in word)):
             return False
         if word.isupper() and len(word) > 2:  # "QUANTUM INFORMATION": a subject line, not a person
             return False
@@ -152,15 +185,42 @@ def first_page_authors(document: Document) -> list[tuple[str, str]]:
     blocks = [b for b in document.blocks[:_FIRST_BLOCKS] if b.page in (None, 1)]
     title = " ".join((document.title or "").split()).lower()
     start = next((i + 1 for i, b in enumerate(blocks) if title and " ".join(b.text.split()).lower() == title), 0)
-    for block in blocks[start:]:
-        text = " ".join(block.text.split())
-        if not text or len(text) > 600 or ":" in text or "@" in text:
-            continue
-        parts = [_MARKERS.sub("", p).strip() for p in _SEPARATORS.split(text)]
-        parts = [p for p in parts if p]
-        if parts and all(_is_name(p) for p in parts):
-            return [(p, _family_name(p)) for p in parts]
+    texts = [" ".join(b.text.split()) for b in blocks[start:]]
+    for index, text in enumerate(texts):
+        if title and len(text.split()) >= 2 and text.lower() in title:
+            continue  # a line of the title ("Food Packaging"), not two names
+        # an author line broken over several blocks: the longest run of blocks that is names only
+        for length in range(_AUTHOR_BLOCKS, 0, -1):
+            names = _names_of(" ".join(texts[index:index + length]))
+            if names and index + length <= len(texts):
+                return names
     return []
+
+
+_AUTHOR_BLOCKS = 4
+
+
+def _names_of(text: str) -> list[tuple[str, str]]:
+    """The names of an author line, or none when it holds anything else."""
+    if not text or len(text) > 900 or ":" in text or "@" in text:
+        return []
+    parts = [_MARKERS.sub("", p).strip() for p in _SEPARATORS.split(text)]
+    # degrees ("PhDa") and affiliation letters standing alone between commas ("PhDa,b,") are no names
+    parts = [p for p in parts if p and not _DEGREE.match(p.strip("∗*†‡· ")) and not re.fullmatch(r"[a-z]{1,2}[∗*†‡·]*", p)]
+    if parts and all(_is_name(p) for p in parts):
+        return [(p, _family_name(p)) for p in parts]
+    return []
+
+
+def first_page_cited_year(document: Document) -> int | None:
+    """The year of the journal's citation line on the first page: "Chia et al. BMC Cancer (2020) 20:1045",
+    "Materials 2017, 10, 45; doi:…", "2015;16(3):e123"."""
+    for block in _first_page(document):
+        if len(block) < 250:
+            match = _CITED_YEAR.search(block)
+            if match and _plausible(int(match.group(1) or match.group(2))):
+                return int(match.group(1) or match.group(2))
+    return None
 
 
 def first_page_published(document: Document) -> int | None:

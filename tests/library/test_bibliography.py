@@ -4,6 +4,7 @@ journal's header date; a folder PDF added to a library gets them, and a citation
 
 from __future__ import annotations
 
+import pymupdf
 import pytest
 
 from mmdocsum_desktop.app import library as use
@@ -39,3 +40,52 @@ def test_a_folder_pdf_gets_authors_year_and_a_citation_key(session, tmp_path):
         assert paper.family_names[0] == "Acar" and paper.year == 2016
         assert citation_key(paper) == paper.citekey == "acar2016role"
         assert use.cite(paper, page=2) == "Acar et al., 2016, p. 2, doi:10.1155/2016/2498764"
+
+
+def first_page_pdf(path, lines, *, created="", xmp_creator=None):
+    """A two-page PDF whose first page prints ``lines`` (text, type size) from the top, one block each."""
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=595, height=842)
+    y = 50
+    for text, size in lines:
+        page.insert_text((50, y), text, fontsize=size, fontname="hebo" if size >= 14 else "helv")
+        y += size + 10 if size >= 14 else size * 2.2  # a title's lines: one title, two blocks
+    page.insert_textbox(pymupdf.Rect(50, y + 20, 545, y + 300), "Abstract\n" + "We counted ticks on cattle. " * 20,
+                        fontsize=10)
+    pdf.new_page(width=595, height=842).insert_textbox(pymupdf.Rect(50, 60, 545, 700),
+                                                       "Introduction\n" + "Ticks carry disease. " * 60, fontsize=10)
+    pdf.set_metadata({"title": "", "author": "", "creationDate": created})
+    if xmp_creator:
+        pdf.set_xml_metadata(
+            '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+            '<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:creator><rdf:Seq>'
+            f"<rdf:li>{xmp_creator}</rdf:li></rdf:Seq></dc:creator></rdf:Description></rdf:RDF></x:xmpmeta>")
+    pdf.save(path)
+    pdf.close()
+    return path
+
+
+TITLE_LINE = ("Tick burden of cattle grazed on communal pastures", 16)
+
+
+@pytest.mark.parametrize(("lines", "created", "xmp", "authors", "year"), [
+    # the journal's citation line above the title; degrees and affiliation letters after the names
+    ([("Otieno et al. BMC Veterinary Research (2020) 16:245", 8), TITLE_LINE,
+      ("Grace Otieno, PhDa,b, Samuel Kiprop, MDb,∗ and Jane Wanjiru, MSc", 11)], "", None,
+     ["Grace Otieno", "Samuel Kiprop", "Jane Wanjiru"], 2020),
+    # an author line broken over three blocks; the year only in "© The Author(s). 2019"
+    ([TITLE_LINE, ("Grace Otieno1, Samuel Kiprop2, Jane", 11), ("Wanjiru1, Peter Mwangi3,", 11), ("Mary Akinyi2", 11),
+      ("© The Author(s). 2019 Open Access This article is distributed under the terms of the licence.", 8)], "", None,
+     ["Grace Otieno", "Samuel Kiprop", "Jane Wanjiru", "Peter Mwangi", "Mary Akinyi"], 2019),
+    # the XMP names the corresponding author only: the first page's line names all, and comes first; no
+    # date printed: the year the file was made
+    ([TITLE_LINE, ("Grace Otieno and Samuel Kiprop*", 11)], "D:20170304120000Z", "Samuel Kiprop", None, 2017),
+    # a line of the title in capitals is no author line
+    ([("Tick burden of cattle grazed on communal", 16), ("Kenyan Pastures", 16), ("Grace Otieno, Samuel Kiprop", 11)],
+     "", None, ["Grace Otieno", "Samuel Kiprop"], None),
+])
+def test_first_page_authors_and_years_as_journals_print_them(tmp_path, lines, created, xmp, authors, year):
+    path = first_page_pdf(tmp_path / "paper.pdf", lines, created=created, xmp_creator=xmp)
+    found = pdf_bibliography(path, read_document(path))
+    assert list(found.authors) == (authors or ["Grace Otieno", "Samuel Kiprop"])
+    assert found.year == year
