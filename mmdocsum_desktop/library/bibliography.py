@@ -384,7 +384,7 @@ def first_page_title(document: Document, meta: PdfFileMetadata) -> str:
         parts = [_MARKERS.sub("", p).strip() for p in _SEPARATORS.split(text)]
         if all(_is_name(p) for p in parts if p):  # the author line
             continue
-        candidates.append((_type_size(text, tuple(block.bbox) if block.bbox else None), -index, text))
+        candidates.append((_type_size(text, block.bbox), -index, text))
     return max(candidates)[2] if candidates else ""
 
 
