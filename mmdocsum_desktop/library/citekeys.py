@@ -60,10 +60,12 @@ def generated_key(family_name: str, year: int | None, title: str) -> str:
     return key if len(key) >= 4 else ""
 
 
-def _suffixes() -> Iterable[str]:
-    for length in range(1, 4):
-        for letters in product(string.ascii_lowercase, repeat=length):
-            yield "".join(letters)
+_SUFFIXES = ["".join(letters) for length in (1, 2) for letters in product(string.ascii_lowercase, repeat=length)]
+
+
+def _suffix(index: int) -> str:
+    """a … z, aa … zz, then the number (a library with 700 papers of one key is no library of papers)."""
+    return _SUFFIXES[index] if index < len(_SUFFIXES) else str(index)
 
 
 def unique_keys(entries: Iterable[KeyEntry]) -> dict[int, str]:
@@ -72,6 +74,7 @@ def unique_keys(entries: Iterable[KeyEntry]) -> dict[int, str]:
     ordered = sorted(entries, key=lambda e: e.paper_id)
     keys: dict[int, str] = {}
     taken: set[str] = set()
+    tried: dict[str, int] = {}  # base → the suffixes already tried for it (each tried once)
     for entry in ordered:
         if entry.given and entry.given.lower() not in taken:
             keys[entry.paper_id] = entry.given
@@ -81,8 +84,10 @@ def unique_keys(entries: Iterable[KeyEntry]) -> dict[int, str]:
             continue
         base = entry.given or generated_key(entry.family_name, entry.year, entry.title) or f"paper{entry.paper_id}"
         key = base
-        if key.lower() in taken:
-            key = next(base + s for s in _suffixes() if (base + s).lower() not in taken)
+        while key.lower() in taken:
+            index = tried.get(base.lower(), 0)
+            tried[base.lower()] = index + 1
+            key = base + _suffix(index)
         keys[entry.paper_id] = key
         taken.add(key.lower())
     return keys

@@ -110,3 +110,10 @@ def test_unique_keys_fold_case_and_fall_back_to_the_paper_id():
     keys = unique_keys([KeyEntry(1, "Smith", 2020, "The malaria"), KeyEntry(2, "", None, "", None),
                         KeyEntry(3, "smith", 2020, "Malaria again"), KeyEntry(4, "", None, "", "Smith2020Malaria")])
     assert keys == {1: "smith2020malariaa", 2: "paper2", 3: "smith2020malariab", 4: "Smith2020Malaria"}
+
+
+def test_many_papers_of_one_key_stay_unique():
+    keys = unique_keys([KeyEntry(i, "Smith", 2020, "Malaria") for i in range(1, 31)])
+    assert len(set(keys.values())) == 30
+    assert [keys[1], keys[2], keys[27], keys[28], keys[30]] == [
+        "smith2020malaria", "smith2020malariaa", "smith2020malariaz", "smith2020malariaaa", "smith2020malariaac"]
