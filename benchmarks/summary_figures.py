@@ -40,6 +40,7 @@ sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 
 from mmdocsum_desktop.summarize.evidence import MATCHERS  # noqa: E402  (every matcher the app has)
+
 SUMMARY_ROLES = ("background", "method", "results", "conclusion")  # block_roles also says "skip"
 METRICS = ("is", "imgacc", "nonacc", "omatch", "jacsim")
 _LABEL = re.compile(r"\b(fig(?:ure)?s?\.?|table)\s*(\d+)", re.IGNORECASE)

@@ -32,7 +32,7 @@ class PdfFileMetadata:
 def pdf_file_metadata(path: Path) -> PdfFileMetadata:
     """The file's XMP packet and Info fields; empty strings where the file has none or is unreadable."""
     try:
-        import pymupdf
+        import pymupdf  # lazy: the library and the window import this module at start-up, before any PDF opens
 
         with MUPDF_LOCK:
             pdf = pymupdf.open(path)
