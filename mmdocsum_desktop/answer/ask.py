@@ -37,7 +37,7 @@ from mmdocsum_desktop.document.language import question_language
 from mmdocsum_desktop.engines.base import MODEL_CALL_PHASES, GenerationOptions, Message, TextEngine
 from mmdocsum_desktop.errors import EmptyDocumentError, EmptyQuestionError
 from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
-from mmdocsum_desktop.retrieval.passages import Passage
+from mmdocsum_desktop.retrieval.passages import FIGURE_TEXT_KINDS, Passage, figure_text_quote
 from mmdocsum_desktop.retrieval.search import Evidence, EvidenceIndex, Retriever, SearchResult
 from mmdocsum_desktop.retrieval.visuals import CITE_MIN_PROBABILITY
 from mmdocsum_desktop.schemas.answer import (
@@ -222,6 +222,27 @@ def _answering_visual(found: SearchResult | None, evidence: list[Evidence], opti
 # ------------------------------------------------------------------------------------- extractive
 
 
+def _shown_as(chosen: list[Evidence], evidence: list[Evidence], answering: set[int]) -> list[tuple[Evidence, str]]:
+    """Each chosen passage with the text the answer shows: figure text as a quote where it answers the
+    question (``answering``: ids of such passages), else the caption of its figure when that is not
+    shown already, else nothing."""
+    shown: list[tuple[Evidence, str]] = []
+    for item in chosen:
+        if item.kind not in FIGURE_TEXT_KINDS:
+            shown.append((item, item.text))
+            continue
+        quote = figure_text_quote(item.text) if id(item) in answering else None
+        if quote is not None:
+            shown.append((item, quote))
+            continue
+        caption = next((e for e in evidence if e.kind == "caption" and e.labels and e.labels == item.labels), None)
+        if caption is not None and all(caption is not e for e, _ in shown) and caption not in chosen:
+            shown.append((caption, caption.text))
+    if not shown:  # figure text alone, unreadable: the best passage that is not figure text
+        shown = [(item, item.text) for item in evidence if item.kind not in FIGURE_TEXT_KINDS][:1]
+    return shown
+
+
 def extractive_sentences(
     evidence: list[Evidence], options: AskOptions, *, visual: str | None = None
 ) -> list[AnswerSentence]:
@@ -245,8 +266,8 @@ def extractive_sentences(
         if with_label is not None and with_label.support >= options.weak_threshold:
             chosen = [*chosen[: max(1, options.max_sentences - 1)], with_label]
     number = {id(e): i + 1 for i, e in enumerate(evidence)}
-    return [_cite(AnswerSentence(text=e.text, source="extracted", support=round(e.support, 4)), [(number[id(e)], e)])
-            for e in chosen]
+    return [_cite(AnswerSentence(text=text, source="extracted", support=round(e.support, 4)), [(number[id(e)], e)])
+            for e, text in _shown_as(chosen, evidence, {id(best)})]
 
 
 def named_visual_sentences(evidence: list[Evidence], named: list[str], options: AskOptions) -> list[AnswerSentence]:
@@ -264,8 +285,9 @@ def named_visual_sentences(evidence: list[Evidence], named: list[str], options: 
     if not chosen:
         chosen = evidence[:1]
     chosen = chosen[: max(options.max_sentences, len(named[:2]) + 1)]
-    return [_cite(AnswerSentence(text=e.text, source="extracted", support=round(e.support, 4)), [(number[id(e)], e)])
-            for e in chosen]
+    answering = {id(e) for e in chosen if set(e.labels) & set(named[:2])}
+    return [_cite(AnswerSentence(text=text, source="extracted", support=round(e.support, 4)), [(number[id(e)], e)])
+            for e, text in _shown_as(chosen, evidence, answering)]
 
 
 def _cite(sentence: AnswerSentence, items: list[tuple[int, Evidence]]) -> AnswerSentence:

@@ -31,7 +31,14 @@ import numpy as np
 from mmdocsum_desktop.jobs import JobControl, ensure_control
 from mmdocsum_desktop.library.store import LibraryStore, StoredPassage, VectorTable
 from mmdocsum_desktop.library.zotero import open_pdf_link
-from mmdocsum_desktop.retrieval.passages import CONTENT_KINDS, Passage, PassageKind
+from mmdocsum_desktop.retrieval.passages import (
+    CONTENT_KINDS,
+    FIGURE_TEXT_KINDS,
+    QUOTE_WORDS,
+    Passage,
+    PassageKind,
+    figure_text_quote,
+)
 from mmdocsum_desktop.retrieval.search import Embedder, EvidenceIndex, Retriever
 from mmdocsum_desktop.schemas.library import LibraryAnswer, LibraryCitation, Paper, PaperHit, VisualRecord
 from mmdocsum_desktop.summarize.sentences import Embedder as TextEmbedder
@@ -200,16 +207,19 @@ class LibrarySearch:
             # the visual's own best passage leads when the evidence does not already start with it
             chosen = found.evidence_for(visual)
             if chosen is not None and (not citations or citations[0].label != visual):
-                citations = [self._citation(paper, chosen.passage, chosen.support)] + \
-                    [c for c in citations if c.text != chosen.passage.text][:max(0, evidence - 1)]
+                first = self._citation(paper, chosen.passage, chosen.support)
+                citations = [first] + [c for c in citations if c.text != first.text][:max(0, evidence - 1)]
         return PaperHit(paper_id=paper.id, title=paper.display_title(), source_path=paper.source_path,
                         zotero_key=paper.zotero_key, score=round(float(score), 4), visual=visual, visual_page=visual_page, evidence=citations)
 
     def _citation(self, paper: Paper, passage: Passage, support: float) -> LibraryCitation:
         own = passage.kind in (*CONTENT_KINDS, "caption") or not passage.inherited
         label = passage.labels[0] if passage.labels and own else None
+        text = passage.text
+        if passage.kind in FIGURE_TEXT_KINDS:  # a figure's words are shown as a short quote, never raw
+            text = figure_text_quote(text) or " ".join(text.split()[:QUOTE_WORDS]) + "\u2026"
         return LibraryCitation(paper_id=paper.id, title=paper.display_title(), source_path=paper.source_path,
-                               zotero_key=paper.zotero_key, page=passage.page, label=label, kind=passage.kind, text=passage.text,
+                               zotero_key=paper.zotero_key, page=passage.page, label=label, kind=passage.kind, text=text,
                                score=round(float(support), 4), link=citation_link(paper, passage.page))
 
     def _index(self, content_hash: str) -> tuple[EvidenceIndex, list[VisualRecord]]:

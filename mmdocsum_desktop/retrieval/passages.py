@@ -25,6 +25,15 @@ from mmdocsum_desktop.text.sentences import split_sentences
 PassageKind = Literal["sentence", "caption", "ocr", "cells", "figure-text"]
 # Kinds that hold what is inside a figure or table (its content, not what the prose says about it).
 CONTENT_KINDS = ("cells", "figure-text", "ocr")
+# Figure text (the words a PDF has inside a figure, or what OCR read off it) helps the search find the
+# figure, but it is no sentence: an answer shows it only as a short cleaned quote, and only when it is what
+# answers the question (the best evidence, or the figure the question names); elsewhere the figure's
+# caption stands for it, or nothing does (issue 46, item 4; answer/ask.py and the library's citations).
+FIGURE_TEXT_KINDS = ("figure-text", "ocr")
+QUOTE_WORDS = 12
+MIN_QUOTE_WORDS = 3
+_GLUED = re.compile(r"(?<=[a-z%)\]])(?=[A-Z])|(?<=[)\]%])(?=[A-Za-z])|(?<=\d)(?=[A-Za-z]{3})|(?<=[A-Za-z]{3})(?=\d)")
+_QUOTE_WORD = re.compile(r"^[^\W\d_](?:[^\W\d_]|['’-](?=[^\W\d_]))*$")
 PROSE_TYPES = ("paragraph", "list")
 # Sentences shorter than this are headings that lost their type or page furniture, never evidence.
 MIN_SENTENCE_CHARS = 20
@@ -212,3 +221,20 @@ def table_row_texts(name: str, lines: tuple[str, ...] | list[str], caption: str 
     for start in range(0, len(rows), per):
         texts.append(f"{name} ({header}): {' ; '.join(rows[start:start + per])}")
     return texts
+
+
+def figure_text_quote(text: str) -> str | None:
+    """The figure-text passage ``Text in Figure 2: Medical Profession of Respondents Institutional Safety
+    Other 5 (3%)Pharmacist…`` as a reader can read it: ``Figure 2 reads: “Medical Profession of Respondents
+    Institutional Safety Other Pharmacist”``: glued runs split, numbers, symbols and one-letter scraps left
+    out, at most ``QUOTE_WORDS`` words; None when fewer than ``MIN_QUOTE_WORDS`` words are left."""
+    head, sep, body = text.partition(": ")
+    if not (sep and head.startswith("Text in ")):
+        head, body = "Text in the figure", text
+    name = head[len("Text in "):].strip()
+    words = [word for token in body.split() for piece in _GLUED.split(token)
+             if len(word := piece.strip(".,;:()[]{}\"'“”")) > 1 and _QUOTE_WORD.match(word)]
+    if len(words) < MIN_QUOTE_WORDS:
+        return None
+    more = "…" if len(words) > QUOTE_WORDS else ""
+    return f"{name[:1].upper()}{name[1:]} reads: “{' '.join(words[:QUOTE_WORDS])}{more}”"
