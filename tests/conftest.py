@@ -55,9 +55,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     note = getattr(session.config, "_mmdocsum_corpus_note", None)
+    if note and hasattr(session.config, "workeroutput"):  # a pytest-xdist worker: its controller prints it
+        session.config.workeroutput["mmdocsum_corpus_note"] = note
+        return
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if note and reporter is not None:
         reporter.write_line(note)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """pytest-xdist's controller: the workers' note on deselected corpus tests (each collects them all)."""
+    note = getattr(node, "workeroutput", {}).get("mmdocsum_corpus_note")
+    if note:
+        node.config._mmdocsum_corpus_note = note
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    note = getattr(config, "_mmdocsum_corpus_note", None)
+    if note and not hasattr(config, "workeroutput") and config.pluginmanager.has_plugin("dsession"):
+        terminalreporter.write_line(note)
 
 
 def paper_path(name: str) -> Path:
