@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import json
-import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from mmdocsum_desktop.cli.summarize import SAMPLE_OUTPUT
 from mmdocsum_desktop.paths import sample_paper
+from tests.cli.signals import interrupt_when
 from tests.conftest import DATA_PAPERS
 from tests.engines.conftest import smollm_path
 
@@ -123,22 +122,6 @@ def test_document_without_text(env, tmp_path):
     empty = tmp_path / "empty.md"
     empty.write_text("# Only a title\n")
     assert_clean_error(run_cli(env, str(empty), "-o", str(tmp_path / "s.json")), "no text to summarise")
-
-
-def interrupt_when(process: subprocess.Popen, ready, timeout_s: float = 240) -> tuple[str, str]:
-    """Read the streamed text on stderr until ``ready(text so far)``, then press Ctrl-C; returns what was
-    read before and after the interrupt."""
-    received = ""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        char = process.stderr.read(1)
-        if not char:
-            break
-        received += char
-        if ready(received):
-            process.send_signal(signal.SIGINT)
-            break
-    return received, process.communicate(timeout=120)[1]
 
 
 def test_ctrl_c_mid_generation_keeps_partial_work(env, tmp_path):
