@@ -23,6 +23,7 @@ from mmdocsum_desktop.errors import InputNotFoundError, MmdocsumError, MmdocsumW
 from mmdocsum_desktop.fileio import ConfigFileError, read_json_file, write_text_atomic
 from mmdocsum_desktop.messages import notify
 from mmdocsum_desktop.paths import data_dir
+from mmdocsum_desktop.schemas.options import describe_error
 
 SETTINGS_NAME = "settings.json"
 KEYRING_SERVICE = "mmdocsum-desktop"
@@ -213,7 +214,10 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
     try:
         return Settings.model_validate(data)
     except ValidationError as error:
-        raise SettingsError(f"the settings file {target} is invalid: {_first_line(error)}") from error
+        # the key, the value and what is allowed ("setting engines.llama.n_threads: Input should be a valid
+        # integer (got 'many')"), never only "1 validation error for Settings"
+        raise SettingsError(f"the settings file {target} is invalid: {describe_error(error, Settings, 'setting')}") \
+            from error
 
 
 _told: set[str] = set()  # settings notices already given in this process
@@ -307,10 +311,6 @@ def _nearest_place(section: str, key: str, leaves: dict[str, list[str]]) -> str 
 def save_settings(settings: Settings, path: str | os.PathLike[str] | None = None) -> Path:
     target = Path(path) if path is not None else settings_path()
     return write_text_atomic(target, settings.model_dump_json(indent=2) + "\n")
-
-
-def _first_line(error: Exception) -> str:
-    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
 # ------------------------------------------------------------------------------------------- secrets

@@ -89,3 +89,17 @@ def test_a_bad_value_is_still_an_error_and_code_still_refuses_unknown_fields(tmp
     with pytest.raises(ValidationError, match="engnes"):
         Settings(engnes={})
     assert load_settings(write(tmp_path / "clean.json", Settings().model_dump(mode="json"))) == Settings()
+
+
+@pytest.mark.parametrize(("data", "key", "value", "allowed"), [
+    ({"engines": {"llm_mode": "nonsense"}}, "engines.llm_mode", "'nonsense'", "'grounded' or 'full'"),
+    ({"engines": {"llama": {"n_threads": "many"}}}, "engines.llama.n_threads", "'many'", "valid integer"),
+    ({"engines": {"engine": "lama"}}, "engines.engine", "'lama'", "'llama'"),
+])
+def test_a_bad_value_names_the_key_the_value_and_what_is_allowed(tmp_path, data, key, value, allowed):
+    path = write(tmp_path / "settings.json", data)
+    with pytest.raises(SettingsError) as raised:
+        load_settings(path)
+    message = str(raised.value)
+    assert str(path) in message and f"setting {key}:" in message and f"(got {value})" in message
+    assert allowed in message and "validation error" not in message and "\n" not in message
