@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 
 import shiboken6
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QWidget
 
 from mmdocsum_desktop.gui import icons
 from mmdocsum_desktop.gui.workers import Job
@@ -40,6 +40,44 @@ def expected_left(expected_s: float | None, elapsed_s: float, done: int, total: 
     return _about(max(expected_s * (total - done) / total - elapsed_s, 1.0))
 
 
+class FittingProgressBar(QProgressBar):
+    """A progress bar whose text ("40%  embedding sentences · about 3 min left") is cut with an ellipsis to
+    the bar's width instead of running past its edge; the whole text is its tooltip."""
+
+    def text(self) -> str:  # what the style paints (a virtual of QProgressBar)
+        full = super().text()
+        if self.toolTip() != full:
+            self.setToolTip(full)
+        room = max(0, self.contentsRect().width() - 2 * self.style().pixelMetric(self.style().PixelMetric.PM_ProgressBarChunkWidth))
+        return self.fontMetrics().elidedText(full, Qt.TextElideMode.ElideRight, room)
+
+
+class FittingLabel(QLabel):
+    """A one-line label cut with an ellipsis to the width it is given (its whole text is its tooltip);
+    a long job title never widens the status bar."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._full = ""
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        self._full = text
+        self.setToolTip(text)
+        self._fit()
+
+    def full_text(self) -> str:
+        return self._full
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        super().setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, max(0, self.width())))
+
+
 class JobBar(QWidget):
     # (job, "about 3 min left" or ''): the one estimate of a job's time left; a view that shows the time
     # too (the Benchmark view's table) shows this one, so the two never disagree
@@ -47,8 +85,10 @@ class JobBar(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.label = QLabel("")
-        self.bar = QProgressBar()
+        self.label = FittingLabel("")
+        self.label.setMinimumWidth(80)
+        self.label.setMaximumWidth(320)
+        self.bar = FittingProgressBar()
         self.bar.setMinimumWidth(220)
         self.bar.setMaximumWidth(320)
         self.bar.setTextVisible(True)
