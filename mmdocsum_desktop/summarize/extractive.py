@@ -75,9 +75,25 @@ from mmdocsum_desktop.text.sentences import split_sentences
 from mmdocsum_desktop.text.tokens import salience_words
 
 MIN_WORDS, TARGET_WORDS, MAX_WORDS = 60, 90, 120
-# Words each role aims at: an abstract spends least on the method (tuned on the dev half of pmc/). The
+# Words each role aims at: chosen on the dev halves of pmc/ and eLife by tools/fit_role_lengths.py, read
+# from the data file beside this module with its provenance (60 / 50 / 70 / 55 before issue 45). The
 # grounded writer writes paragraphs of this length and asks for a multiple of it as evidence.
-ROLE_TARGETS = {"background": 60, "method": 50, "results": 70, "conclusion": 55}
+ROLE_LENGTHS_FILE = Path(__file__).with_name("role_lengths.json")
+
+
+def parse_role_targets(data: object, origin: str = "role lengths") -> dict[str, int]:
+    """The ``role_targets`` object of a role-lengths file, checked: a whole number of words from 10 to 300
+    for each of the four roles. ValueError naming the first problem."""
+    targets = data.get("role_targets") if isinstance(data, dict) else None
+    if not isinstance(targets, dict) or set(targets) != set(ROLES):
+        raise ValueError(f"{origin}: expected a 'role_targets' object with {', '.join(ROLES)}")
+    for role, value in targets.items():
+        if isinstance(value, bool) or not isinstance(value, int) or not 10 <= value <= 300:
+            raise ValueError(f"{origin}: the target of {role!r} is not a whole number of words from 10 to 300: {value!r}")
+    return {role: int(targets[role]) for role in ROLES}
+
+
+ROLE_TARGETS = parse_role_targets(json.loads(ROLE_LENGTHS_FILE.read_text(encoding="utf-8")), ROLE_LENGTHS_FILE.name)
 # The extractive summary's own paragraphs: at the targets, each stopped at the length nearest its target
 # (NEAREST_LENGTH); 0.85 of them when each paragraph ran one sentence past its target (dev half of pmc/).
 SUMMARY_LENGTH = 1.0
@@ -262,10 +278,20 @@ class ExtractiveResult:
 
 # A run-in heading the PDF reader glued to its paragraph: "Conclusion The results show…",
 # "Essential oil scavenging activity on DPPH radical The essential oil…"
+# The heading is a phrase without a verb of its own; the sentence opens with a word that is capitalised only
+# where a sentence begins (a determiner, quantifier, pronoun, preposition or subordinator: closed classes,
+# so no name or term: "Vitamin A is…" keeps its "A").
 _RUN_IN_HEADING = re.compile(
     r"^(?:\d+(?:\.\d+)*\.?\s+)?[A-Z][^.!?:;,]{2,90}?[a-z0-9)]\s+"
-    r"(?=(?:The|This|These|In|We|Our|To|For|Using|All|Each|After|Here|Although|Since|More|Most|Many|Several|"
-    r"Only|Among|Both|Overall|When|While|There|Because|During|Following|Despite|Compared|According)\s)")
+    r"(?=(?:The|This|These|Those|In|On|At|Of|From|With|By|As|We|Our|They|Their|It|Its|To|For|Using|All|Each|"
+    r"Every|After|Before|Here|Although|Though|Whereas|Since|If|Unlike|More|Most|Many|Several|Some|Few|Half|"
+    r"Nearly|Almost|Approximately|Only|Among|Between|Within|Across|Over|Both|Overall|When|While|Where|There|"
+    r"Because|During|Following|Despite|Compared|According|Based|Given)\s)")
+# what a heading does not hold: a verb of its own or a pronoun ("We used the One…" is a sentence), or a last
+# word that a phrase cannot end on ("Prevalence of Some…")
+_NOT_A_HEADING = re.compile(
+    r"\b(is|are|was|were|be|been|has|have|had|do|does|did|can|could|may|might|will|would|should|must|we|our|"
+    r"they|it|he|she|i)\b|\b(of|and|or|the|a|an|in|on|at|to|for|with|by|from|as|than|that)\s*$", re.I)
 
 
 # A structured abstract's label or a run-in heading set into the sentence: "Background: …", "Case
@@ -297,7 +323,8 @@ def clean_sentence(text: str) -> str:
     text = normalize_text(" ".join(text.split()))
     text = strip_run_in_label(text)
     heading = _RUN_IN_HEADING.match(text)
-    if heading and len(heading.group(0).split()) <= 12:
+    if (heading and len(heading.group(0).split()) <= 12 and not _NOT_A_HEADING.search(heading.group(0).strip())
+            and len(text[heading.end():].split()) >= 4):
         text = text[heading.end():]
     text = _NUMERIC_BRACKETS.sub("", text)
     text = _AUTHOR_YEAR.sub("", text)
@@ -405,6 +432,8 @@ def usable(sentence: Sentence) -> bool:
         return False
     if max(len(w) for w in text.split()) > 28:  # words run together: a broken text layer
         return False
+    if text.count("(") > text.count(")") or text.count("[") > text.count("]"):
+        return False  # cut inside a bracket: "Durum wheat (Triticum turgidum ssp. durum (Desf.)"
     return junk_reason(text) is None
 
 
@@ -920,12 +949,14 @@ class Extractor:
                 paragraphs.append(DraftParagraph(role, absent=absence_sentence(document, role)))
                 warnings.append(f"{ROLE_TITLES[role].lower()}: no sentence of the paper can fill it; the summary says so")
                 continue
-            if role == "conclusion":
-                # a sentence that reports what was done ("The assays were carried out on … at 0, 1, 2, 5
-                # and 7 days") is no conclusion while there are sentences enough that say what was found
-                findings = [i for i in candidates_ if not reports_what_was_done(kept[i].text)]
-                if findings and int(words[findings].sum()) >= min(target, 2 * self.min_words // 3):
-                    candidates_ = findings
+            # Roles that hold: a Conclusion is what was found or what it means, never a step of the method
+            # ("The assays were carried out on … at 0, 1, 2, 5 and 7 days"); a Results sentence reports a
+            # finding (a number, a comparison, a direction). While there are such sentences enough for the
+            # paragraph, only they may fill it; with fewer, it still opens with one (below).
+            holds = ROLE_HOLDS.get(role)
+            findings = [i for i in candidates_ if holds(kept[i].text)] if holds else []
+            if findings and int(words[findings].sum()) >= min(target, 2 * self.min_words // 3):
+                candidates_ = findings
             w = RELEVANCE_WEIGHTS
             relevance = (_normalise(fit[candidates_]) * w["fit"] + _normalise(centrality[candidates_]) * w["centrality"]
                          + _normalise(title_similarity[candidates_]) * w["title"] + quality[candidates_] * w["quality"])
@@ -943,12 +974,20 @@ class Extractor:
             chosen = self._mmr(candidates_, relevance, vectors, taken, kept, target, max_words, pool, covered, nearest)
             if has_visuals:
                 chosen = self._with_a_cited_figure(chosen, candidates_, relevance, kept, max_words, pool, covered)
+            if holds and findings and chosen and not any(holds(kept[i].text) for i in chosen):
+                # none of the chosen sentences holds the role: the most relevant one that does takes the
+                # least relevant one's place, so the paragraph can open with it
+                rank = {i: float(relevance[k]) for k, i in enumerate(candidates_)}
+                free = [i for i in findings if i not in chosen]
+                if free:
+                    weakest = min(chosen, key=lambda i: rank[i])
+                    chosen = [i for i in chosen if i != weakest] + [max(free, key=lambda i: rank[i])]
             taken.update(chosen)
             for i in chosen:
                 covered.update(pool[i].covers)
             ordered = sorted((kept[i] for i in chosen), key=lambda s: s.position)
-            if role == "conclusion":
-                ordered = _finding_first(ordered)
+            if holds:
+                ordered = _holding_first(ordered, holds)
             paragraph = DraftParagraph(role, ordered)
             if paragraph.words < min(self.min_words * min(scale, 1.0), 0.8 * role_target):
                 warnings.append(f"{ROLE_TITLES[role].lower()}: only {paragraph.words} words of suitable sentences")
@@ -1050,12 +1089,22 @@ _WHAT_WAS_DONE = re.compile(
     r"tested|done|applied|administered|harvested|extracted|isolated|cultured|stored|washed|centrifuged|enrolled|"
     r"recruited|randomi[sz]ed|followed up|monitored|sampled|divided|assigned|injected|dissolved|added|"
     r"interviewed|surveyed)|we (used|performed|conducted|measured|collected|analy[sz]ed|carried out|recruited|"
-    r"enrolled|applied|tested|sampled|interviewed|surveyed))\b", re.I)
+    r"enrolled|applied|tested|sampled|interviewed|surveyed))\b"
+    # any passive step followed by how, where or for what it was done: "were considered for time course
+    # analysis", "was inoculated with", "were grown in"
+    r"|\b(was|were|had been) (\w+ly )?(\w+ed|grown|kept|taken|chosen|made|run|drawn|given|held|spun|split) "
+    r"(by|using|with|at|in|for|from|on|to|as|into|under|after|before|over|until|via|through|according)\b", re.I)
 # …unless the same sentence says what came of it
 _FINDING = re.compile(
     r"\b(show\w*|found|finds?|suggest\w*|indicat\w*|demonstrat\w*|reveal\w*|confirm\w*|significant\w*|"
     r"higher|lower|greater|increas\w*|decreas\w*|reduc\w*|improv\w*|better|worse|associated|effective|"
-    r"conclud\w*|may|might|could|should|important|promising|potential|useful|able to)\b", re.I)
+    r"conclud\w*|may|might|could|should|important|promising|potential|useful|able to|observed|detected|"
+    r"identified|related|linked|correlat\w*|limited|expected|needed|required|consistent|lack\w*|likely)\b", re.I)
+# what a Conclusion says and a Results paragraph does not: "In conclusion, …", "Taken together, …"
+_CONCLUDES = re.compile(r"^(in (conclusion|summary|sum)|to (conclude|summari[sz]e)|taken together|overall|"
+                        r"collectively|altogether)\b|\bwe conclude\b|\bfuture (work|research|stud\w+)\b|"
+                        r"\bfurther (\w+ )?(stud\w+|research|work|analys\w+|investigations?|experiments?|trials?) "
+                        r"(is|are|will|would|should|may|might|could)\b", re.I)
 
 
 def reports_what_was_done(text: str) -> bool:
@@ -1063,10 +1112,41 @@ def reports_what_was_done(text: str) -> bool:
     return bool(_WHAT_WAS_DONE.search(text)) and not _FINDING.search(text) and not _CONTRIBUTION.search(text)
 
 
-def _finding_first(sentences: list[Sentence]) -> list[Sentence]:
-    """Document order, except that sentences reporting what was done do not open the paragraph: they follow
-    its first sentence that does not (all such sentences left in order when every one reports a step)."""
-    first = next((k for k, s in enumerate(sentences) if not reports_what_was_done(s.text)), None)
+# a verb of finding, a comparison or a direction: what a Results sentence of an abstract reports
+_FOUND = re.compile(
+    r"\b(show(s|ed|n)?|found|finds?|reveal\w*|demonstrat\w*|indicat\w*|confirm\w*|significant\w*|observed|"
+    r"identified|detected|associated|correlat\w*|predict\w*|effective|inhibit(s|ed)|no (significant )?"
+    r"(difference|effect|change|association)|did not|(in|de)creas\w*|rose|fell|remained|stayed|exceed\w*|peak\w*|"
+    r"against|longer|shorter|twice|times as)\b",
+    re.I)
+
+
+def reports_a_finding(text: str) -> bool:
+    """A sentence that reports what was found: a verb of finding, a comparison or a direction, a quantity
+    (a percentage, a p value, a ratio), or a number in a sentence that is no step of the method ("at 0, 1,
+    2, 5 and 7 days" is when the samples were taken, not what they showed)."""
+    if _CONCLUDES.search(text) or (_CONTRIBUTION.search(text) and not _QUANTITY.search(text)):
+        return False  # a conclusion or what the paper offers ("this work presents…"), for the Conclusion
+    if _FOUND.search(text) or _COMPARISON.search(text) or _QUANTITY.search(text):
+        return True
+    return bool(_NUMBER.search(text)) and not reports_what_was_done(text)
+
+
+def is_no_method_step(text: str) -> bool:
+    """What may open a Conclusion: anything but a sentence that reports what was done."""
+    return not reports_what_was_done(text)
+
+
+# the test each role's sentences pass (Extractor.roles_hold): a Results sentence reports a finding, a
+# Conclusion's is no step of the method
+ROLE_HOLDS = {"results": reports_a_finding, "conclusion": is_no_method_step}
+
+
+def _holding_first(sentences: list[Sentence], holds) -> list[Sentence]:
+    """Document order, except that a sentence that does not hold the role (a step of the method in a
+    Conclusion, a sentence without a finding in Results) does not open the paragraph: the first that does
+    comes first (all left in order when none does)."""
+    first = next((k for k, s in enumerate(sentences) if holds(s.text)), None)
     if not first:
         return sentences
     return [sentences[first], *sentences[:first], *sentences[first + 1:]]

@@ -1,12 +1,19 @@
-"""Roles that hold (issue 45 point 2): a sentence that reports what was done never opens a Conclusion, and a
-run-in heading the reader glued to its paragraph is cut from the sentence."""
+"""Roles that hold (issue 45 point 2): a sentence that reports what was done never opens a Conclusion, a Results
+sentence reports a finding, and a run-in heading the reader glued to its paragraph is cut from the sentence."""
 
 from __future__ import annotations
 
 import pytest
 
 from mmdocsum_desktop.schemas.document import Block, Document
-from mmdocsum_desktop.summarize.extractive import Extractor, clean_sentence, reports_what_was_done
+from mmdocsum_desktop.summarize.extractive import (
+    Extractor,
+    clean_sentence,
+    reports_a_finding,
+    reports_what_was_done,
+    usable,
+)
+from mmdocsum_desktop.summarize.sentences import Sentence
 from tests.conftest import SAMPLE_PDF
 
 
@@ -17,6 +24,10 @@ from tests.conftest import SAMPLE_PDF
      "Most of the fruit stayed firm for a week in the cold room."),
     ("2.3 Statistical analysis Several models were compared by their likelihood on the held-out sites.",
      "Several models were compared by their likelihood on the held-out sites."),
+    ("Prevalence of anaemia Of the 120 children examined, 45 had a low haemoglobin level.",
+     "Of the 120 children examined, 45 had a low haemoglobin level."),
+    ("Barriers to care Some of the mothers walked for two hours to reach the clinic.",
+     "Some of the mothers walked for two hours to reach the clinic."),
 ])
 def test_a_run_in_heading_is_cut_from_its_sentence(text, cut):
     assert clean_sentence(text) == cut
@@ -26,6 +37,10 @@ def test_a_run_in_heading_is_cut_from_its_sentence(text, cut):
     "Vitamin A is essential for the growth of young children in these villages.",
     "The treated plants grew taller than the control plants over the whole summer season.",
     "Most of the fruit stayed firm for a week in the cold room.",
+    # a heading has no verb or pronoun of its own and does not end on "of", "from", "the"…
+    "We used the One Health approach to follow the outbreak in both villages.",
+    "Data from The Cancer Genome Atlas were downloaded for all the tumours.",
+    "Patients treated with Some of the older drugs relapsed within a year.",
 ])
 def test_a_sentence_without_a_run_in_heading_is_left_whole(text):
     assert clean_sentence(text) == text
@@ -42,6 +57,29 @@ def test_a_sentence_without_a_run_in_heading_is_left_whole(text):
 ])
 def test_what_was_done_is_told_from_what_was_found(text, done):
     assert reports_what_was_done(text) is done
+
+
+@pytest.mark.parametrize("text, found", [
+    ("Coated berries stayed firm for six days against three days for the uncoated ones.", True),
+    ("The outcome data revealed that the volatile profile of contaminated grains differed from controls.", True),
+    ("Mortality was 12% in the treated arm (p < 0.01).", True),
+    ("A total of 29 compounds were identified in the headspace of the grains.", True),
+    ("The assays were carried out on the extracts at 0, 1, 2, 5 and 7 days of storage.", False),
+    ("The volatile metabolites of the samples were considered for time course analysis (Figure 5).", False),
+    ("In conclusion, volatile metabolites can indicate the presence of fungi during grain spoilage.", False),
+    ("Our study provides the first investigation of volatiles produced by the fungus on wheat.", False),
+    ("Further studies are needed to confirm these results in other isolates of the fungus.", False),
+])
+def test_a_results_sentence_reports_a_finding(text, found):
+    assert reports_a_finding(text) is found
+
+
+def test_a_sentence_cut_inside_a_bracket_is_not_a_candidate():
+    def sentence(text: str) -> Sentence:
+        return Sentence(text=text, block="b1", page=1, section="Methods", position=0, block_index=0)
+
+    assert not usable(sentence("Durum wheat (Triticum turgidum ssp. durum (Desf.)"))
+    assert usable(sentence("Durum wheat (Triticum turgidum) was grown in the field for two seasons."))
 
 
 def _fruit_paper() -> Document:
@@ -83,3 +121,17 @@ def test_the_sample_papers_conclusion_opens_with_no_method_sentence(embedder):
     assert conclusion.sentences
     assert not reports_what_was_done(conclusion.sentences[0].text)
     assert "were carried out" not in conclusion.sentences[0].text
+
+
+def test_the_sample_papers_results_report_findings(embedder):
+    """The sample paper's Results opened with two method sentences ("The volatile metabolites … were
+    analyzed by SPME-GC/MS. The assays were carried out on …") and closed with "Our study provides the
+    first investigation…" (issue 45)."""
+    from mmdocsum_desktop.document.reader import read_document
+
+    for include_abstract in (False, True):
+        drafted = Extractor(embedder).draft(read_document(SAMPLE_PDF), include_abstract=include_abstract)
+        results, conclusion = drafted.paragraphs[2], drafted.paragraphs[3]
+        assert results.sentences and conclusion.sentences
+        assert all(reports_a_finding(s.text) for s in results.sentences), results.text
+        assert not reports_what_was_done(conclusion.sentences[0].text), conclusion.text
