@@ -29,9 +29,11 @@ from mmdocsum_desktop.library.store import LibraryError as LibraryError  # re-ex
 from mmdocsum_desktop.library.store import LibraryStore
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.library import (
+    AbsentItem,
     AddPathsRequest,
     AddReport,
     AddZoteroRequest,
+    Annotation,
     BatchItem,
     BatchReport,
     ExportNotesRequest,
@@ -76,6 +78,14 @@ class Library:
     def resolve(self, references: list[str]) -> list[Paper]:
         """Papers by id, path or Zotero key; LibraryError naming the unknown ones."""
         return self.store.resolve(references)
+
+    def annotations(self, paper: Paper) -> list[Annotation]:
+        """The paper's annotations from Zotero's reader, in reading order."""
+        return self.store.annotations(paper.id)
+
+    def absent(self) -> list[AbsentItem]:
+        """The Zotero items whose paper is not on this computer, with what to do."""
+        return self.store.absent()
 
     def visuals(self, paper: Paper) -> list[VisualRecord]:
         return self.store.visuals(paper.content_hash)
@@ -153,7 +163,8 @@ def add_paths(session: Session, library: Library, request: AddPathsRequest, *, c
 def add_zotero(session: Session, library: Library, request: AddZoteroRequest, *, control: JobControl | None = None,
                on_progress: Callable[[IndexProgress], None] | None = None) -> AddReport:
     """Add a Zotero data folder's papers (read-only), then index what is new or changed."""
-    report = AddReport(sources=[zotero.add_zotero(library.store, request.data_dir, control=control)])
+    report = AddReport(sources=[zotero.add_zotero(library.store, request.data_dir, base_dir=request.base_dir,
+                                                  control=control)])
     if request.index:
         report.index = index(session, library, IndexRequest(ocr=request.ocr), control=control, on_progress=on_progress)
     return report

@@ -63,6 +63,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="PDF, HTML, Markdown or JATS files, or folders")
     add.add_argument("--zotero", type=Path, metavar="ZOTERO_DATA_DIR",
                      help="a Zotero data folder (holding zotero.sqlite and storage/), read strictly read-only")
+    add.add_argument("--zotero-base", type=Path, metavar="FOLDER",
+                     help="the linked-attachment base folder of --zotero's 'attachments:' links (default: the one "
+                          "Zotero's own settings name, from its profile's prefs.js)")
     add.add_argument("--no-index", action="store_true", help="only register the papers; index them later")
     add.add_argument("--no-ocr", action="store_true", help="do not read scanned pages with OCR (they fail instead)")
     add.add_argument("--format", choices=("text", "json"), default="text")
@@ -78,7 +81,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                          choices=("all", "none", "pending", "queued", "running", "done", "failed"),
                          help="show the states; with STATE only the papers whose summary is in it "
                               "(none, pending, queued, running, done, failed)")
-    listing.add_argument("--search", help="words of the title, authors or text")
+    listing.add_argument("--search", help="words of the title, authors, text or your Zotero annotations")
+    listing.add_argument("--absent", action="store_true",
+                         help="list the Zotero items whose paper is not on this computer, and what to do")
     listing.add_argument("--sort", choices=("title", "year", "authors", "status", "added", "language"), default="title")
     listing.add_argument("--format", choices=("text", "json"), default="text")
     listing.set_defaults(handler=run_list)
@@ -157,11 +162,16 @@ def _open(args: argparse.Namespace) -> use.Library:
 def run_add(args: argparse.Namespace) -> int:
     if bool(args.paths) == bool(args.zotero):
         raise MmdocsumError("give the files or folders to add, or --zotero ZOTERO_DATA_DIR (not both)")
+    if args.zotero_base is not None and not args.zotero:
+        raise MmdocsumError("--zotero-base needs --zotero ZOTERO_DATA_DIR")
+    if args.zotero_base is not None and not args.zotero_base.expanduser().is_dir():
+        raise MmdocsumError(f"--zotero-base {args.zotero_base}: not a folder")
     with Session() as session, _open(args) as library:
         with tqdm_control("library", enabled=not args.quiet) as control:
             if args.zotero:
                 report = use.add_zotero(session, library, AddZoteroRequest(
-                    data_dir=args.zotero, index=not args.no_index, ocr=not args.no_ocr), control=control)
+                    data_dir=args.zotero, base_dir=args.zotero_base, index=not args.no_index, ocr=not args.no_ocr),
+                    control=control)
             else:
                 report = use.add_paths(session, library, AddPathsRequest(
                     paths=args.paths, index=not args.no_index, ocr=not args.no_ocr), control=control)
@@ -185,6 +195,13 @@ def _add_text(report: AddReport) -> str:
     for source in report.sources:
         lines.append(f"{source.source} ({source.kind}): {source.found} papers — {source.new} new, {source.changed} "
                      f"changed, {source.unchanged} unchanged, {source.missing} missing")
+        if source.kind == "zotero":
+            base = (f"; linked-attachment base folder {source.base_dir} (from {source.base_dir_from})"
+                    if source.base_dir else "")
+            lines.append(f"  {source.annotations} annotations from Zotero's reader{base}")
+            if source.absent:
+                lines.append(f"  {len(source.absent)} items whose paper is not here: `mmdocsum library list --absent` "
+                             "says what to do")
     index = report.index
     if index is not None:
         rate = index.pages / index.cpu_seconds if index.cpu_seconds > 0 else 0.0
@@ -198,8 +215,11 @@ def _add_text(report: AddReport) -> str:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    if args.absent:
+        return _list_absent(args)
     with _open(args) as library:
         papers = library.papers(ListRequest(filter=_paper_filter(args), sort=args.sort))
+        absent = len(library.absent())
     if args.format == "json":
         sys.stdout.write(json.dumps([p.model_dump(mode="json") for p in papers], indent=2, ensure_ascii=False) + "\n")
         return 0
@@ -221,8 +241,24 @@ def run_list(args: argparse.Namespace) -> int:
         sys.stdout.write("\n".join(lines) + "\n")
     if states:
         sys.stdout.write(_states_line(papers))
+    if absent:
+        sys.stdout.write(f"{absent} Zotero items have no paper on this computer: `mmdocsum library list --absent`\n")
     if not papers:
         print("mmdocsum: the library has no paper (matching these filters)", file=sys.stderr)
+    return 0
+
+
+def _list_absent(args: argparse.Namespace) -> int:
+    with _open(args) as library:
+        absent = library.absent()
+    if args.format == "json":
+        sys.stdout.write(json.dumps([a.model_dump(mode="json") for a in absent], indent=2, ensure_ascii=False) + "\n")
+        return 0
+    for item in absent:
+        sys.stdout.write(f"{item.title or '(untitled)'}  [Zotero item {item.item_key}]\n  {item.reason}\n"
+                         f"  what to do: {item.advice}\n")
+    if not absent:
+        print("mmdocsum: every Zotero item of the library has its paper here", file=sys.stderr)
     return 0
 
 

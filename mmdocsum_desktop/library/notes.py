@@ -44,7 +44,7 @@ from mmdocsum_desktop.fileio import (
 from mmdocsum_desktop.library.ask import citation_link
 from mmdocsum_desktop.library.citekeys import generated_key
 from mmdocsum_desktop.library.store import LibraryStore, NoteRecord
-from mmdocsum_desktop.schemas.library import ExportReport, Paper
+from mmdocsum_desktop.schemas.library import Annotation, ExportReport, Paper
 from mmdocsum_desktop.schemas.summary import FigureChoice, Summary
 from mmdocsum_desktop.summarize.render import escape_markdown, image_path, label_file_name, to_markdown
 
@@ -117,15 +117,31 @@ class _Generated:
     copies: list[_Copy] = field(default_factory=list)
 
 
+def annotation_lines(paper: Paper, annotations: Sequence[Annotation]) -> list[str]:
+    """The user's annotations from Zotero's reader as a section of the note: kind, page (a link that opens
+    the paper there), the marked words quoted, the comment; [] without annotations."""
+    if not annotations:
+        return []
+    lines = ["", "## Annotations in Zotero", ""]
+    for annotation in annotations:
+        where = annotation.page_label or (str(annotation.page) if annotation.page else "")
+        page = f", [p. {escape_markdown(where)}]({citation_link(paper, annotation.page)})" if where else ""
+        quoted = f" \u201c{escape_markdown(annotation.text)}\u201d" if annotation.text else ""
+        comment = escape_markdown(" ".join(annotation.comment.split()))
+        said = f" \u2014 {comment}" if comment and quoted else (f" {comment}" if comment else "")
+        lines.append(f"- **{annotation.kind.capitalize()}**{page}:{quoted}{said}".rstrip(":"))
+    return lines
+
+
 def _generate(paper: Paper, summary: Summary | None, assets: Path | None, folder: Path, key: str,
-              name: str) -> _Generated:
+              name: str, annotations: Sequence[Annotation] = ()) -> _Generated:
     """What the app writes in the note (nothing is copied yet: the note may be left as it is)."""
     properties = note_properties(paper, key)
     open_link = citation_link(paper, None)
     title = escape_markdown(" ".join(paper.display_title().split()))
     if summary is None:
         lines = [f"# {title}", "", f"[Open the paper]({open_link})", "",
-                 "*No summary yet: `mmdocsum library summarize` writes one.*"]
+                 "*No summary yet: `mmdocsum library summarize` writes one.*", *annotation_lines(paper, annotations)]
         return _Generated(properties, "\n".join(lines) + "\n")
     generated = _Generated(properties, "")
     attachments = folder / ATTACHMENTS / name
@@ -143,6 +159,7 @@ def _generate(paper: Paper, summary: Summary | None, assets: Path | None, folder
     pages = sorted({page for paragraph in summary.paragraphs for s in paragraph.sentences for page in s.pages})
     for page in pages:
         lines.append(f"- [p. {page}]({citation_link(paper, page)})")
+    lines += annotation_lines(paper, annotations)
     generated.body = "\n".join(lines) + "\n"
     return generated
 
@@ -292,7 +309,7 @@ def export_notes(store: LibraryStore, papers: Sequence[Paper], folder: Path, *,
         if summary is None:
             report.without_summary += 1
         key = citation_key(paper)
-        generated = _generate(paper, summary, assets, root, key, target.stem)
+        generated = _generate(paper, summary, assets, root, key, target.stem, store.annotations(paper.id))
         problem = _write_note(store, target, root, owner, paper, generated, overwrite_edited)
         if problem is None:
             report.notes.append(str(target))

@@ -53,10 +53,10 @@ import numpy as np
 
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.library.citekeys import KeyEntry, clean_key, unique_keys
-from mmdocsum_desktop.schemas.library import Paper, PaperFilter, VisualRecord
+from mmdocsum_desktop.schemas.library import AbsentItem, Annotation, Paper, PaperFilter, VisualRecord
 from mmdocsum_desktop.text.tokens import tokens
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 FILE_NAME = "library.sqlite"
 # the app's mark in the SQLite header (PRAGMA application_id, bytes 68-71): "mmds"
 APPLICATION_ID = int.from_bytes(b"mmds", "big")
@@ -75,6 +75,17 @@ _UPGRADE_1_2 = (
 )
 # version 2 → 3
 _UPGRADE_2_3 = ("ALTER TABLE papers ADD COLUMN citekey TEXT",)
+# version 3 → 4: the Zotero reader's annotations, and the Zotero items whose paper is not here
+_ANNOTATIONS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS annotations (paper_id INTEGER NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL, "
+    "text TEXT NOT NULL DEFAULT '', comment TEXT NOT NULL DEFAULT '', color TEXT NOT NULL DEFAULT '', "
+    "page_label TEXT NOT NULL DEFAULT '', page INTEGER, sort_index TEXT NOT NULL DEFAULT '', "
+    "PRIMARY KEY (paper_id, key))")
+_ABSENT_TABLE = (
+    "CREATE TABLE IF NOT EXISTS absent (source_root TEXT NOT NULL, item_key TEXT NOT NULL, "
+    "title TEXT NOT NULL DEFAULT '', reason TEXT NOT NULL, advice TEXT NOT NULL DEFAULT '', seen_at REAL NOT NULL, "
+    "PRIMARY KEY (source_root, item_key))")
+_UPGRADE_3_4 = (_ANNOTATIONS_TABLE, _ABSENT_TABLE)
 # embeddings are stored as float16: half the file and the memory, and cosine ranks do not change
 VECTOR_DTYPE = np.float16
 
@@ -133,6 +144,7 @@ CREATE TRIGGER IF NOT EXISTS passages_ad AFTER DELETE ON passages BEGIN
     INSERT INTO passages_fts(passages_fts, rowid, text) VALUES ('delete', old.id, old.text);
 END;
 """
+_SCHEMA += _ANNOTATIONS_TABLE + ";\n" + _ABSENT_TABLE + ";\n"
 
 _SORTS = {"title": "lower(coalesce(nullif(p.title, ''), p.source_path))", "year": "p.year", "authors": "lower(p.authors)",
           "status": "p.status", "added": "p.added_at", "language": "c.language"}
@@ -382,7 +394,7 @@ class LibraryStore:
         version = self._check_version()
         if version == SCHEMA_VERSION:
             return
-        if version in (1, 2):
+        if version in (1, 2, 3):
             self._upgrade_from(version)
             return
         # one script, one transaction (executescript commits whatever is pending first, so the
@@ -395,7 +407,7 @@ class LibraryStore:
     def _upgrade_from(self, version: int) -> None:
         # statement by statement, not executescript (which would commit first): two processes upgrading at
         # once serialise on BEGIN IMMEDIATE and the second finds the work done
-        steps = {1: _UPGRADE_1_2 + _UPGRADE_2_3, 2: _UPGRADE_2_3}
+        steps = {1: _UPGRADE_1_2 + _UPGRADE_2_3 + _UPGRADE_3_4, 2: _UPGRADE_2_3 + _UPGRADE_3_4, 3: _UPGRADE_3_4}
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
@@ -529,6 +541,41 @@ class LibraryStore:
                      "status = 'pending' AND content_hash IN (SELECT hash FROM contents)", (now, paper_id))
         return outcome
 
+    def replace_annotations(self, root: str, by_path: dict[str, list[Annotation]]) -> int:
+        """The Zotero reader's annotations of the papers of ``root``, as Zotero has them now (those the user
+        deleted in Zotero go); returns how many are stored."""
+        with self.write() as conn:
+            ids = {str(r["source_path"]): int(r["id"]) for r in conn.execute(
+                "SELECT id, source_path FROM papers WHERE source_root = ?", (root,))}
+            conn.execute("DELETE FROM annotations WHERE paper_id IN (SELECT id FROM papers WHERE source_root = ?)",
+                         (root,))
+            rows = [(ids[path], a.key, a.kind, a.text, a.comment, a.color, a.page_label, a.page, a.sort_index)
+                    for path, annotations in by_path.items() if path in ids for a in annotations]
+            conn.executemany("INSERT OR REPLACE INTO annotations(paper_id, key, kind, text, comment, color, page_label, "
+                             "page, sort_index) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        return len(rows)
+
+    def annotations(self, paper_id: int) -> list[Annotation]:
+        """A paper's annotations in reading order."""
+        return [Annotation(key=r["key"], kind=r["kind"], text=r["text"], comment=r["comment"], color=r["color"],
+                           page_label=r["page_label"], page=r["page"], sort_index=r["sort_index"])
+                for r in self._query("SELECT * FROM annotations WHERE paper_id = ? ORDER BY sort_index, key", (paper_id,))]
+
+    def replace_absent(self, root: str, items: Sequence[AbsentItem]) -> None:
+        """The Zotero items of ``root`` whose paper is not here, as the last reading of it found them."""
+        now = time.time()
+        with self.write() as conn:
+            conn.execute("DELETE FROM absent WHERE source_root = ?", (root,))
+            conn.executemany("INSERT OR REPLACE INTO absent(source_root, item_key, title, reason, advice, seen_at) "
+                             "VALUES (?, ?, ?, ?, ?, ?)",
+                             [(root, i.item_key, i.title, i.reason, i.advice, now) for i in items])
+
+    def absent(self) -> list[AbsentItem]:
+        """Every source's items whose paper is not here, by title."""
+        return [AbsentItem(source=r["source_root"], item_key=r["item_key"], title=r["title"], reason=r["reason"],
+                           advice=r["advice"])
+                for r in self._query("SELECT * FROM absent ORDER BY lower(title), item_key")]
+
     def mark_missing(self, conn: sqlite3.Connection, *, root: str, present: set[str]) -> int:
         """Papers recorded from ``root`` whose path is not in ``present`` (or whose file is gone) are
         marked missing; they keep their content and summary. Returns how many were marked now."""
@@ -597,8 +644,10 @@ class LibraryStore:
             words = fts_query(filter.search)
             text_match = ("p.content_hash IN (SELECT pa.content_hash FROM passages_fts f JOIN passages pa "
                           "ON pa.id = f.rowid WHERE passages_fts MATCH ?)") if words else "0"
-            where.append(f"(p.title LIKE ? OR p.authors LIKE ? OR p.source_path LIKE ? OR {text_match})")
-            values.extend([like, like, like] + ([words] if words else []))
+            # the user's own annotations (highlighted words, comments) find their paper too
+            noted = "p.id IN (SELECT paper_id FROM annotations WHERE text LIKE ? OR comment LIKE ?)"
+            where.append(f"(p.title LIKE ? OR p.authors LIKE ? OR p.source_path LIKE ? OR {noted} OR {text_match})")
+            values.extend([like, like, like, like, like] + ([words] if words else []))
         order = _SORTS.get(sort, _SORTS["title"])
         sql = ("SELECT p.*, c.language AS c_language, c.pages AS c_pages, c.figures AS c_figures, "
                "c.tables AS c_tables, c.title AS c_title, c.doi AS c_doi FROM papers p "
@@ -675,6 +724,7 @@ class LibraryStore:
         with self.write() as conn:
             marks = ",".join("?" * len(paper_ids))
             removed = conn.execute(f"DELETE FROM papers WHERE id IN ({marks})", list(paper_ids)).rowcount
+            conn.execute(f"DELETE FROM annotations WHERE paper_id IN ({marks})", list(paper_ids))
         self.collect_garbage()
         return int(removed)
 

@@ -24,11 +24,22 @@ Citation keys: Better BibTeX keeps its keys in ``better-bibtex.sqlite`` beside `
 with the same read-only, lock-free open and never written; an item without one there gives the key of a
 ``Citation Key: …`` line in its Extra field (or Zotero's own ``citationKey`` field). A database that cannot
 be read gives no keys, and the library's own keys stand in (:mod:`library.citekeys`).
+
+The linked-attachment base folder (ZotFile-style ``attachments:`` paths) is the one given, else the one
+Zotero's own settings name: the ``extensions.zotero.baseAttachmentPath`` of the profile's ``prefs.js``
+whose ``extensions.zotero.dataDir`` is this data folder (or, where no profile names one, the profile of the
+default data folder ``~/Zotero``), read-only (:func:`linked_base_folder`).
+
+Annotations made in Zotero's reader (``itemAnnotations``, Zotero 6 and 7: highlights and underlines with
+their text, notes, text boxes, image areas, ink; the user's comment; the page) are read with the paper they
+annotate (:func:`read_zotero`). An item whose paper is not on this computer is reported with its title and
+what to do (:class:`~mmdocsum_desktop.schemas.library.AbsentItem`), and the library keeps the list.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import sqlite3
@@ -44,7 +55,7 @@ from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.library.citekeys import clean_key, extra_citation_key
 from mmdocsum_desktop.library.sources import Candidate, register
 from mmdocsum_desktop.library.store import LibraryStore, Metadata
-from mmdocsum_desktop.schemas.library import PAPER_SUFFIXES, SourceReport
+from mmdocsum_desktop.schemas.library import PAPER_SUFFIXES, AbsentItem, Annotation, SourceReport
 
 DB_NAME = "zotero.sqlite"
 BBT_DB_NAME = "better-bibtex.sqlite"
@@ -55,6 +66,17 @@ _PAPER_TYPES = ("application/pdf", "text/html", "application/xhtml+xml", "text/m
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 _KEY = re.compile(r"[A-Za-z0-9]{1,32}")  # Zotero's item keys (eight of 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ)
 LINKED_FILE = 2  # itemAttachments.linkMode of a file linked where the user keeps it (not under storage/)
+# itemAnnotations.type (Zotero's annotation types)
+ANNOTATION_KINDS = {1: "highlight", 2: "note", 3: "image", 4: "ink", 5: "underline", 6: "text"}
+PREFS_MAX_BYTES = 8 * 2**20  # a prefs.js larger than this is not read
+_PREF = re.compile(r'^\s*user_pref\(\s*"(extensions\.zotero\.(?:baseAttachmentPath|dataDir|useDataDir))"\s*,\s*(.+?)\s*\)\s*;',
+                   re.MULTILINE)
+ADVICE_BASE = ("give the linked-attachment base folder: mmdocsum library add --zotero DIR --zotero-base FOLDER "
+               "(Zotero: Settings > Advanced > Files and Folders > Linked Attachment Base Directory)")
+ADVICE_STORED = ("the file is not on this computer: open the item in Zotero (it downloads the file when file "
+                 "syncing is on) or attach the PDF again, then add the library again")
+ADVICE_LINKED = ("the linked file was moved or deleted: relink it in Zotero (Show File > Locate), then add the "
+                 "library again")
 
 
 class ZoteroError(MmdocsumError):
@@ -68,6 +90,17 @@ class ZoteroAttachment:
     library_id: int
     path: Path
     metadata: Metadata
+    annotations: tuple[Annotation, ...] = ()  # the Zotero reader's, in reading order
+
+
+@dataclass(frozen=True)
+class ZoteroRead:
+    """What a Zotero data folder holds for the library: its papers, a line for each item left out, and the
+    items whose paper is not here."""
+
+    attachments: list[ZoteroAttachment]
+    skipped: list[str]
+    absent: list[AbsentItem]
 
 
 def database_uri(path: Path) -> str:
@@ -124,14 +157,22 @@ class _Attachment:
 
 
 def read_attachments(data_dir: Path, *, base_dir: Path | None = None) -> tuple[list[ZoteroAttachment], list[str]]:
-    """The papers of a Zotero data folder, one per item, with the item's metadata; and one line for each
-    item left out (its file not there, a relative path without a base folder).
+    """The papers of a Zotero data folder and a line for each item left out (see :func:`read_zotero`)."""
+    read = read_zotero(data_dir, base_dir=base_dir)
+    return read.attachments, read.skipped
+
+
+def read_zotero(data_dir: Path, *, base_dir: Path | None = None) -> ZoteroRead:
+    """The papers of a Zotero data folder, one per item, with the item's metadata and the annotations of
+    its paper; one line for each item left out (its file not there, a relative path without a base folder)
+    and, for those whose paper is not here, an :class:`AbsentItem` saying what to do.
 
     One paper per item: an item's PDF is its paper (the oldest PDF whose file is there, when it has
     several); its web snapshot (HTML) and other files are read only when the item has no PDF at all. An
     item whose PDF's file is not there is reported, not replaced by its snapshot."""
     data_dir = data_dir.expanduser().resolve()
     skipped: list[str] = []
+    absent: list[AbsentItem] = []
     found: list[ZoteroAttachment] = []
     keys = better_bibtex_keys(data_dir)
     with open_read_only(data_dir) as conn:
@@ -146,6 +187,7 @@ def read_attachments(data_dir: Path, *, base_dir: Path | None = None) -> tuple[l
             "p.key AS parentKey FROM itemAttachments a JOIN items i ON i.itemID = a.itemID "
             "LEFT JOIN items p ON p.itemID = a.parentItemID ORDER BY i.dateAdded, a.itemID").fetchall()
         item_keys = {int(r[0]): (int(r[1]), str(r[2])) for r in conn.execute("SELECT itemID, libraryID, key FROM items")}
+        annotations = _annotations(conn, trashed)
     by_item: dict[int, list[_Attachment]] = {}
     for row in rows:
         item_id, parent_id = int(row["itemID"]), row["parentItemID"]
@@ -176,6 +218,7 @@ def read_attachments(data_dir: Path, *, base_dir: Path | None = None) -> tuple[l
         chosen = next((a for a in candidates if a.path is not None and a.path.is_file()), None)
         if chosen is None:
             skipped.append(_why_not(candidates[0], title, has_snapshot=bool(pdfs) and len(pdfs) < len(attachments)))
+            absent.append(_absent(data_dir, candidates[0], title))
             continue
         title = title or fields.get(chosen.item_id, {}).get("title") or ""
         year_match = _YEAR.search(values.get("date", ""))
@@ -192,8 +235,9 @@ def read_attachments(data_dir: Path, *, base_dir: Path | None = None) -> tuple[l
             zotero_library_id=chosen.library_id, citekey=citekey,
         )
         assert chosen.path is not None
-        found.append(ZoteroAttachment(chosen.key, metadata.zotero_key, chosen.library_id, chosen.path, metadata))
-    return found, skipped
+        found.append(ZoteroAttachment(chosen.key, metadata.zotero_key, chosen.library_id, chosen.path, metadata,
+                                      tuple(annotations.get(chosen.item_id, ()))))
+    return ZoteroRead(found, skipped, absent)
 
 
 def better_bibtex_keys(data_dir: Path) -> dict[tuple[int, str], str]:
@@ -236,6 +280,44 @@ def better_bibtex_keys(data_dir: Path) -> dict[tuple[int, str], str]:
     return keys
 
 
+def _absent(data_dir: Path, attachment: _Attachment, title: str) -> AbsentItem:
+    if attachment.path is None:
+        reason, advice = f"{attachment.stored}: relative to the linked-attachment base folder, not known", ADVICE_BASE
+    elif attachment.stored.startswith("storage:"):
+        reason, advice = f"file not found: {attachment.path}", ADVICE_STORED
+    else:
+        reason, advice = f"linked file not found: {attachment.path}", ADVICE_LINKED
+    return AbsentItem(source=str(data_dir), item_key=attachment.parent_key or attachment.key, title=title,
+                      reason=reason, advice=advice)
+
+
+def _annotations(conn: sqlite3.Connection, trashed: set[int]) -> dict[int, list[Annotation]]:
+    """The reader's annotations by the attachment they annotate, in reading order (Zotero 6 and 7; none
+    before). A row of a shape Zotero never writes is left out, not guessed."""
+    if not _has_table(conn, "itemAnnotations"):
+        return {}
+    out: dict[int, list[Annotation]] = {}
+    rows = conn.execute("SELECT a.itemID, a.parentItemID, a.type, a.text, a.comment, a.color, a.pageLabel, "
+                        "a.sortIndex, a.position, i.key FROM itemAnnotations a JOIN items i ON i.itemID = a.itemID "
+                        "ORDER BY a.parentItemID, a.sortIndex, a.itemID").fetchall()
+    for row in rows:
+        item_id, parent, kind = row[0], row[1], ANNOTATION_KINDS.get(row[2]) if isinstance(row[2], int) else None
+        if kind is None or not isinstance(parent, int) or item_id in trashed or parent in trashed:
+            continue
+        page: int | None = None
+        try:
+            position = json.loads(row[8]) if isinstance(row[8], str) and len(row[8]) < 1_000_000 else {}
+            index = position.get("pageIndex") if isinstance(position, dict) else None
+            page = index + 1 if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < 100_000 else None
+        except ValueError:
+            page = None
+        out.setdefault(parent, []).append(Annotation(
+            key=str(row[9]), kind=kind, text=" ".join(str(row[3] or "").split()),  # type: ignore[arg-type]
+            comment=str(row[4] or "").strip(), color=str(row[5] or ""), page_label=str(row[6] or ""),
+            page=page, sort_index=str(row[7] or "")))
+    return out
+
+
 def _why_not(attachment: _Attachment, title: str, *, has_snapshot: bool) -> str:
     item = f"Zotero item {attachment.parent_key or attachment.key}" + (f" ({title})" if title else "")
     snapshot = "; its web snapshot is not read while the item has a PDF" if has_snapshot else ""
@@ -246,17 +328,28 @@ def _why_not(attachment: _Attachment, title: str, *, has_snapshot: bool) -> str:
 
 
 def add_zotero(store: LibraryStore, data_dir: Path, *, base_dir: Path | None = None,
-               control: JobControl | None = None) -> SourceReport:
-    """Register a Zotero library's paper attachments; those gone from it (deleted, trashed) are marked missing."""
+               control: JobControl | None = None, profiles: list[Path] | None = None) -> SourceReport:
+    """Register a Zotero library's paper attachments with their annotations; those gone from it (deleted,
+    trashed) are marked missing; the items whose paper is not here are kept as absent. ``base_dir`` None:
+    the base folder Zotero's prefs.js names for this data folder (``profiles``: where to look)."""
     data_dir = data_dir.expanduser().resolve()
-    attachments, skipped = read_attachments(data_dir, base_dir=base_dir)
-    report = SourceReport(source=str(data_dir), kind="zotero", skipped=skipped)
-    candidates = [Candidate(a.path, a.metadata) for a in attachments]
+    base_from = "--zotero-base" if base_dir is not None else None
+    if base_dir is None:
+        found_base, prefs = linked_base_folder(data_dir, profiles)
+        if found_base is not None:
+            base_dir, base_from = found_base, str(prefs)
+    read = read_zotero(data_dir, base_dir=base_dir)
+    report = SourceReport(source=str(data_dir), kind="zotero", skipped=read.skipped, absent=read.absent,
+                          annotations=sum(len(a.annotations) for a in read.attachments),
+                          base_dir=str(base_dir) if base_dir is not None else None, base_dir_from=base_from)
+    candidates = [Candidate(a.path, a.metadata) for a in read.attachments]
     register(store, candidates, root=str(data_dir), kind="zotero", report=report, control=control)
+    store.replace_annotations(str(data_dir), {str(a.path): list(a.annotations) for a in read.attachments})
+    store.replace_absent(str(data_dir), read.absent)
     # an item's earlier paper at another path (its snapshot, before it had a PDF; or both, as libraries
     # before one paper per item held them) goes: one paper per item
     report.superseded = store.remove_superseded(
-        str(data_dir), {(a.library_id, a.item_key or a.attachment_key): str(a.path) for a in attachments})
+        str(data_dir), {(a.library_id, a.item_key or a.attachment_key): str(a.path) for a in read.attachments})
     return report
 
 
@@ -369,3 +462,71 @@ def _item_collections(conn: sqlite3.Connection) -> dict[int, list[str]]:
 
 def _has_table(conn: sqlite3.Connection, name: str) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
+
+
+# ------------------------------------------------------------------------- Zotero's own settings
+
+
+def profile_folders(home: Path | None = None) -> list[Path]:
+    """Zotero's profile folders holding a prefs.js (Linux, macOS, Windows places)."""
+    home = home if home is not None else Path.home()
+    roots = [home / ".zotero" / "zotero", home / "Library" / "Application Support" / "Zotero" / "Profiles"]
+    appdata = os.environ.get("APPDATA")
+    if appdata:
+        roots.append(Path(appdata) / "Zotero" / "Zotero" / "Profiles")
+    found: list[Path] = []
+    for root in roots:
+        try:
+            found += [p for p in sorted(root.iterdir()) if (p / "prefs.js").is_file()]
+        except OSError:
+            continue
+    return found
+
+
+def read_prefs(path: Path) -> dict[str, object]:
+    """The Zotero preferences of a prefs.js the library uses (base folder, data folder), read as text,
+    never executed; {} when it cannot be read or is not a regular file of bounded size."""
+    try:
+        if not path.is_file() or path.stat().st_size > PREFS_MAX_BYTES:
+            return {}
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    prefs: dict[str, object] = {}
+    for match in _PREF.finditer(text):
+        try:
+            prefs[match.group(1)] = json.loads(match.group(2))
+        except ValueError:
+            continue
+    return prefs
+
+
+def linked_base_folder(data_dir: Path, profiles: list[Path] | None = None) -> tuple[Path | None, Path | None]:
+    """The linked-attachment base folder Zotero's settings name for ``data_dir`` and the prefs.js that
+    names it: the profile whose ``dataDir`` is this folder, else (when no profile names a data folder of
+    its own and this is the default ``~/Zotero``) the only profile or the first with a base folder."""
+    data_dir = data_dir.expanduser().resolve()
+    candidates = profile_folders() if profiles is None else profiles
+    read = [(folder / "prefs.js", read_prefs(folder / "prefs.js")) for folder in candidates]
+
+    def base(prefs: dict[str, object]) -> Path | None:
+        value = prefs.get("extensions.zotero.baseAttachmentPath")
+        return Path(value).expanduser() if isinstance(value, str) and value.strip() else None
+
+    for path, prefs in read:
+        named = prefs.get("extensions.zotero.dataDir")
+        if isinstance(named, str) and named.strip() and prefs.get("extensions.zotero.useDataDir", True) is not False:
+            try:
+                same = Path(named).expanduser().resolve() == data_dir
+            except (OSError, RuntimeError):
+                same = False
+            if same:
+                return base(prefs), path
+    default = (Path.home() / "Zotero").resolve()
+    if data_dir == default:
+        own = [(path, prefs) for path, prefs in read if not prefs.get("extensions.zotero.dataDir")
+               or prefs.get("extensions.zotero.useDataDir") is False]
+        for path, prefs in own:
+            if base(prefs) is not None:
+                return base(prefs), path
+    return None, None

@@ -89,6 +89,34 @@ class VisualRecord(BaseModel):
     caption: str = ""
 
 
+AnnotationKind = Literal["highlight", "underline", "note", "text", "image", "ink"]
+
+
+class Annotation(BaseModel):
+    """One of the user's annotations of a paper in Zotero's reader (Zotero 6 and 7): a highlight or an
+    underline with the text it marks, a note, a text box, an image area or ink; the user's comment."""
+
+    key: str  # Zotero's item key of the annotation
+    kind: AnnotationKind
+    text: str = ""  # the words the highlight or underline marks
+    comment: str = ""
+    color: str = ""  # "#ffd400"
+    page_label: str = ""  # the page as the paper numbers it ("5", "iv")
+    page: int | None = None  # 1-based page of the file
+    sort_index: str = ""  # Zotero's reading-order key ("00004|001234|00321")
+
+
+class AbsentItem(BaseModel):
+    """A Zotero item whose paper is not on this computer (its file missing, or relative to a base folder not
+    known): kept in the library so that ``library list --absent`` says what to do about it."""
+
+    source: str  # the Zotero data folder
+    item_key: str
+    title: str = ""
+    reason: str
+    advice: str = ""
+
+
 class SourceReport(BaseModel):
     """What registering one source found (folder or Zotero data folder)."""
 
@@ -102,6 +130,10 @@ class SourceReport(BaseModel):
     # papers dropped because their Zotero item's PDF is its paper now (the item's web snapshot, read before)
     superseded: int = 0
     skipped: list[str] = Field(default_factory=list)  # one line each: an attachment without a file...
+    absent: list[AbsentItem] = Field(default_factory=list)  # Zotero items whose paper is not here
+    annotations: int = 0  # the Zotero reader's annotations read with the papers
+    base_dir: str | None = None  # the linked-attachment base folder used (given, or from Zotero's prefs.js)
+    base_dir_from: str | None = None  # where it came from: "--zotero-base" or the prefs.js file
 
 
 class IndexReport(BaseModel):
@@ -210,6 +242,8 @@ class AddZoteroRequest(_Request):
     """A Zotero data folder (the one holding ``zotero.sqlite`` and ``storage/``), read strictly read-only."""
 
     data_dir: Path
+    # the linked-attachment base folder ("attachments:" paths); None: the one Zotero's own prefs.js names
+    base_dir: Path | None = None
     index: bool = True
     ocr: bool = True
 

@@ -26,7 +26,8 @@ def test_a_version_1_library_is_upgraded_in_place(tmp_path):
                      content_hash="abc", metadata=Metadata(title="A paper", authors=("Jasper De Bock",)))
     # what version 1 wrote: no notes table, no family names, no summary claims
     conn = sqlite3.connect(tmp_path / "library.sqlite")
-    conn.executescript("DROP TABLE notes; ALTER TABLE papers DROP COLUMN family_names; "
+    conn.executescript("DROP TABLE notes; DROP TABLE annotations; DROP TABLE absent; "
+                       "ALTER TABLE papers DROP COLUMN family_names; "
                        "ALTER TABLE papers DROP COLUMN summary_claimed_by; ALTER TABLE papers DROP COLUMN citekey; "
                        "UPDATE papers SET summary_status = 'queued'; PRAGMA user_version = 1;")
     conn.close()
@@ -38,7 +39,8 @@ def test_a_version_1_library_is_upgraded_in_place(tmp_path):
         assert paper.first_family_name() == "Bock"  # no family name recorded: the last word stands in
         assert store.note_of(str(tmp_path), "paper:1") is None
     conn = sqlite3.connect(tmp_path / "library.sqlite")
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    assert {"annotations", "absent"} <= {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     conn.close()
 
 
@@ -48,13 +50,29 @@ def test_a_version_2_library_is_upgraded_in_place_and_keeps_its_keys_shape(tmp_p
                      content_hash="abc", metadata=Metadata(title="Malaria in the highlands", authors=("Jo Smith",),
                                                            family_names=("Smith",), year=2020))
     conn = sqlite3.connect(tmp_path / "library.sqlite")
-    conn.executescript("ALTER TABLE papers DROP COLUMN citekey; PRAGMA user_version = 2;")
+    conn.executescript("ALTER TABLE papers DROP COLUMN citekey; DROP TABLE annotations; DROP TABLE absent; "
+                       "PRAGMA user_version = 2;")
     conn.close()
     with LibraryStore(tmp_path) as store:
         assert [(p.title, p.citekey) for p in store.papers()] == [("Malaria in the highlands", "smith2020malaria")]
     conn = sqlite3.connect(tmp_path / "library.sqlite")
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 4
     assert "citekey" in [r[1] for r in conn.execute("PRAGMA table_info(papers)")]
+    conn.close()
+
+
+def test_a_version_3_library_gets_the_annotations_and_absent_tables_and_keeps_its_papers(tmp_path):
+    with LibraryStore(tmp_path) as store, store.write() as conn:
+        store.upsert(conn, str(tmp_path / "a.pdf"), kind="folder", root=str(tmp_path), size=1, mtime_ns=1,
+                     content_hash="abc", metadata=Metadata(title="Seals", authors=("Kelly Robinson",), year=2015))
+    conn = sqlite3.connect(tmp_path / "library.sqlite")
+    conn.executescript("DROP TABLE annotations; DROP TABLE absent; PRAGMA user_version = 3;")
+    conn.close()
+    with LibraryStore(tmp_path) as store:
+        assert [p.title for p in store.papers()] == ["Seals"]
+        assert store.annotations(store.papers()[0].id) == [] and store.absent() == []
+    conn = sqlite3.connect(tmp_path / "library.sqlite")
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 4
     conn.close()
 
 
