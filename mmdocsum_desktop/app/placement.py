@@ -198,12 +198,16 @@ def prepare_placement(
     control: JobControl | None = None,
     top_k: int | None = None,
     headings: bool = True,
+    read_images: bool = True,
 ) -> PreparedPlacement:
     """:func:`place` up to the assignment (the same reading of the text, the same models and signals):
-    what the placement fitting (``tools/fit_alignment.py``) reads, so that it fits on the user's path."""
+    what the placement fitting (``tools/fit_alignment.py``) reads, so that it fits on the user's path.
+    ``read_images=False``: OCR is never loaded (crops take the text the content cache has, or none)."""
     engine = session.placement_engine(placement, threshold=threshold)
     if top_k is not None:
         engine.top_k = top_k
+    if not read_images:
+        engine.ocr_loader = None
     if isinstance(paragraphs, str):
         paragraphs = split_paragraphs(paragraphs)
     written = [p or "" for p in paragraphs]
@@ -280,24 +284,46 @@ def prepare_figure_text(session: Session, pool: Sequence[ImageCandidate], contro
 
 
 def prepare_text(session: Session, paragraphs: str | Sequence[str], pool: Sequence[ImageCandidate] = (),
-                 control: JobControl | None = None, *, figure_text: bool = False, headings: bool = True) -> int:
+                 control: JobControl | None = None, *, figure_text: bool = False, headings: bool = True,
+                 rescore: bool = True) -> int:
     """Embed, into the content cache, what :func:`place` will embed for these paragraphs and this pool: the
     sentences of the paragraphs as ``place`` reads them (split, headings read as ``headings`` says), the
     pool's captions and citing sentences, and with ``figure_text`` the text of crops read before (never
     read here: no OCR runs). A later ``place`` then finds every vector cached. The desktop app runs this
     in the background while the user writes; the number of texts it asked for is returned (most are cache
-    hits after the first call: only new or edited sentences are embedded)."""
+    hits after the first call: only new or edited sentences are embedded). ``rescore``: with a pool, the
+    cross-encoder's pairs of the alignment are scored too (the session remembers them), so that a ``place``
+    after it only assigns."""
     control = ensure_control(control)
     if isinstance(paragraphs, str):
         paragraphs = split_paragraphs(paragraphs)
     written = [p or "" for p in paragraphs]
     texts = markdown_structure(written)[2] if headings else written
     wanted = [s for text in texts if text.strip() for s in split_sentences(text)]
+    known: list[ImageCandidate] = []
     if pool:
         known = [c.model_copy(update={"ocr_text": (session.models.ocr_text(c.image) if figure_text and c.image
                                                    and c.ocr_text is None else c.ocr_text)}) for c in pool]
         wanted += _figure_side(known)
-    return _embed_ahead(session, wanted, control)
+    asked = _embed_ahead(session, wanted, control)
+    if asked and known and rescore:
+        _rescore_ahead(session, written, known, headings, control)
+    return asked
+
+
+def _rescore_ahead(session: Session, paragraphs: Sequence[str], pool: Sequence[ImageCandidate], headings: bool,
+                   control: JobControl) -> None:
+    """The cross-encoder's pairs of the alignment, scored now as :func:`place` will ask for them (the same
+    reading, the same embeddings, so the same pairs): the session's RememberedPairs keeps them, and
+    ``place`` rescores none it has seen. A model that cannot run is left for ``place`` to report."""
+    try:
+        prepared = prepare_placement(session, paragraphs, pool, control=control, headings=headings, read_images=False)
+        if "caption" in prepared.problem.sims:
+            prepared.engine.alignment_inputs(prepared.problem, control)
+    except JobCancelled:
+        raise
+    except (MmdocsumError, OSError):
+        return
 
 
 def _figure_side(pool: Sequence[ImageCandidate]) -> list[str]:

@@ -110,3 +110,24 @@ def test_text_prepared_ahead_leaves_place_nothing_to_embed(exported, tmp_path):
     run = place(session, text, pool)
     assert "text embeddings" in run.models
     assert embedder.session_runs == runs  # place found every vector it needed in the cache
+
+
+def test_text_prepared_ahead_leaves_place_no_pair_to_rescore(exported, tmp_path):
+    """The cross-encoder's pairs of the alignment are scored while the user writes: place after it runs
+    the cross-encoder on nothing, and places as a session that prepared nothing does (issue 43, cost)."""
+    document, crops = exported(PAPER)
+    pool = image_pool(document=document, root=crops)
+    text = (f"# Draft {tmp_path.name}\n\n## Results\n\nThe first figure shows the page layout of {tmp_path.name}, "
+            "with its columns and the text blocks in them.\n\nThe last figure compares the two documents.\n")
+    with Session(Settings(placement=PlacementSettings(ocr=False))) as unprepared:
+        expected = place(unprepared, text, pool)
+    with Session(Settings(placement=PlacementSettings(ocr=False))) as session:
+        prepare_text(session, text, pool)
+        scorer, why = session.models.pair_scorer()
+        assert scorer is not None, why
+        remembered, runs = len(scorer), scorer.model.session_runs
+        assert remembered > 0  # the pairs were scored ahead
+        run = place(session, text, pool)
+        assert scorer.model.session_runs == runs and len(scorer) == remembered  # none scored again
+    assert "cross-encoder" in run.models and "cross-encoder" in expected.models
+    assert [(p.candidate, p.score) for p in run.placements] == [(p.candidate, p.score) for p in expected.placements]
