@@ -75,9 +75,12 @@ from mmdocsum_desktop.text.sentences import split_sentences
 from mmdocsum_desktop.text.tokens import salience_words
 
 MIN_WORDS, TARGET_WORDS, MAX_WORDS = 60, 90, 120
-# Words each role aims at: chosen on the dev halves of pmc/ and eLife by tools/fit_role_lengths.py, read
-# from the data file beside this module with its provenance (60 / 50 / 70 / 55 before issue 45). The
-# grounded writer writes paragraphs of this length and asks for a multiple of it as evidence.
+# Words each role aims at in a paragraph a writer writes: an abstract spends least on the method. The
+# grounded writer writes paragraphs of this length and the extractor gives it a multiple of it as evidence.
+ROLE_TARGETS = {"background": 60, "method": 50, "results": 70, "conclusion": 55}
+# The extractive summary's own paragraphs: chosen on the dev halves of pmc/ and eLife by
+# tools/fit_role_lengths.py (issue 45), read from the data file beside this module with its provenance
+# (ROLE_TARGETS before).
 ROLE_LENGTHS_FILE = Path(__file__).with_name("role_lengths.json")
 
 
@@ -93,7 +96,8 @@ def parse_role_targets(data: object, origin: str = "role lengths") -> dict[str, 
     return {role: int(targets[role]) for role in ROLES}
 
 
-ROLE_TARGETS = parse_role_targets(json.loads(ROLE_LENGTHS_FILE.read_text(encoding="utf-8")), ROLE_LENGTHS_FILE.name)
+SUMMARY_ROLE_TARGETS = parse_role_targets(json.loads(ROLE_LENGTHS_FILE.read_text(encoding="utf-8")),
+                                          ROLE_LENGTHS_FILE.name)
 # The extractive summary's own paragraphs: at the targets, each stopped at the length nearest its target
 # (NEAREST_LENGTH); 0.85 of them when each paragraph ran one sentence past its target (dev half of pmc/).
 SUMMARY_LENGTH = 1.0
@@ -842,7 +846,8 @@ class Extractor:
         self.embedder = embedder
         self.mmr_lambda = mmr_lambda
         self.min_words, self.target_words, self.max_words = min_words, target_words, max_words
-        self.role_targets = dict(role_targets or ROLE_TARGETS)
+        # the summary's own paragraphs' lengths; evidence for a writer (a ``scale``) is a multiple of ROLE_TARGETS
+        self.role_targets = dict(role_targets or SUMMARY_ROLE_TARGETS)
         # the shipped weights (salience_weights.json) unless given: a benchmark compares two sets
         self.salience = salience or load_salience_weights()
 
@@ -927,11 +932,12 @@ class Extractor:
         # the words of a part the paper does not have (a protocol's results, a review's method) go to the
         # parts it has: a summary of a protocol says more of its method, not less in all
         present = [role for r, role in enumerate(ROLES) if serves[:, r].any()]
-        wanted = sum(self.role_targets.get(role, self.target_words) for role in ROLES)
-        kept_share = sum(self.role_targets.get(role, self.target_words) for role in present)
+        targets = self.role_targets if nearest else ROLE_TARGETS
+        wanted = sum(targets.get(role, self.target_words) for role in ROLES)
+        kept_share = sum(targets.get(role, self.target_words) for role in present)
         stretch = min(1.5, wanted / kept_share) if kept_share else 1.0
         for r, role in enumerate(ROLES):
-            role_target = int(round(self.role_targets.get(role, self.target_words) * scale * stretch))
+            role_target = int(round(targets.get(role, self.target_words) * scale * stretch))
             max_words = max(self.max_words, int(round(self.max_words * scale * stretch)))
             # a short document is shared out evenly instead of the first paragraph taking everything
             target = role_target if total >= 6 * role_target else max(15, min(role_target, total // 4))
