@@ -63,11 +63,27 @@ def parse_cite_url(url: str) -> tuple[str, str] | None:
 IMAGE_WIDTH = 560  # figures are shown at most this wide (core.SUMMARY_IMAGE_WIDTH)
 
 
+# the small print of a paragraph (its sources, its figure's caption, why it has no figure) in each scheme:
+# dark greys on white, light greys on the dark window (issue 46, item 6: captions read in dark mode)
+SMALL_PRINT = {False: {"sources": "#555555", "caption": "#333333", "note": "#666666"},
+               True: {"sources": "#b4b4b4", "caption": "#dcdcdc", "note": "#a8a8a8"}}
+
+
+def restyle(*widgets: QWidget) -> None:
+    """Set each widget's style sheet again: ``palette(...)`` in a style sheet is read when it is set, so a
+    widget styled before a switch to dark (or back) would keep the old scheme's colours."""
+    for widget in widgets:
+        sheet = widget.styleSheet()
+        widget.setStyleSheet("")
+        widget.setStyleSheet(sheet)
+
+
 def paragraph_html(paragraph: SummaryParagraph, workspace: Workspace | None, width: int = 480,
                    language: str | None = None) -> str:
     """The paragraph as HTML: Markdown with raw HTML disabled, mentions and citations as cite: links,
     and its figure inline with the caption; what frames the paper's words in the summary's ``language``."""
     strings = reader_strings(language)
+    colour = SMALL_PRINT[icons.dark_scheme()]
     figures: dict[str, Figure] = {}
     if workspace is not None and workspace.document is not None:
         for visual in workspace.document.visuals:
@@ -86,7 +102,7 @@ def paragraph_html(paragraph: SummaryParagraph, workspace: Workspace | None, wid
     body = markdown_to_html(text)
     cites = citation_links(paragraph, workspace)
     if cites:
-        body += f'<p style="color:#555; font-size:small">{strings.word("sources")}: {" · ".join(cites)}</p>'
+        body += f'<p style="color:{colour["sources"]}; font-size:small">{strings.word("sources")}: {" · ".join(cites)}</p>'
     figure = workspace.figure(paragraph.figure_id) if workspace is not None else None
     image = workspace.image_path(figure) if workspace is not None else None
     if figure is not None:
@@ -101,11 +117,11 @@ def paragraph_html(paragraph: SummaryParagraph, workspace: Workspace | None, wid
                 f'<img src="{html.escape(QUrl.fromLocalFile(str(image)).toString())}" width="{width}"/></a></p>'
             )
         body += (
-            f'<p style="color:#333; font-size:small"><a href="{html.escape(cite_url("figure", figure.id))}">'
+            f'<p style="color:{colour["caption"]}; font-size:small"><a href="{html.escape(cite_url("figure", figure.id))}">'
             f"<b>{html.escape(label)}</b></a>{': ' if rest else ''}{html.escape(rest)}</p>"
         )
     elif paragraph.no_figure is not None:  # the reader is told why this paragraph shows no figure
-        body += f'<p style="color:#666; font-size:small"><i>{html.escape(paragraph.no_figure.message_in(language))}</i></p>'
+        body += f'<p style="color:{colour["note"]}; font-size:small"><i>{html.escape(paragraph.no_figure.message_in(language))}</i></p>'
     return body
 
 
@@ -178,6 +194,7 @@ class ParagraphCard(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setObjectName("paragraphCard")
         self.setStyleSheet("#paragraphCard { background: palette(base); border: 1px solid palette(mid); border-radius: 6px; }")
+        self._scheme = icons.dark_scheme()  # the scheme its colours were drawn in
         self.title = QLabel("")
         font = QFont(self.title.font())
         font.setBold(True)
@@ -212,6 +229,17 @@ class ParagraphCard(QFrame):
         layout.addWidget(self.drop_hint)
         layout.addWidget(self.browser)
         layout.addWidget(self.editor)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        """The app switched between light and dark: the card's frame and its text are drawn again in the
+        scheme shown (a card shown before the switch would keep the old one's colours)."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) \
+                and self._scheme != icons.dark_scheme():
+            self._scheme = icons.dark_scheme()
+            restyle(self, self.title)
+            if self.paragraph is not None:
+                self.set_paragraph(self.paragraph, self.workspace, None, self.language)
 
     def _tool(self, icon_name: str, tip: str, slot) -> QToolButton:
         button = QToolButton()
@@ -469,6 +497,14 @@ class SummaryView(QWidget):
         return self.live.toPlainText()
 
     # ---- content
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        super().changeEvent(event)
+        dark = icons.dark_scheme()
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) \
+                and getattr(self, "_scheme", False) != dark and hasattr(self, "cards_host"):
+            self._scheme = dark
+            restyle(self.cards_scroll, self.cards_host)  # the background behind the cards follows the scheme
+
     def set_summary(self, summary: Summary | None, workspace: Workspace | None) -> None:
         if workspace is not self.workspace:
             self.images.clear()
