@@ -91,6 +91,10 @@ def check_output_path(out: str | os.PathLike[str], inputs: Iterable[str | os.Pat
     whose folder cannot be written (``probe``: a temporary file is created and removed there, which is
     the only test that holds for root, read-only mounts and full disks alike). Returns ``out`` as a Path."""
     target = Path(out)
+    if not utf8_name(target):
+        raise OutputError(f"{shown_name(target)}: the output's name is not valid UTF-8 (the app writes its name into "
+                          "its files, which are UTF-8); choose a name in UTF-8")
+    _check_name_length(target, folder=folder)
     real = os.path.realpath(target)
     for system in _SYSTEM_FOLDERS:
         if real == system or real.startswith(system + "/"):
@@ -109,6 +113,55 @@ def check_output_path(out: str | os.PathLike[str], inputs: Iterable[str | os.Pat
     return target
 
 
+def utf8_name(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` can be written in UTF-8: a name in another encoding (Latin-1 "caf\\xe9.md") comes
+    to Python as lone surrogates, which no JSON, Markdown or HTML output can carry."""
+    try:
+        os.fspath(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(path: str | os.PathLike[str]) -> str:
+    """``path`` printable whatever its bytes: the bytes that are not UTF-8 as \\xNN."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+# What the app derives from an output's name, in bytes beyond it: the temporary ".NAME.XXXXXXXX.tmp" of an
+# atomic write (fileio.write_*_atomic: 14 more than NAME), and beside NAME.md the staging folder
+# ".STEM_images.<12 hex>" of NAME_images/ (summarize/render.py: 21 more than the stem; NAME_files/ is shorter)
+_ATOMIC_EXTRA = 14
+_STAGING_EXTRA = 21
+_NAME_MAX = 255  # bytes of one name on Linux, macOS and Windows file systems, where pathconf cannot tell
+
+
+def _name_max(target: Path) -> int:
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        return int(os.pathconf(folder, "PC_NAME_MAX"))
+    except (OSError, ValueError, AttributeError):
+        return _NAME_MAX
+
+
+def _check_name_length(target: Path, *, folder: bool) -> None:
+    """One line (OutputError) when the output's name, or a name the app derives from it, would pass the file
+    system's limit on one name: the write would fail half-way with "File name too long"."""
+    name = os.fsencode(target.name)
+    limit = _name_max(target)
+    stem = os.fsencode(target.stem)
+    longest = len(name) if folder else max(len(name) + _ATOMIC_EXTRA, len(stem) + _STAGING_EXTRA)
+    if longest <= limit:
+        return
+    room = limit if folder else min(limit - _ATOMIC_EXTRA, limit - _STAGING_EXTRA + len(name) - len(stem))
+    beside = "" if folder else " with the files the app writes beside it (NAME_images/, NAME_files/, a temporary copy)"
+    shown = shown_name(target.name)
+    raise OutputError(f"{shown[:24]}…{shown[-12:]}: the output's name is {len(name)} bytes;{beside} it passes the "
+                      f"{limit}-byte limit on a file name; choose a shorter name (at most {room} bytes)")
+
+
 _KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
 
@@ -119,6 +172,9 @@ def check_input_file(path: str | os.PathLike[str], what: str = "document") -> Pa
     system file, a FIFO, a socket, a device or a folder. Checked on the file's status, before it is
     opened: opening a FIFO would block until a writer came."""
     source = Path(path)
+    if not utf8_name(source):
+        raise InputFileError(f"{shown_name(source)}: the file's name is not valid UTF-8 (the app writes the name "
+                             f"into its outputs, which are UTF-8); rename the {what} to a UTF-8 name")
     real = os.path.realpath(source)
     for system in _SYSTEM_FOLDERS:
         if real == system or real.startswith(system + "/"):
