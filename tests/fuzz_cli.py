@@ -53,7 +53,15 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks._corpus import RESULTS, SAMPLE_PDF, write_result  # noqa: E402
-from tests.security.hostile_documents import INJECTIONS, MARKERS, MARKUP, live_markdown, live_markup  # noqa: E402
+from tests.security.hostile_documents import (  # noqa: E402
+    INJECTIONS,
+    MARKERS,
+    MARKUP,
+    MIXED_INJECTIONS,
+    TRANSLATED_INJECTIONS,
+    live_markdown,
+    live_markup,
+)
 from tests.security.hostile_server import HostileServer  # noqa: E402
 from tests.security.silent_server import SilentServer  # noqa: E402
 
@@ -253,6 +261,45 @@ def cases() -> list[Case]:
                   (2,), server="echo401", timeout_s=60))
     c += _hostile_text_and_time_cases()
     c += _issue38_cases()
+    c += _issue48_cases()
+    return c
+
+
+def _issue48_cases() -> list[Case]:
+    """Issue 48, items 6 and 7: instructions in every language the app knows and mixed with a finding
+    (category "injection"); names the command cannot carry (category "names")."""
+    c: list[Case] = []
+    translated = [(f"{lang} {kind}", sentence) for lang, kind, sentence in TRANSLATED_INJECTIONS]
+    translated += [(f"{lang} mixed with a finding", sentence) for lang, _, sentence in MIXED_INJECTIONS]
+    for name, sentence in translated:
+        document = ARTICLE.replace("nine hours.", f"nine hours. {sentence}")
+        c.append(Case(f"injection: summarize md with '{name}'",
+                      lambda f, d=document: summarize(str(_md(f, d)), "-o", str(f / "s.md")),
+                      no_output_text=MARKERS, inputs=["notes.md"], category="injection"))
+        c.append(Case(f"injection: ask md with '{name}'",
+                      lambda f, d=document: ["ask", str(_md(f, d)), QUESTION, "-o", str(f / "answer.md"), "--quiet",
+                                             "--engine", "extractive"],
+                      no_output_text=MARKERS, inputs=["notes.md"], category="injection"))
+
+    def latin1_name(f: Path, command: str) -> list[str]:
+        name = os.fsdecode(b"caf\xe9.md")
+        _md(f, name=name)
+        return summarize(name, "-o", str(f / "s.json")) if command == "summarize" else \
+            ["extract", name, "-o", str(f / "out"), "--quiet"]
+
+    for command in ("summarize", "extract"):
+        c.append(Case(f"names: {command} a md whose name is not UTF-8", lambda f, cmd=command: latin1_name(f, cmd),
+                      (2,), category="names"))
+    c.append(Case("names: summarize -o a name that is not UTF-8",
+                  lambda f: summarize(str(_md(f)), "-o", str(f / os.fsdecode(b"r\xe9sum\xe9.md"))), (2,),
+                  inputs=["notes.md"], category="names"))
+    for length in (241, 248, 250, 255):
+        for suffix in (".md", ".json"):
+            c.append(Case(f"names: summarize -o a {length}-byte name ending {suffix}",
+                          lambda f, n=length, x=suffix: summarize(str(_md(f)), "-o", str(f / ("n" * (n - len(x)) + x))),
+                          (2,), inputs=["notes.md"], category="names"))
+    c.append(Case("names: extract -o a 256-byte folder name",
+                  lambda f: ["extract", str(_md(f)), "-o", str(f / ("d" * 256)), "--quiet"], (2,), category="names"))
     return c
 
 
