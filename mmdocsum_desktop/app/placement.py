@@ -9,6 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict
+
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control
@@ -32,8 +34,8 @@ from mmdocsum_desktop.schemas.settings import PlacementSettings
 from mmdocsum_desktop.text.paragraphs import split_paragraphs
 from mmdocsum_desktop.text.sentences import split_sentences
 
-__all__ = ["DEFAULT_STRATEGY", "STRATEGIES", "FigureTextReading", "PlacementRun", "Strategy", "figure_candidates", "folder_candidates",
-           "image_pool", "markdown_structure", "place", "prepare_placement", "prepare_figure_text", "prepare_text", "read_captions_file"]
+__all__ = ["DEFAULT_STRATEGY", "STRATEGIES", "FigureTextReading", "PlaceRequest", "PlacementRun", "Strategy", "figure_candidates", "folder_candidates",
+           "image_pool", "markdown_structure", "place", "prepare_placement", "prepare_figure_text", "prepare_text", "read_captions_file", "run_placement"]
 
 Sections = list[tuple[str, ...] | None]
 # "## Methods": a Markdown ATX heading line (one to six #, then a space or the line's end)
@@ -138,6 +140,48 @@ def image_pool(*, document: Document | None = None, root: Path | None = None, fo
     return pool
 
 
+class PlaceRequest(BaseModel):
+    """What one placement asks for (:func:`run_placement`): the user's paragraphs, the pool of images, and
+    how to choose. The command line builds it from its flags, the window from its text and pool.
+
+    ``paragraphs``: the user's text as typed (split the one way the window and ``mmdocsum place`` split
+    it: :func:`~mmdocsum_desktop.text.paragraphs.split_paragraphs`), or paragraphs already split.
+    ``sections``: the heading(s) each paragraph sits under, where known (a paper's own text); when not
+    given, the text's own Markdown headings are read (:func:`markdown_structure`): they become the
+    sections of the paragraphs below them and never get an image. ``headings=False``: the paragraphs are a
+    plain list (``mmdocsum place`` with a JSON list): no entry is a heading and none has a section.
+    ``placement``: the placement settings (None: the session's); ``threshold``: the calibrated score below
+    which no image is placed (None: the settings'); ``top_k``: paragraphs the cross-encoder rescores per
+    figure (None: the fitted model's)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    paragraphs: str | list[str]
+    pool: list[ImageCandidate]
+    sections: list[tuple[str, ...] | str | None] | None = None
+    placement: PlacementSettings | None = None
+    strategy: Strategy = DEFAULT_STRATEGY
+    threshold: float | None = None
+    top_k: int | None = None
+    headings: bool = True
+
+
+def run_placement(session: Session, request: PlaceRequest, control: JobControl | None = None) -> PlacementRun:
+    """For each paragraph the image of the request's pool that belongs after it, or none; each image at
+    most once. The models are the session's (loaded once per process; the cross-encoder and OCR only when
+    a call needs them)."""
+    prepared = prepare_placement(session, request.paragraphs, request.pool, sections=request.sections,
+                                 placement=request.placement, threshold=request.threshold, control=control,
+                                 top_k=request.top_k, headings=request.headings)
+    engine = prepared.engine
+    placements = list(engine.assign(prepared.problem, request.strategy, control=control))
+    for placed, text in zip(placements, prepared.written):
+        placed.paragraph_text = text  # the paragraph as written (a heading line glued to it included)
+    shown: Sections = [(s,) if isinstance(s, str) else (tuple(s) if s else None) for s in prepared.sections]
+    return PlacementRun(placements, list(request.pool), engine.models_in_use(), list(engine.warnings),
+                        dict(engine.timings), headings=prepared.headings, sections=shown)
+
+
 def place(
     session: Session,
     paragraphs: str | Sequence[str],
@@ -151,28 +195,15 @@ def place(
     top_k: int | None = None,
     headings: bool = True,
 ) -> PlacementRun:
-    """For each paragraph the image of ``pool`` that belongs after it, or none; each image at most once.
-
-    ``paragraphs``: the user's text as typed (split here, the one way the window and ``mmdocsum place``
-    split it: :func:`~mmdocsum_desktop.text.paragraphs.split_paragraphs`), or paragraphs already split.
-    ``sections``: the heading(s) each paragraph sits under, where known (a paper's own text); when not
-    given, the text's own Markdown headings are read (:func:`markdown_structure`): they become the
-    sections of the paragraphs below them and never get an image. ``headings=False``: the paragraphs are a
-    plain list (``mmdocsum place`` with a JSON list): no entry is a heading and none has a section.
-
-    The models are the session's (loaded once per process; the cross-encoder and OCR only when a call
-    needs them). ``top_k``: paragraphs the cross-encoder rescores per figure (None: the fitted model's)."""
+    """:func:`run_placement` with the :class:`PlaceRequest`'s fields as arguments: what the benchmarks and
+    tests call (the front ends build the request)."""
     if strategy not in STRATEGIES:
         raise MmdocsumError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
-    prepared = prepare_placement(session, paragraphs, pool, sections=sections, placement=placement,
-                                 threshold=threshold, control=control, top_k=top_k, headings=headings)
-    engine = prepared.engine
-    placements = list(engine.assign(prepared.problem, strategy, control=control))
-    for placed, text in zip(placements, prepared.written):
-        placed.paragraph_text = text  # the paragraph as written (a heading line glued to it included)
-    shown: Sections = [(s,) if isinstance(s, str) else (tuple(s) if s else None) for s in prepared.sections]
-    return PlacementRun(placements, list(pool), engine.models_in_use(), list(engine.warnings), dict(engine.timings),
-                        headings=prepared.headings, sections=shown)
+    request = PlaceRequest(
+        paragraphs=paragraphs if isinstance(paragraphs, str) else list(paragraphs), pool=list(pool),
+        sections=None if sections is None else [s if s is None or isinstance(s, str) else tuple(s) for s in sections],
+        placement=placement, strategy=strategy, threshold=threshold, top_k=top_k, headings=headings)
+    return run_placement(session, request, control)
 
 
 @dataclass

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -13,10 +12,12 @@ from mmdocsum_desktop.app.extract import extract
 from mmdocsum_desktop.app.placement import (
     DEFAULT_STRATEGY,
     STRATEGIES,
+    PlaceRequest,
     figure_candidates,
     folder_candidates,
-    place,
+    run_placement,
 )
+from mmdocsum_desktop.app.placement_render import candidate_caption, image_markdown, placements_markdown
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.cli.engine_flags import add_placement_arguments, placement_settings
 from mmdocsum_desktop.cli.progress import tqdm_control
@@ -109,16 +110,16 @@ def _mtime(path: Path) -> float:
 
 
 def load_pool(session: Session, images: Path, out: Path, *, captions: Path | None, include_tables: bool,
-              quiet: bool, ocr: bool = True) -> tuple[list[ImageCandidate], str]:
-    """(candidates, how the pool was read)."""
+              quiet: bool, ocr: bool = True) -> tuple[list[ImageCandidate], str, Document | None]:
+    """(candidates, how the pool was read, the document whose figures they are: None for a folder of images)."""
     if images.is_dir():
         if (images / "document.json").is_file():
             try:
                 document = Document.load(images / "document.json")
             except (OSError, ValueError) as error:
                 raise PlacementError(f"{images / 'document.json'}: not a readable document ({error})") from error
-            return figure_candidates(document, images, include_tables=include_tables), "extraction folder"
-        return folder_candidates(images, captions), "image folder"
+            return figure_candidates(document, images, include_tables=include_tables), "extraction folder", document
+        return folder_candidates(images, captions), "image folder", None
     if not images.exists():
         raise InputNotFoundError(f"{images}: no such document or folder")
     # read as every command reads (scanned pages OCR'd unless --no-ocr), figure crops written into OUT; a
@@ -126,7 +127,7 @@ def load_pool(session: Session, images: Path, out: Path, *, captions: Path | Non
     extraction = extract(session, images, out, ocr=ocr, allow_empty=True,
                          stage=lambda name: tqdm_control(name, enabled=not quiet))
     document = extraction.document
-    return figure_candidates(document, out, include_tables=include_tables), f"{document.kind} document"
+    return figure_candidates(document, out, include_tables=include_tables), f"{document.kind} document", document
 
 
 def relative(path: str | None, out: Path) -> str | None:
@@ -138,16 +139,17 @@ def relative(path: str | None, out: Path) -> str | None:
         return Path(path).resolve().as_posix()
 
 
-def render_markdown(placements: list[Placement], candidates: list[ImageCandidate], out: Path) -> str:
-    parts = []
+def render_markdown(paragraphs: str | list[str], placements: list[Placement], candidates: list[ImageCandidate],
+                    out: Path, document: Document | None) -> str:
+    """placement.md: the paragraphs with each placed image after its paragraph, written as the window's
+    Accept writes it (app.placement_render); links relative to OUT."""
+    blocks: dict[int, str] = {}
     for placement in placements:
-        parts.append(placement.paragraph_text.strip())
         if placement.candidate is not None:
             candidate = candidates[placement.candidate]
-            alt = candidate.caption.strip() or candidate.display_name()
-            alt = re.sub(r"\s+", " ", alt)[:200].replace("[", "(").replace("]", ")")
-            parts.append(f"![{alt}]({relative(candidate.image, out)})")
-    return "\n\n".join(p for p in parts if p) + "\n"
+            blocks[placement.paragraph] = image_markdown(candidate.display_name(), relative(candidate.image, out) or "",
+                                                         candidate_caption(candidate, document))
+    return placements_markdown(paragraphs, blocks)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -172,14 +174,15 @@ def run(args: argparse.Namespace) -> int:
     targets = {name: results.claim(name) for name in ("placement.json", "placement.md")}
     out.mkdir(parents=True, exist_ok=True)
     session = Session()
-    candidates, pool_kind = load_pool(
+    candidates, pool_kind, document = load_pool(
         session, args.images, out, captions=args.captions, include_tables=not args.no_tables, quiet=args.quiet,
         ocr=not getattr(args, "no_ocr", False),
     )
     with tqdm_control("placing", enabled=not args.quiet) as control:
-        run = place(session, paragraphs, candidates, placement=placement_settings(args, session.settings.placement),
-                    strategy=args.strategy, threshold=args.threshold, control=control,
-                    headings=isinstance(paragraphs, str))  # a JSON list is paragraphs only: no headings
+        request = PlaceRequest(paragraphs=paragraphs, pool=candidates, strategy=args.strategy, threshold=args.threshold,
+                               placement=placement_settings(args, session.settings.placement),
+                               headings=isinstance(paragraphs, str))  # a JSON list is paragraphs only: no headings
+        run = run_placement(session, request, control)
     placements = run.placements
     rows = []
     for placement in placements:
@@ -187,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
         row["image"] = relative(placement.image, out)
         rows.append(row)
     write_json_atomic(targets["placement.json"], rows)
-    write_text_atomic(targets["placement.md"], render_markdown(placements, candidates, out))
+    write_text_atomic(targets["placement.md"], render_markdown(paragraphs, placements, candidates, out, document))
     results.finish()
     for warning in run.warnings:
         print(f"mmdocsum: warning: {warning}", file=sys.stderr)

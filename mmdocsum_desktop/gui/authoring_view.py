@@ -26,12 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mmdocsum_desktop.app.present import caption_text, escape_markdown, markdown_to_html
+from mmdocsum_desktop.app.placement_render import figure_caption, image_markdown, insert_image
+from mmdocsum_desktop.app.present import markdown_to_html
 from mmdocsum_desktop.app.project import PlacementSuggestion, Workspace, adopt_image
 from mmdocsum_desktop.gui import core, icons
 from mmdocsum_desktop.gui.project_model import ProjectModel
 from mmdocsum_desktop.gui.workers import Job
-from mmdocsum_desktop.schemas.document import Document, Figure
 from mmdocsum_desktop.schemas.placement import PlacementWhy
 from mmdocsum_desktop.text.paragraphs import split_paragraphs
 
@@ -362,52 +362,21 @@ class AuthoringView(QWidget):
             return image.as_posix()
         return adopt_image(self.workspace, image, suggestion.label)
 
-    def _caption(self, suggestion: PlacementSuggestion) -> str:
-        """The caption line of a document's figure ("Figure 2: Flow duration curves…"), else '' (also
-        when the crop shows the caption printed under the figure: it would be read twice)."""
-        figure = self.workspace.figure(suggestion.figure) if self.workspace is not None and suggestion.figure else None
-        if figure is None or self.workspace is None:
-            return ""
-        if caption_in_crop(self.workspace.document, figure):
-            return ""
-        return " ".join(caption_text(figure.label or suggestion.label, figure.caption).split())
-
     def _insert_image(self, suggestion: PlacementSuggestion) -> bool:
+        """The image (and its caption line) into the text after its paragraph, written as `mmdocsum place`
+        writes placement.md (app.placement_render)."""
         text = self.editor.toPlainText()
         paragraphs = split_paragraphs(text)
         if suggestion.paragraph >= len(paragraphs) or self._stale(suggestion, paragraphs):
+            return False  # before the image is copied into the project
+        document = self.workspace.document if self.workspace is not None else None
+        caption = figure_caption(document, suggestion.figure, suggestion.label)
+        changed = insert_image(text, suggestion.paragraph,
+                               image_markdown(suggestion.label, self._image_link(suggestion), caption))
+        if changed is None:
             return False
-        target = paragraphs[suggestion.paragraph]
-        position = text.find(target)
-        if position < 0:
-            return False
-        end = position + len(target)
-        alt = re.sub(r"[\[\]]", "", suggestion.label or "image")
-        insertion = f"\n\n![{alt}]({self._image_link(suggestion)})"
-        caption = self._caption(suggestion)
-        if caption:  # the figure's caption goes with it, as its own line under the image
-            insertion += f"\n\n*{escape_markdown(caption)}*"
-        self.editor.setPlainText(text[:end] + insertion + text[end:])
+        self.editor.setPlainText(changed)
         return True
-
-
-def caption_in_crop(document: Document | None, figure: Figure) -> bool:
-    """Whether the figure's crop takes in its printed caption: the caption's block lies (mostly) inside
-    the figure's region on its page."""
-    if document is None or figure.caption_block is None or figure.bbox is None:
-        return False
-    try:
-        block = document.block(figure.caption_block)
-    except KeyError:
-        return False
-    if block.bbox is None or block.page != figure.page:
-        return False
-    x0, y0, x1, y1 = block.bbox
-    fx0, fy0, fx1, fy1 = figure.bbox
-    tolerance = 2.0  # points: a crop's edge drawn through the caption's first line still holds it
-    overlap = max(0.0, min(x1, fx1 + tolerance) - max(x0, fx0 - tolerance)) * \
-        max(0.0, min(y1, fy1 + tolerance) - max(y0, fy0 - tolerance))
-    return overlap >= 0.8 * max(1e-6, (x1 - x0) * (y1 - y0))
 
 
 def scaled_images(page: str, base: Path, room: int) -> str:

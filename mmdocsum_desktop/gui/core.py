@@ -20,11 +20,12 @@ from mmdocsum_desktop.app import catalog, present
 from mmdocsum_desktop.app import summary as app_summary
 from mmdocsum_desktop.app.judging import judge
 from mmdocsum_desktop.app.placement import (
+    PlaceRequest,
     figure_candidates,
     image_pool,
-    place,
     prepare_figure_text,
     prepare_text,
+    run_placement,
 )
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.bench import report
@@ -219,7 +220,7 @@ def place_images(session: Session, paragraphs: list[str], *, document: Document 
 
     def run(control: JobControl, stream: StreamFn) -> list[dict[str, Any]]:
         pool = image_pool(document=None if folder is not None else document, root=workspace_root, folder=folder)
-        placed = place(session, paragraphs, pool, control=control)
+        placed = run_placement(session, PlaceRequest(paragraphs=paragraphs, pool=pool), control)
         return [_suggestion(p, pool) for p in placed.placements]
 
     return run

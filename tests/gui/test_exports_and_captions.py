@@ -10,8 +10,8 @@ import re
 import pymupdf
 import pytest
 
+from mmdocsum_desktop.app.placement_render import caption_in_crop
 from mmdocsum_desktop.bench.splits import SPLITS_ROOT
-from mmdocsum_desktop.gui.authoring_view import caption_in_crop
 from tests.conftest import DATA_PAPERS
 from tests.gui.conftest import save_pages, wait_job
 
