@@ -26,7 +26,7 @@ from _corpus import CORPUS, write_result
 
 from mmdocsum_desktop.app.output import write_summary
 from mmdocsum_desktop.app.session import Session
-from mmdocsum_desktop.app.summary import summarize_file
+from mmdocsum_desktop.app.summary import SummarizeFileRequest, summarize_file
 from mmdocsum_desktop.bench.metrics.reader_language import english_strings_in, summary_own_texts
 from mmdocsum_desktop.schemas.settings import EngineChoice
 from mmdocsum_desktop.schemas.summary import SummaryRequest
@@ -59,8 +59,9 @@ def main() -> int:
             for include_abstract in (True, False):
                 work = Path(scratch) / f"{name}-{include_abstract}"
                 try:
-                    result = summarize_file(session, path, work / "assets", choice=choice,
-                                            options=SummaryRequest(include_abstract=include_abstract))
+                    result = summarize_file(session, SummarizeFileRequest(
+                        path=path, assets=work / "assets", choice=choice,
+                        options=SummaryRequest(include_abstract=include_abstract)))
                 except Exception as error:  # noqa: BLE001 — a paper the app refuses is reported, not fatal
                     rows.append({"paper": name, "abstract": include_abstract, "error": str(error)[:200]})
                     print(f"{name:45s} {'with' if include_abstract else 'no  '} abstract  ERROR {error}", flush=True)

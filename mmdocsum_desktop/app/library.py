@@ -17,7 +17,7 @@ from pathlib import Path
 
 from mmdocsum_desktop import paths
 from mmdocsum_desktop.app.session import Session
-from mmdocsum_desktop.app.summary import summarize_file
+from mmdocsum_desktop.app.summary import SummarizeFileRequest, summarize_file
 from mmdocsum_desktop.errors import MmdocsumError
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.library import batch, indexer, notes, sources, zotero
@@ -212,7 +212,8 @@ def summarize_papers(session: Session, library: Library, request: SummarizeLibra
         def stage(_name: str) -> AbstractContextManager[JobControl]:
             return nullcontext(job)
 
-        return summarize_file(session, Path(paper.source_path), assets, choice=request.choice, stage=stage).summary
+        return summarize_file(session, SummarizeFileRequest(path=Path(paper.source_path), assets=assets,
+                                                       choice=request.choice), stage=stage).summary
 
     report = batch.run_batch(library.store, papers, one, concurrency=concurrency, again=request.again,
                              control=control, on_item=on_item)

@@ -11,6 +11,8 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from mmdocsum_desktop.app.session import Session
 from mmdocsum_desktop.document.limits import ReadLimits
 from mmdocsum_desktop.document.reader import export_document
@@ -88,33 +90,45 @@ class FileSummary:
 StageControl = Callable[[str], AbstractContextManager[JobControl]]
 
 
+class SummarizeFileRequest(BaseModel):
+    """What :func:`summarize_file` asks for: the file, where its figure crops go (``assets``), the engine
+    (``choice``: None, the settings'), the run's :class:`SummaryRequest`, and how to read the file (its
+    ``password``, OCR of scanned pages, the read limits, the crops' ``dpi``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: Path
+    assets: Path
+    choice: EngineChoice | None = None
+    options: SummaryRequest = Field(default_factory=SummaryRequest)
+    password: str | None = None
+    ocr: bool = True
+    limits: ReadLimits | None = None
+    dpi: int = Field(default=150, ge=36, le=600)
+
+
 def summarize_file(
     session: Session,
-    path: Path,
-    assets: Path,
+    request: SummarizeFileRequest,
     *,
-    choice: EngineChoice | None = None,
-    options: SummaryRequest | None = None,
-    password: str | None = None,
-    ocr: bool = True,
-    limits: ReadLimits | None = None,
-    dpi: int = 150,
     stage: StageControl | None = None,
     on_text: Callable[[str], None] | None = None,
 ) -> FileSummary:
     """A file → its summary, the one way `mmdocsum summarize` and the benchmarks do it: read (scanned
-    pages with OCR unless ``ocr`` is False), figure crops exported to ``assets``, then :func:`summarize`.
+    pages with OCR unless ``request.ocr`` is False), figure crops exported to ``request.assets``, then
+    :func:`summarize`.
 
     ``stage(name)`` gives the JobControl of each stage ("reading", "figures", "summarising") as a context
     manager, so a front end can show one bar per stage; None runs them without progress."""
     stage = stage or _no_progress
     with stage("reading") as control:
-        document = session.read(path, password=password, control=control, ocr=ocr, limits=limits)
+        document = session.read(request.path, password=request.password, control=control, ocr=request.ocr,
+                                limits=request.limits)
     with stage("figures") as control:
-        export_document(document, assets, dpi=dpi, password=password, control=control)
+        export_document(document, request.assets, dpi=request.dpi, password=request.password, control=control)
     with stage("summarising") as control:
-        summary = summarize(session, document, assets, choice=choice, options=options, control=control,
-                            on_text=on_text)
+        summary = summarize(session, document, request.assets, choice=request.choice, options=request.options,
+                            control=control, on_text=on_text)
     return FileSummary(document, summary)
 
 

@@ -24,7 +24,7 @@ from mmdocsum_desktop.app import catalog, judging
 from mmdocsum_desktop.app.output import image_tags, summary_json
 from mmdocsum_desktop.app.placement import figure_candidates
 from mmdocsum_desktop.app.session import ConfiguredEngine, Session
-from mmdocsum_desktop.app.summary import FileSummary, describe_engine, summarize_file
+from mmdocsum_desktop.app.summary import FileSummary, SummarizeFileRequest, describe_engine, summarize_file
 from mmdocsum_desktop.bench.metrics.mdocsum import count_tokens
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.schemas.engine import GenerationRecord
@@ -168,7 +168,8 @@ class BenchEngine:
             yield control or JobControl()
 
         assert self.session is not None
-        return summarize_file(self.session, Path(path), assets, choice=self.spec, options=options, stage=stage)
+        request = SummarizeFileRequest(path=Path(path), assets=assets, choice=self.spec, options=options)
+        return summarize_file(self.session, request, stage=stage)
 
     def close(self) -> None:
         """Nothing to do: the engine belongs to the session, which keeps it for the next run and closes it

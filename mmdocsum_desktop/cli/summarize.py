@@ -19,7 +19,7 @@ from pathlib import Path
 
 from mmdocsum_desktop.app.output import FORMATS, format_for, write_summary
 from mmdocsum_desktop.app.session import Session
-from mmdocsum_desktop.app.summary import describe_engine, summarize_file
+from mmdocsum_desktop.app.summary import SummarizeFileRequest, describe_engine, summarize_file
 from mmdocsum_desktop.cli.bench_common import cancel_on_sigint
 from mmdocsum_desktop.cli.engine_flags import add_engine_arguments, engine_choice
 from mmdocsum_desktop.cli.extract import add_read_limit_arguments, read_limits
@@ -119,9 +119,10 @@ def run(args: argparse.Namespace) -> int:
             try:
                 # read (scanned pages with OCR unless --no-ocr) → figures → summary: app.summarize_file, the
                 # same path the benchmarks take
-                summary = summarize_file(session, args.file, assets, choice=choice, options=options,
-                                         password=args.password, ocr=not getattr(args, "no_ocr", False),
-                                         limits=read_limits(args), dpi=args.dpi, stage=stage, on_text=on_text).summary
+                request = SummarizeFileRequest(path=args.file, assets=assets, choice=choice, options=options,
+                                               password=args.password, ocr=not getattr(args, "no_ocr", False),
+                                               limits=read_limits(args), dpi=args.dpi)
+                summary = summarize_file(session, request, stage=stage, on_text=on_text).summary
             except MmdocsumError as error:
                 partial = getattr(error, "partial", None)
                 if partial:

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 from mmdocsum_desktop.app import library as use
-from mmdocsum_desktop.app.summary import summarize_file
+from mmdocsum_desktop.app.summary import SummarizeFileRequest, summarize_file
 from mmdocsum_desktop.jobs import JobControl
 from mmdocsum_desktop.library.batch import run_batch
 from mmdocsum_desktop.schemas.library import AddPathsRequest, Paper, SummarizeLibraryRequest
@@ -48,7 +48,7 @@ def test_several_papers_at_once_on_threads(session, tmp_path):
 
         def one(paper: Paper, assets: Path, control: JobControl) -> Summary:
             threads.add(threading.current_thread().name)
-            return summarize_file(session, Path(paper.source_path), assets).summary
+            return summarize_file(session, SummarizeFileRequest(path=Path(paper.source_path), assets=assets)).summary
 
         report = run_batch(library.store, library.papers(), one, concurrency=3)
         assert (report.done, report.failed) == (3, 0)
