@@ -47,6 +47,7 @@ import tomllib
 import unicodedata
 from functools import cache
 from importlib import resources
+from typing import Any
 
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.text.sentences import split_sentences
@@ -93,9 +94,9 @@ _GAP = r"[^.!?。\n]{0,40}?"  # a few words of the same sentence
 
 
 @cache
-def lexicons() -> dict[str, dict]:
+def lexicons() -> dict[str, dict[str, Any]]:
     """Each language's instruction lexicon (resources/injection/<code>.toml), by code."""
-    found: dict[str, dict] = {}
+    found: dict[str, dict[str, Any]] = {}
     for entry in resources.files(INJECTION_LEXICONS).iterdir():
         if entry.name.endswith(".toml"):
             data = tomllib.loads(entry.read_text(encoding="utf-8"))
@@ -106,7 +107,7 @@ def lexicons() -> dict[str, dict]:
     return found
 
 
-def _lexicon_pattern(data: dict, kinds: tuple[str, ...] = LEXICON_KINDS) -> str:
+def _lexicon_pattern(data: dict[str, Any], kinds: tuple[str, ...] = LEXICON_KINDS) -> str:
     openers = "|".join(r"\s+".join(re.escape(match_form(w)) for w in o.split()) for o in data["openers"])
     start = r"(?:^\W*|[,;:.!?()\[\]\"«»—–-]\s*" + (rf"|\b(?:{openers})\s+" if openers else "") + ")"
     patterns = [match_form(p).replace("{gap}", _GAP).replace("{start}", start) for kind in kinds for p in data[kind]]

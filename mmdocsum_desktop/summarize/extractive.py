@@ -36,7 +36,7 @@ import dataclasses
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -1148,7 +1148,7 @@ def is_no_method_step(text: str) -> bool:
 ROLE_HOLDS = {"results": reports_a_finding, "conclusion": is_no_method_step}
 
 
-def _holding_first(sentences: list[Sentence], holds) -> list[Sentence]:
+def _holding_first(sentences: list[Sentence], holds: Callable[[str], bool]) -> list[Sentence]:
     """Document order, except that a sentence that does not hold the role (a step of the method in a
     Conclusion, a sentence without a finding in Results) does not open the paragraph: the first that does
     comes first (all left in order when none does)."""
