@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mmdocsum_desktop.app.pages import PdfPages
 from mmdocsum_desktop.app.present import MUPDF_LOCK, normalize_text, try_mupdf
 from mmdocsum_desktop.gui import icons, render_process
 from mmdocsum_desktop.gui.workers import Job, JobRunner
@@ -138,23 +139,19 @@ def find_in_words(words: list[Word], query: str) -> list[list[int]]:
 
 
 class _PdfRenderer:
-    """One PyMuPDF document used by render jobs, one at a time (PyMuPDF objects are not thread-safe)."""
+    """One PDF used by render jobs, one at a time (its pages come from the page service, app.pages)."""
 
     def __init__(self, path: Path, password: str | None) -> None:
-        import pymupdf  # on first use: importing it (with its layout models) costs a second of start-up
-
-        self._matrix = pymupdf.Matrix
         self._lock = threading.Lock()
         self.path, self.password = str(path), password
         self.in_child = True  # pages are rasterised in the render process (see render_process)
-        with MUPDF_LOCK:  # one thread in PyMuPDF at a time (document/mupdf.py)
-            self.pdf = pymupdf.open(path)
-            if self.pdf.needs_pass and password:
-                self.pdf.authenticate(password)
+        with MUPDF_LOCK:  # opened, measured and its metadata read in one turn in PyMuPDF (document/mupdf.py)
+            self.pdf = PdfPages(path, password)
             # every page's size in points, for the continuous layout before any page is rendered
-            self.sizes = [(page.rect.width, page.rect.height) for page in self.pdf.pages()]
+            self.sizes = self.pdf.sizes
             # title, author, subject ("Journal, 2017, doi:…"): what "Copy with citation" can name
-            self.metadata: dict[str, str] = {k: str(v) for k, v in (self.pdf.metadata or {}).items() if v}
+            self.metadata: dict[str, str] = self.pdf.metadata
+        self.page_count = self.pdf.page_count
         self._words: dict[int, list[Word]] = {}  # page index -> its words (read once, for selection and search)
 
     def words(self, page: int, *, wait: bool = False) -> list[Word]:
@@ -166,7 +163,8 @@ class _PdfRenderer:
                 with try_mupdf(3600.0 if wait else 0.05) as taken:
                     if not taken:
                         return []
-                    self._words[page] = [Word(*w[:7]) for w in self.pdf.load_page(page).get_text("words", sort=False)]
+                    # the lock is held: the page service takes it again (re-entrant) without waiting
+                    self._words[page] = [Word(*w[:7]) for w in self.pdf.words(page)]
             return self._words[page]
 
     def has_words(self, page: int) -> bool:
@@ -182,10 +180,9 @@ class _PdfRenderer:
                 self.in_child = False
             else:
                 return QImage(data, width, height, stride, QImage.Format.Format_RGB888).copy()
-        with self._lock, MUPDF_LOCK:
-            pix = self.pdf.load_page(page).get_pixmap(matrix=self._matrix(zoom, zoom), alpha=False)
-            image = QImage(pix.samples, pix.width, pix.height, pix.stride, QImage.Format.Format_RGB888)
-            return image.copy()  # own the bytes before pix goes away
+        with self._lock:
+            pixels = self.pdf.render(page, zoom)
+        return QImage(pixels.samples, pixels.width, pixels.height, pixels.stride, QImage.Format.Format_RGB888).copy()
 
     def thumbnails(self, pages: list[int], control) -> list[tuple[int, QImage]]:
         out = []
@@ -199,8 +196,8 @@ class _PdfRenderer:
         own search compares the raw text, where a ligature font's "ﬂ" is not "fl": the words are
         compared normalised instead."""
         hits = []
-        for number in range(self.pdf.page_count):
-            control.report(number, self.pdf.page_count, "searching")
+        for number in range(self.page_count):
+            control.report(number, self.page_count, "searching")
             words = self.words(number, wait=True)  # a job: it waits for a read in progress
             for indexes in find_in_words(words, text):
                 hits.append((number + 1, line_boxes([words[i] for i in indexes])))
@@ -208,7 +205,7 @@ class _PdfRenderer:
 
     def close(self) -> None:
         render_process.forget(self.path)
-        with self._lock, MUPDF_LOCK:
+        with self._lock:
             self.pdf.close()
 
 
@@ -501,7 +498,7 @@ class DocumentView(QWidget):
             else:
                 self.stack.setCurrentWidget(self.reader)
                 self.page_box.blockSignals(True)
-                self.page_box.setMaximum(max(1, self._renderer.pdf.page_count))
+                self.page_box.setMaximum(max(1, self._renderer.page_count))
                 self.page_box.blockSignals(False)
                 self._fill_thumbnail_list()
                 self._page = 1
@@ -560,7 +557,7 @@ class DocumentView(QWidget):
     @property
     def page_count(self) -> int:
         if self._renderer is not None:
-            return self._renderer.pdf.page_count
+            return self._renderer.page_count
         return self.document.page_count or 0 if self.document else 0
 
     @property

@@ -6,7 +6,8 @@ window as if it ran on the GUI thread. One long-lived child (spawned on first us
 document of the process) renders pages and thumbnails with its own interpreter and GIL; a worker thread
 waits for its answer with the GIL released.
 
-Qt-free on purpose: the child imports this module and PyMuPDF, nothing else of the GUI.
+Qt-free on purpose: the child imports this module and the page service (``app.pages``, which is
+``document/pages.py``: PyMuPDF is used there, never here), nothing else of the GUI.
 """
 
 from __future__ import annotations
@@ -18,14 +19,15 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from typing import Any
+
+from mmdocsum_desktop.app.pages import PdfPages, preload
 
 _KEEP_OPEN = 3  # documents the child keeps open (the reader's, and one or two before it)
 _PARENT_POLL_S = 1.0  # how often the child looks whether the window's process is still there
 _pool: concurrent.futures.ProcessPoolExecutor | None = None
 _ready: concurrent.futures.Future | None = None  # the child has imported PyMuPDF
 _pool_lock = threading.Lock()
-_documents: OrderedDict[tuple[str, str | None], Any] = OrderedDict()  # in the child
+_documents: OrderedDict[tuple[str, str | None], PdfPages] = OrderedDict()  # in the child
 
 
 def _child_watch_parent(parent: int) -> None:
@@ -42,15 +44,11 @@ def _child_watch_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _child_document(path: str, password: str | None) -> Any:
-    import pymupdf  # in the child only: the window's process does not render with it
-
+def _child_document(path: str, password: str | None) -> PdfPages:
     key = (path, password)
     document = _documents.get(key)
     if document is None:
-        document = pymupdf.open(path)
-        if document.needs_pass and password:
-            document.authenticate(password)
+        document = PdfPages(path, password)  # in the child: the window's process does not render with it
         _documents[key] = document
         while len(_documents) > _KEEP_OPEN:
             _documents.popitem(last=False)[1].close()
@@ -59,16 +57,13 @@ def _child_document(path: str, password: str | None) -> Any:
 
 
 def _child_ping() -> bool:
-    import pymupdf  # noqa: F401 — the import is the point: the child is ready once it is done
-
+    preload()  # PyMuPDF imported: the child is ready once it is done
     return True
 
 
 def _child_render(path: str, password: str | None, page: int, zoom: float) -> tuple[int, int, int, bytes]:
-    import pymupdf  # in the child only (imported once by _child_ping)
-
-    pix = _child_document(path, password).load_page(page).get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
-    return pix.width, pix.height, pix.stride, bytes(pix.samples)
+    pixels = _child_document(path, password).render(page, zoom)
+    return pixels.width, pixels.height, pixels.stride, pixels.samples
 
 
 def _child_forget(path: str) -> None:
