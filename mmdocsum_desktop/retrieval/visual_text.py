@@ -2,10 +2,10 @@
 
 The document reader keeps captions but leaves out the words inside figures and tables (they are not
 prose). Evidence search wants them back: a table's cells say which group had the highest mortality,
-a chart's axis and legend say what was measured. PyMuPDF gives the words inside a region
-(``page.get_text("words", clip=...)``) in a few milliseconds per page, without OCR; they are grouped
-here into lines by their vertical position, and the cells of a line are kept apart by " | " where
-the gap between two words is wider than a space.
+a chart's axis and legend say what was measured. The page service (document/pages.py, PyMuPDF's
+``get_text("words")``) gives a page's words in a few milliseconds, without OCR; those inside a region
+are grouped here into lines by their vertical position, and the cells of a line are kept apart by
+" | " where the gap between two words is wider than a space.
 
 Only PDFs whose file is still where the document says are read; anything else gives no text (the
 caller goes on with captions and citing sentences).
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from mmdocsum_desktop.document.mupdf import MUPDF_LOCK
+from mmdocsum_desktop.document.pages import page_words
 from mmdocsum_desktop.schemas.document import Document, Figure
 
 # Two words more than this many points apart on one line sit in different cells.
@@ -39,38 +39,24 @@ class RegionText:
 
 def read_region_text(document: Document) -> dict[str, RegionText]:
     """Visual id → the text inside its region, for every figure and table of a PDF with a bbox."""
-    with MUPDF_LOCK:  # PyMuPDF is not thread-safe: one thread in it at a time (document/mupdf.py)
-        return _read_region_text(document)
-
-
-def _read_region_text(document: Document) -> dict[str, RegionText]:
     if document.kind != "pdf" or not document.visuals:
         return {}
     path = Path(document.source)
     if not path.is_file():
         return {}
-    import pymupdf  # PyMuPDF loads only when a figure's text layer is read
-
-    found: dict[str, RegionText] = {}
-    try:
-        pdf = pymupdf.open(path)
+    regions = [v for v in document.visuals if v.bbox is not None and v.page is not None]
+    try:  # the words of the pages with a region, read under the PyMuPDF lock (document/pages.py)
+        pages = page_words(path, {v.page - 1 for v in regions if v.page is not None})
     except (RuntimeError, ValueError, OSError):  # damaged or encrypted: the reader already said so
         return {}
-    try:
-        pages: dict[int, list[tuple]] = {}
-        for visual in document.visuals:
-            if visual.bbox is None or visual.page is None or not 1 <= visual.page <= pdf.page_count:
-                continue
-            if visual.page not in pages:
-                try:
-                    pages[visual.page] = pdf.load_page(visual.page - 1).get_text("words")
-                except (RuntimeError, ValueError):
-                    pages[visual.page] = []
-            lines = _lines_in(pages[visual.page], visual)
-            if lines:
-                found[visual.id] = RegionText(visual.id, tuple(lines))
-    finally:
-        pdf.close()
+    found: dict[str, RegionText] = {}
+    for visual in regions:
+        words = pages.get(visual.page - 1) if visual.page is not None and visual.page >= 1 else None
+        if words is None:  # past the last page
+            continue
+        lines = _lines_in(words, visual)
+        if lines:
+            found[visual.id] = RegionText(visual.id, tuple(lines))
     return found
 
 

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from mmdocsum_desktop.app.extract import export
+from mmdocsum_desktop.app.pages import PdfPages
 from mmdocsum_desktop.app.placement import figure_candidates
 from mmdocsum_desktop.app.placement import place as app_place
 from mmdocsum_desktop.app.session import Session
@@ -326,22 +327,21 @@ class PairsRun:
 
     def _crop_checks(self, loaded: LoadedPair) -> dict[str, Any]:
         """Each region's words (is it mostly body text?) and a tiny rendering (is it blank?)."""
-        import pymupdf  # loaded by the figures stage only (the text and summary stages need no PDF library)
-
+        if loaded.pair.pdf is None:  # an article without its PDF has no crops (figures() said so already)
+            return {}
         index = self.index(loaded)
         rows = {}
-        with pymupdf.open(loaded.pair.pdf) as pdf:
+        # the page service holds the PyMuPDF lock for each call (PyMuPDF loads with the first PDF opened)
+        with PdfPages(loaded.pair.pdf) as pdf:
             for visual in loaded.document.visuals:
                 if visual.bbox is None or visual.page is None:
                     continue
-                page = pdf.load_page(visual.page - 1)
-                clip = pymupdf.Rect(visual.bbox) & page.rect
-                if clip.is_empty:
+                clip = pdf.clip(visual.page - 1, visual.bbox)
+                if clip is None:
                     rows[visual.id] = {"blank": True, "body_share": 0.0}
                     continue
-                text = " ".join(w[4] for w in page.get_text("words", clip=clip))
-                pixmap = page.get_pixmap(clip=clip, dpi=18, colorspace=pymupdf.csGRAY, alpha=False)
-                samples = pixmap.samples
+                text = " ".join(w[4] for w in pdf.words(visual.page - 1, clip=clip))
+                samples = pdf.render(visual.page - 1, clip=clip, dpi=18, gray=True).samples
                 blank = not samples or max(samples) - min(samples) < 16
                 rows[visual.id] = {"blank": blank, "body_share": round(m.body_text_share(text, index), 4)}
         return rows
