@@ -28,8 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mmdocsum_desktop.document.mupdf import MUPDF_LOCK
 from mmdocsum_desktop.document.normalize import normalize_text
+from mmdocsum_desktop.document.pdf_export import story_pdf
 from mmdocsum_desktop.fileio import OutputFolder, write_bytes_atomic, write_json_atomic, write_text_atomic
 from mmdocsum_desktop.models import fitness
 from mmdocsum_desktop.schemas.summary import (
@@ -297,34 +297,16 @@ def html_to_pdf(page: str, target: Path, archive_root: Path) -> Path:
     """An A4 PDF of an HTML page through PyMuPDF's Story (images read relative to ``archive_root``),
     written atomically. Each image is resampled to fit the page with its caption; a figure whose caption
     would fall on the next page starts that page; fonts are subset (the file stays small)."""
-    with MUPDF_LOCK:  # PyMuPDF is not thread-safe: one thread in it at a time (document/mupdf.py)
-        return _html_to_pdf(page, target, archive_root)
-
-
-def _html_to_pdf(page: str, target: Path, archive_root: Path) -> Path:
-    import pymupdf  # lazy: PyMuPDF loads only for a PDF export
-
     body = _without_ligatures(re.sub(r"<style>.*?</style>", "", page, flags=re.DOTALL))
     target.parent.mkdir(parents=True, exist_ok=True)
+    # the page's title is the PDF's: readers show it in their title bar and library, not "untitled"
+    title = re.search(r"<title>(.*?)</title>", page, flags=re.DOTALL)
+    metadata = {"title": html_lib.unescape(title.group(1)).strip() if title else "",
+                "creator": "mmdocsum", "producer": "mmdocsum (PyMuPDF)"}
     with tempfile.TemporaryDirectory(prefix="mmdocsum-pdf-") as scratch:
         body, figures = _pdf_figures(body, archive_root, Path(scratch))
-        archive = pymupdf.Archive(scratch)
-        breaks: set[int] = set()
-        for _attempt in range(figures + 1):
-            document, split = _lay_out(pymupdf, _with_breaks(body, breaks), archive, figures)
-            if split is None or split in breaks:
-                break
-            document.close()
-            breaks.add(split)  # the figure was cut from its caption: it starts a page instead
-        try:
-            document.subset_fonts()
-            # the page's title is the PDF's: readers show it in their title bar and library, not "untitled"
-            title = re.search(r"<title>(.*?)</title>", page, flags=re.DOTALL)
-            document.set_metadata({"title": html_lib.unescape(title.group(1)).strip() if title else "",
-                                   "creator": "mmdocsum", "producer": "mmdocsum (PyMuPDF)"})
-            data = document.tobytes(garbage=3, deflate=True)
-        finally:
-            document.close()
+        # laid out by document/pdf_export.py, under the PyMuPDF lock
+        data = story_pdf(body, _PDF_CSS, Path(scratch), figures=figures, metadata=metadata)
     return write_bytes_atomic(target, data)
 
 
@@ -384,39 +366,6 @@ def _smaller_encoding(picture: Any, stem: Path) -> str:
     suffix, data = ("jpg", jpeg.getvalue()) if jpeg.tell() < png.tell() / 2 else ("png", png.getvalue())
     stem.with_suffix(f".{suffix}").write_bytes(data)
     return suffix
-
-
-def _with_breaks(body: str, breaks: set[int]) -> str:
-    for number in breaks:
-        body = body.replace(f'<div id="fig-{number}">', f'<div id="fig-{number}" style="page-break-before: always">', 1)
-    return body
-
-
-def _lay_out(pymupdf: Any, body: str, archive: Any, figures: int) -> tuple[Any, int | None]:
-    """The pages in memory, and the first figure whose caption landed on another page (None: none)."""
-    story = pymupdf.Story(html=body, user_css=_PDF_CSS, archive=archive)
-    buffer = io.BytesIO()
-    writer = pymupdf.DocumentWriter(buffer)
-    mediabox = pymupdf.paper_rect("a4")
-    where = mediabox + (50, 50, -50, -50)
-    pages_of: dict[str, int] = {}
-
-    def seen(position: Any) -> None:
-        if position.id and position.open_close & 1:
-            pages_of.setdefault(position.id, position.page_num)
-
-    more, page = True, 0
-    while more and page < 500:
-        device = writer.begin_page(mediabox)
-        more, _ = story.place(where)
-        story.element_positions(seen, {"page_num": page})
-        story.draw(device)
-        writer.end_page()
-        page += 1
-    writer.close()
-    split = next((n for n in range(1, figures + 1)
-                  if f"cap-{n}" in pages_of and pages_of.get(f"fig-{n}") != pages_of[f"cap-{n}"]), None)
-    return pymupdf.open("pdf", buffer.getvalue()), split
 
 
 # -------------------------------------------------------------------------------------- files
