@@ -251,7 +251,23 @@ def _is_framed_text(picture: Rect, blocks: list[TextBlock]) -> bool:
     starts = sorted(line.bbox[0] for line in lines)
     median = starts[len(starts) // 2]
     flush_left = len(lines) >= 2 and sum(abs(x - median) <= 3 for x in starts) >= 0.7 * len(lines)
-    return covered > 0.3 and words_per_line >= 5 or covered > 0.1 and flush_left
+    # a list under its heading: the lines start at two left edges (the items indented or bulleted,
+    # "Keywords:" and "· Blending oil"), as text in a box does; a chart's labels start everywhere
+    edges = _left_edges(starts)
+    listed = len(lines) >= 6 and len(edges) <= 2 and sum(count for _, count in edges) >= 0.9 * len(lines)
+    return covered > 0.3 and words_per_line >= 5 or covered > 0.1 and (flush_left or listed)
+
+
+def _left_edges(starts: list[float], tolerance: float = 3.0) -> list[tuple[float, int]]:
+    """The left edges lines start at (within ``tolerance``) with how many lines start there; only the
+    edges of at least two lines."""
+    edges: list[list[float]] = []
+    for x in sorted(starts):
+        if edges and x - edges[-1][-1] <= tolerance:
+            edges[-1].append(x)
+        else:
+            edges.append([x])
+    return [(group[0], len(group)) for group in edges if len(group) >= 2]
 
 
 def _is_text_box(picture: Rect, blocks: list[TextBlock]) -> bool:

@@ -177,8 +177,13 @@ def _read(
         for caption, region in regions.captioned:
             kind: VisualKind = caption.caption.kind if caption.caption else "figure"
             visuals.append((number + 1, kind, caption, _as_shown(page, region)))
+        page_area = max(page.rect.width * page.rect.height, 1.0)
         for picture in regions.uncaptioned:
             if number in {0, page_count - 1} and _is_advert(picture, page_text_blocks):
+                continue
+            if number == 0 and _is_front_panel(picture, page_text_blocks):
+                continue
+            if not regions.captioned and area(picture) < SMALL_UNCAPTIONED * page_area:
                 continue
             visuals.append((number + 1, "figure", None, _as_shown(page, picture)))
     control.report(page_count, page_count, "done")
@@ -202,6 +207,23 @@ _ADVERT = re.compile(
     r"sign up for (?:e-?mail |table of contents )?alerts|free (?:e-?mail )?(?:alerts|subscription)",
     re.IGNORECASE,
 )
+
+
+# An uncaptioned picture smaller than this share of its page, on a page with no captioned figure or table,
+# is no figure of the paper: a chemical structure drawn in an experimental section, an equation or a
+# symbol set as a graphic, an icon (issue 46, item 3). Pictures beside a captioned one (its panels) and
+# larger ones (a figure whose caption is on another page, "Figure 6. Cont.") are kept.
+SMALL_UNCAPTIONED = 0.15
+
+
+def _is_front_panel(picture: Rect, blocks: list[TextBlock]) -> bool:
+    """An uncaptioned box of short lines on the first page: the publisher's article information, a
+    peer-review status panel, a "Check for updates" badge with its words. The first page's figures
+    have captions; its boxes of text are no figures."""
+    lines = [line for b in blocks if intersection_area(b.bbox, picture) > 0.6 * max(area(b.bbox), 1e-6)
+             for line in b.lines if line.horizontal and line.text.strip()]
+    words = [len(line.text.split()) for line in lines]
+    return len(lines) >= 5 and sum(words) / len(lines) <= 6 and sum(words) >= 8
 
 
 def _is_advert(picture: Rect, blocks: list[TextBlock]) -> bool:

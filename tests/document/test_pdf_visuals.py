@@ -190,3 +190,16 @@ def test_a_table_caption_with_rows_under_it_takes_no_picture_above_it(corpus):
     assert table.bbox is not None and figure.bbox is not None and table.page == figure.page == 4
     assert "Number of true-positive cases" in _crop_text(path, table) and "Specificity" in _crop_text(path, table)
     assert figure.bbox[1] < 100 and figure.bbox[3] > 400  # all three panels, (a) and (b) above (c)
+
+
+def test_first_page_panels_and_small_uncaptioned_drawings_are_no_figures():
+    """Issue 46, item 3: an "Article info" box (a bulleted list under its heading, Advanced Pharmaceutical
+    Bulletin), F1000's "Open Peer Review" panel beside the abstract, and chemical structures drawn between
+    the paragraphs of an experimental section on pages without captions (Molecules) were listed as
+    figures of the paper."""
+    info = read_document(PAGES / "PMC5426739_p1.pdf")
+    assert [v for v in info.visuals if v.label is None] == []
+    review = read_document(PAGES / "article-3-190_p1.pdf")
+    assert [v for v in review.visuals if v.label is None] == []
+    structures = read_document(PAGES / "molecules21020187_p8_p9.pdf")
+    assert [(v.page, v.label) for v in structures.visuals if v.label is None] == []
