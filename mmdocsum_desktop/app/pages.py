@@ -7,6 +7,7 @@ and PyMuPDF itself loads with the first PDF opened.
 
 from __future__ import annotations
 
+from mmdocsum_desktop.document.highlight import line_rects, match_words
 from mmdocsum_desktop.document.pages import PdfPages, Pixels, WordBox, preload
 
-__all__ = ["PdfPages", "Pixels", "WordBox", "preload"]
+__all__ = ["PdfPages", "Pixels", "WordBox", "line_rects", "match_words", "preload"]

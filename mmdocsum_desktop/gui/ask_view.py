@@ -32,13 +32,17 @@ if TYPE_CHECKING:
     from mmdocsum_desktop.gui.main_window import MainWindow
 
 
-def answer_html(answer: Any, document: Document | None) -> str:
-    """The answer's sentences, each followed by its sources as cite: links (pages, figures, passages)."""
+def answer_html(answer: Any, document: Document | None, index: int | None = None) -> str:
+    """The answer's sentences, each followed by its sources as cite: links (pages, figures, passages).
+    ``index``: the answer's place in the pane's history; then a sentence's passage link shows that very
+    sentence marked on its page (``cite:sentence:INDEX.K``)."""
     visuals = visuals_by_label(document)
     parts = []
-    for sentence in answer.sentences:
+    for k, sentence in enumerate(answer.sentences):
         links: dict[str, str] = {}
         add_page_and_figure_links(links, sentence, visuals)
+        if index is not None and sentence.blocks:
+            links.setdefault("¶1", cite_url("sentence", f"{index}.{k}"))
         for block in sentence.blocks[:2]:
             links.setdefault(f"¶{len(links) + 1}", cite_url("block", block))
         cites = " ".join(f'<a href="{html.escape(href)}">{html.escape(text)}</a>' for text, href in links.items())
@@ -169,8 +173,9 @@ class AskView(QWidget):
         scrolled to the newest."""
         if pending is not None:
             self._asking = pending
-        parts = [f'<p style="margin-top:10px"><b>Q: {html.escape(question)}</b></p>{answer_html(answer, self._answered_document)}'
-                 for question, answer in self.history]
+        parts = [f'<p style="margin-top:10px"><b>Q: {html.escape(question)}</b></p>'
+                 f'{answer_html(answer, self._answered_document, index)}'
+                 for index, (question, answer) in enumerate(self.history)]
         if pending is not None:
             parts.append(f'<p style="margin-top:10px"><b>Q: {html.escape(pending)}</b></p><p><i>Looking…</i></p>')
         self.browser.setHtml("<hr>".join(parts))
@@ -189,5 +194,14 @@ class AskView(QWidget):
 
     def _anchor(self, url: QUrl) -> None:
         parsed = parse_cite_url(url.toString())
-        if parsed is not None:
-            self.window_.follow_citation(*parsed)
+        if parsed is None:
+            return
+        if parsed[0] == "sentence":
+            where = parsed[1].split(".")
+            if len(where) == 2 and all(part.isdigit() for part in where):
+                h, k = int(where[0]), int(where[1])
+                sentences = self.history[h][1].sentences if h < len(self.history) else []
+                if k < len(sentences) and sentences[k].blocks:
+                    self.window_.follow_sentence(sentences[k].blocks[0], sentences[k].text)
+            return
+        self.window_.follow_citation(*parsed)

@@ -50,7 +50,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mmdocsum_desktop.app.pages import PdfPages
+from mmdocsum_desktop.app.pages import PdfPages, line_rects, match_words
 from mmdocsum_desktop.app.present import MUPDF_LOCK, normalize_text, try_mupdf
 from mmdocsum_desktop.gui import icons, render_process
 from mmdocsum_desktop.gui.workers import Job, JobRunner
@@ -67,6 +67,8 @@ _TABLE_COLOUR = QColor(210, 120, 30)
 _HIGHLIGHT = QColor(255, 200, 0)
 _SELECTION = QColor(40, 110, 230, 80)
 _HIT = QColor(255, 215, 0, 110)
+_SENTENCE = QColor(255, 226, 64, 120)  # the cited sentence, as a highlighter marks it
+SENTENCE_MARGIN = 2.0  # points around the cited block: a word poking out of its box still counts
 
 Rect = tuple[float, float, float, float]
 
@@ -326,6 +328,9 @@ class DocumentView(QWidget):
         self._selection: tuple[int, int, int] | None = None  # page, the word the drag began at, the word now
         self._selection_items: list[QGraphicsRectItem] = []
         self._hit_items: list[QGraphicsRectItem] = []
+        # the cited sentence shown: (page, one box per printed line), drawn until another citation is followed
+        self.sentence: tuple[int, tuple[Rect, ...]] | None = None
+        self._sentence_items: list[QGraphicsRectItem] = []
         self._text_hits: list = []  # an article's search hits (QTextCursor each)
         self._anchor_pos = QPointF()
         self.last_menu: QMenu | None = None  # the context menu shown last (tests and screenshots look at it)
@@ -534,6 +539,7 @@ class DocumentView(QWidget):
         self._cache.clear()
         self._hits = []
         self._hit_boxes = []
+        self.sentence = None
         self._hit_index = -1
         self._hits_for = None
         self._text_hits = []
@@ -658,7 +664,9 @@ class DocumentView(QWidget):
             y += shown_h * scale + PAGE_GAP
         self.scene.setSceneRect(QRectF(0, 0, widest, max(0.0, y - PAGE_GAP)))
         self._hit_items = []
+        self._sentence_items = []
         self._draw_hits()
+        self._draw_sentence()
         self._draw_selection()
         for (page, cached_scale), image in list(self._cache.items()):
             if cached_scale == scale:
@@ -845,6 +853,62 @@ class DocumentView(QWidget):
             self.highlighted = block.id
             self._scroll_text_to(block.id)
         return True
+
+    def show_sentence(self, block_id: str, text: str) -> bool:
+        """Go to a cited sentence and mark its printed lines as a highlighter does (issue 46, item 5): the
+        sentence's words found among the words of its block on the page. When they are not there (a
+        model's own words, a page without a text layer) the block is shown as before. Returns whether
+        the sentence itself was found."""
+        if self.document is None:
+            return False
+        try:
+            block = self.document.block(block_id)
+        except KeyError:
+            return False
+        if block.page is None or block.bbox is None or self._renderer is None:
+            self.show_block(block_id)
+            return False
+        x0, y0, x1, y1 = block.bbox
+        words = [w for w in self._renderer.words(block.page - 1)
+                 if x0 - SENTENCE_MARGIN <= w.x0 and w.x1 <= x1 + SENTENCE_MARGIN
+                 and y0 - SENTENCE_MARGIN <= w.y0 and w.y1 <= y1 + SENTENCE_MARGIN]
+        found = match_words(text, [w.text for w in words])
+        if found is None:
+            self.show_block(block_id)
+            return False
+        first, last, _share = found
+        lines = line_rects([(w.x0, w.y0, w.x1, w.y1, w.block, w.line) for w in words[first:last + 1]])
+        self.sentence = (block.page, lines)
+        self.show_page(block.page, key=block.id)
+        self._draw_sentence()
+        if self._sentence_items:
+            focus = self._sentence_items[0].sceneBoundingRect()
+            self._moving = True
+            try:
+                self.view.centerOn(focus.center())
+            finally:
+                self._moving = False
+        return True
+
+    def clear_sentence(self) -> None:
+        self.sentence = None
+        self._draw_sentence()
+
+    def _draw_sentence(self) -> None:
+        for item in self._sentence_items:
+            if item.scene() is self.scene:
+                self.scene.removeItem(item)
+        self._sentence_items = []
+        if self.sentence is None:
+            return
+        page, lines = self.sentence
+        sheet = self._page_items.get(page)
+        for box in lines if sheet is not None else ():
+            mark = QGraphicsRectItem(self._scaled(box, self.scale).adjusted(-1, -1, 1, 1), sheet)
+            mark.setPen(QPen(Qt.PenStyle.NoPen))
+            mark.setBrush(QBrush(_SENTENCE))
+            mark.setZValue(2.5)
+            self._sentence_items.append(mark)
 
     def _visual(self, figure_id: str) -> Figure | None:
         if self.document is None:

@@ -131,6 +131,7 @@ class MainWindow(QMainWindow):
         self.summary_view = SummaryView()
         self.summary_view.session_source = self.current_session
         self.summary_view.citationClicked.connect(self.follow_citation)
+        self.summary_view.sentenceClicked.connect(self.follow_sentence)
         self.authoring_view = AuthoringView(self)
         self.authoring_view.editor.setUndoRedoEnabled(False)  # the model's undo stack has every step
         self.authoring_view.editor.installEventFilter(UndoKeys(self.undo_stack, self))
@@ -372,7 +373,13 @@ class MainWindow(QMainWindow):
         self.ask_view.question.setFocus()
         self.ask_view.ask()
 
+    def follow_sentence(self, block_id: str, text: str) -> None:
+        """A summary sentence's own citation: that sentence marked on its page (the block when the page does
+        not print it)."""
+        self.document_view.show_sentence(block_id, text)
+
     def follow_citation(self, kind: str, ref: str) -> None:
+        self.document_view.clear_sentence()  # the sentence marked before goes with the next citation
         if kind == "page":
             try:
                 self.document_view.show_page(int(ref))

@@ -97,9 +97,17 @@ def paragraph_html(paragraph: SummaryParagraph, workspace: Workspace | None, wid
             return match.group(0)
         return f"[{match.group(0)}]({cite_url('figure', visual.id)})"
 
-    text = _MENTION.sub(link_mention, paragraph.text)
-    text = _PAGE.sub(lambda m: f"[{m.group(0)}]({cite_url('page', m.group(1))})", text)
-    body = markdown_to_html(text)
+    def linked(text: str) -> str:
+        text = _MENTION.sub(link_mention, text)
+        return _PAGE.sub(lambda m: f"[{m.group(0)}]({cite_url('page', m.group(1))})", text)
+
+    if sentence_markers(paragraph):
+        # each sentence ends with its own citation: a click shows that sentence on its page, marked
+        body = markdown_to_html(" ".join(
+            f"{linked(s.text)} [{_marker(s.pages)}]({cite_url('sentence', str(k))})"
+            for k, s in enumerate(paragraph.sentences)))
+    else:
+        body = markdown_to_html(linked(paragraph.text))
     cites = citation_links(paragraph, workspace)
     if cites:
         body += f'<p style="color:{colour["sources"]}; font-size:small">{strings.word("sources")}: {" · ".join(cites)}</p>'
@@ -123,6 +131,18 @@ def paragraph_html(paragraph: SummaryParagraph, workspace: Workspace | None, wid
     elif paragraph.no_figure is not None:  # the reader is told why this paragraph shows no figure
         body += f'<p style="color:{colour["note"]}; font-size:small"><i>{html.escape(paragraph.no_figure.message_in(language))}</i></p>'
     return body
+
+
+def sentence_markers(paragraph: SummaryParagraph) -> bool:
+    """Whether the paragraph's text is still its cited sentences (not edited since), each resting on a
+    block of the paper: then each sentence is shown with a citation of its own."""
+    if not paragraph.sentences or not all(s.blocks for s in paragraph.sentences):
+        return False
+    return " ".join(" ".join(s.text.split()) for s in paragraph.sentences) == " ".join(paragraph.text.split())
+
+
+def _marker(pages: list[int]) -> str:
+    return f"p.\u00a0{pages[0]}" if pages else "source"
 
 
 def visuals_by_label(document: Document | None) -> dict[str, Any]:
@@ -182,6 +202,7 @@ class ParagraphCard(QFrame):
     regenerateRequested = Signal(int)
     figureChosen = Signal(int, object)  # index, figure id or None
     citationClicked = Signal(str, str)
+    sentenceClicked = Signal(str, str)  # (block id, sentence): a cited sentence to show on its page
     textEdited = Signal(int, str)
 
     def __init__(self, index: int, parent: QWidget | None = None) -> None:
@@ -295,8 +316,15 @@ class ParagraphCard(QFrame):
 
     def _anchor(self, url: QUrl) -> None:
         parsed = parse_cite_url(url.toString())
-        if parsed is not None:
-            self.citationClicked.emit(*parsed)
+        if parsed is None:
+            return
+        if parsed[0] == "sentence":
+            sentences = self.paragraph.sentences if self.paragraph is not None else []
+            k = int(parsed[1]) if parsed[1].isdigit() else -1
+            if 0 <= k < len(sentences) and sentences[k].blocks:
+                self.sentenceClicked.emit(sentences[k].blocks[0], sentences[k].text)
+            return
+        self.citationClicked.emit(*parsed)
 
     def _toggle_edit(self) -> None:
         editing = self.edit_button.isChecked()
@@ -352,6 +380,7 @@ class SummaryView(QWidget):
     regenerateRequested = Signal(int)
     figureChosen = Signal(int, object)
     citationClicked = Signal(str, str)
+    sentenceClicked = Signal(str, str)  # (block id, sentence): a cited sentence to show on its page
     textEdited = Signal(int, str)
     judged = Signal(object)  # the judgement's JSON, once shown
 
@@ -528,6 +557,7 @@ class SummaryView(QWidget):
             card.regenerateRequested.connect(self.regenerateRequested)
             card.figureChosen.connect(self.figureChosen)
             card.citationClicked.connect(self.citationClicked)
+            card.sentenceClicked.connect(self.sentenceClicked)
             card.textEdited.connect(self.textEdited)
             self.cards_layout.insertWidget(self.cards_layout.count() - 1, card)
             self.cards.append(card)

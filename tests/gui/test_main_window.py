@@ -332,3 +332,39 @@ def test_each_window_owns_its_session_and_takes_new_settings_on_the_gui_thread(q
     assert first.session.settings.engines.seed == 7 and first.session.engine_name() == "extractive"
     assert handed_on and all(thread is threading.main_thread() for thread in handed_on)
     assert second.session.settings.engines.seed == 0  # the other window's session was not touched
+
+
+def test_a_click_on_a_summary_sentence_marks_that_sentence_on_its_page(qtbot, summarized):
+    """Issue 46, item 5: each cited sentence of the summary ends with its own citation; a click on it
+    marks the sentence's printed lines on its page (a highlighter's marks, kept until the next citation),
+    and the words under the marks are the sentence's."""
+    window = summarized
+    view = window.document_view
+    marked = 0
+    for card in window.summary_view.cards:
+        html = card.browser.toHtml()
+        for k, sentence in enumerate(card.paragraph.sentences):
+            assert f"cite:sentence:{k}" in html
+            block = window.workspace.document.block(sentence.blocks[0])
+            view.show_page(1 if block.page != 1 else 2)
+            card.browser.anchorClicked.emit(QUrl(f"cite:sentence:{k}"))
+            assert view.current_page == block.page and view.sentence is not None
+            page, lines = view.sentence
+            assert page == block.page and lines
+            assert all(item.isVisible() for item in view._sentence_items) and len(view._sentence_items) == len(lines)
+            words = view._renderer.words(page - 1, wait=True)
+            under = [w.text for w in words if any(b[0] - 1 <= (w.x0 + w.x1) / 2 <= b[2] + 1
+                                                  and b[1] - 1 <= (w.y0 + w.y1) / 2 <= b[3] + 1 for b in lines)]
+            said = sentence.text.split()
+
+            def key(word: str) -> str:
+                return "".join(ch for ch in word.casefold() if ch.isalnum())
+
+            # the sentence as the summary quotes it (its first letter capitalised, an opening "Therefore,"
+            # left out) is what the marks cover
+            assert key(under[0]) == key(said[0]) and key(under[-1]) == key(said[-1]), (under, said)
+            marked += 1
+    assert marked >= 4
+    card = window.summary_view.cards[0]
+    card.browser.anchorClicked.emit(QUrl("cite:page:1"))
+    assert view.sentence is None and view._sentence_items == []  # the next citation clears the marks
