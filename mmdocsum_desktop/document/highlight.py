@@ -6,8 +6,9 @@ found among the words PyMuPDF lists in that box, in order: the longest run of th
 matches the sentence's (case, accents, ligatures and punctuation folded, compared letter by letter: a
 word broken by a hyphen at a line end and words printed glued match), allowing the few words a writer
 changed. The run's words give one rectangle per
-printed line, in PDF points with the origin at the top left, as the page is drawn. A sentence that is
-not on the page (a model's own words that match too little) gives no rectangles: the reader then shows
+printed line, in PDF points with the origin at the top left, as the page is drawn. A sentence not found
+in its block's box is looked for on the whole page (a paragraph the reader joined across a column or a
+page break has the box of its first part). A sentence that is not on the page (a model's own words that match too little) gives no rectangles: the reader then shows
 the block.
 """
 
@@ -117,10 +118,13 @@ def sentence_span(path: str | Path, page: int, sentence: str, bbox: Sequence[flo
             if bbox is not None and len(bbox) == 4:
                 clip = pymupdf.Rect(bbox[0] - MARGIN, bbox[1] - MARGIN, bbox[2] + MARGIN, bbox[3] + MARGIN)
             words = target.get_text("words", clip=clip, sort=False)
+            found = match_words(sentence, [str(w[4]) for w in words])
+            if found is None and clip is not None:
+                # a paragraph the reader joined across a column or a page: its box is its first part's
+                words = target.get_text("words", sort=False)
+                found = match_words(sentence, [str(w[4]) for w in words])
         finally:
             pdf.close()
-    printed = [str(w[4]) for w in words]
-    found = match_words(sentence, printed)
     if found is None:
         return None
     first, last, share = found

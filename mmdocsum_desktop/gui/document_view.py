@@ -869,10 +869,14 @@ class DocumentView(QWidget):
             self.show_block(block_id)
             return False
         x0, y0, x1, y1 = block.bbox
-        words = [w for w in self._renderer.words(block.page - 1)
+        page_words = self._renderer.words(block.page - 1)
+        words = [w for w in page_words
                  if x0 - SENTENCE_MARGIN <= w.x0 and w.x1 <= x1 + SENTENCE_MARGIN
                  and y0 - SENTENCE_MARGIN <= w.y0 and w.y1 <= y1 + SENTENCE_MARGIN]
         found = match_words(text, [w.text for w in words])
+        if found is None:  # a paragraph joined across a column or a page: its box is its first part's
+            words = page_words
+            found = match_words(text, [w.text for w in words])
         if found is None:
             self.show_block(block_id)
             return False
