@@ -46,7 +46,7 @@ def test_a_bundled_run_is_compared_with_the_previous_run_and_the_published_numbe
     headers = [view.table.horizontalHeaderItem(c).text() for c in range(view.table.columnCount())]
     assert not any(h.startswith("previous run") for h in headers)
     assert any(h.startswith("published") for h in headers) == ("demo:ftii" in bench_view.published_numbers())
-    assert "here (last run)" in _rows(view)[("demo", "ftii")][3]  # the time column now says this machine's
+    assert "here (last run, extractive)" in _rows(view)[("demo", "ftii")][3]  # the time column now says this machine's
     second = view.run()
     wait_job(qtbot, second, 180_000)
     qtbot.waitUntil(lambda: any((view.table.horizontalHeaderItem(c).text() or "").startswith("previous run")
