@@ -16,6 +16,7 @@ from mmdocsum_desktop.document.mupdf import MUPDF_LOCK, try_mupdf
 from mmdocsum_desktop.document.normalize import normalize_text
 from mmdocsum_desktop.document.reader import export_document
 from mmdocsum_desktop.jobs import JobControl, ensure_control
+from mmdocsum_desktop.library.bibliography import reading_citation
 from mmdocsum_desktop.schemas.document import Document
 from mmdocsum_desktop.schemas.summary import Summary
 from mmdocsum_desktop.summarize.render import caption_text, escape_markdown, markdown_to_html, to_json
@@ -25,7 +26,7 @@ if TYPE_CHECKING:  # a type only: the views import this module, and the session'
 
 __all__ = [
     "MUPDF_LOCK", "caption_text", "escape_markdown", "markdown_to_html", "normalize_text", "open_document",
-    "span_control", "summary_json", "try_mupdf",
+    "reading_citation", "span_control", "summary_json", "try_mupdf",
 ]
 
 # the share of an open's progress bar (of 100) that reading takes, OCR of scanned pages included; the

@@ -51,7 +51,7 @@ from PySide6.QtWidgets import (
 )
 
 from mmdocsum_desktop.app.pages import PdfPages, line_rects, match_words
-from mmdocsum_desktop.app.present import MUPDF_LOCK, normalize_text, try_mupdf
+from mmdocsum_desktop.app.present import MUPDF_LOCK, normalize_text, reading_citation, try_mupdf
 from mmdocsum_desktop.gui import icons, render_process
 from mmdocsum_desktop.gui.workers import Job, JobRunner
 from mmdocsum_desktop.schemas.document import Document, Figure
@@ -1293,8 +1293,13 @@ class DocumentView(QWidget):
         document = self.document
         title = (document.title if document is not None else None) or _metadata_title(metadata.get("title", "")) \
             or (Path(document.source).stem if document is not None else "")
-        return format_citation(title, _authors(metadata.get("author", "")), _year(metadata.get("subject", "")),
-                               _doi(metadata.get("subject", "") + " " + metadata.get("keywords", "")), page,
+        # who and when as the paper's first page prints them (its author line, its dates, its DOI), else what
+        # the PDF's metadata says (issue 46, item 5: most PDFs' author field is empty)
+        names, year, doi = reading_citation(document, metadata.get("author", "")) if document is not None \
+            else ([], None, "")
+        return format_citation(title, _cited_names(names) or _authors(metadata.get("author", "")),
+                               str(year) if year else _year(metadata.get("subject", "")),
+                               doi or _doi(metadata.get("subject", "") + " " + metadata.get("keywords", "")), page,
                                self._selected_visual())
 
     def _selected_visual(self) -> str | None:
@@ -1395,6 +1400,13 @@ def _authors(author: str) -> str:
     if len(names) == 1:
         return names[0]
     return f"{names[0]} and {names[1]}" if len(names) == 2 else f"{names[0]} et al."
+
+
+def _cited_names(families: list[str]) -> str:
+    """Family names as an author-year citation names them: "Robinson", "Robinson and Twiss", "Din et al."."""
+    if len(families) <= 2:
+        return " and ".join(families)
+    return f"{families[0]} et al."
 
 
 def _year(subject: str) -> str:

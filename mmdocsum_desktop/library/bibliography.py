@@ -401,3 +401,27 @@ def paper_title(document: Document, meta: PdfFileMetadata) -> str:
     if usable and _key(usable) in page_text:
         return usable
     return first_page_title(document, meta) or usable
+
+
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;)\]])")
+_DOI_BLOCKS = 40  # the DOI is printed on the first page or in the page's furniture near the start
+
+
+def document_doi(document: Document) -> str | None:
+    """The DOI the paper prints near its start (its first 40 blocks), as the library records it."""
+    for block in document.blocks[:_DOI_BLOCKS]:
+        match = _DOI.search(block.text)
+        if match:
+            return match.group(1)
+    return None
+
+
+def reading_citation(document: Document, info_author: str = "") -> tuple[list[str], int | None, str]:
+    """Who wrote the open paper, when and its DOI, from what the reader read — the first page's author
+    line and dates, as folder PDFs get theirs (no file is opened); the PDF's author field when the page
+    names nobody: (family names, year, DOI or "")."""
+    names = [family or name.split()[-1] for name, family in first_page_authors(document)]
+    if not names:
+        names = [family for _name, family in _info_authors(info_author)]
+    year = first_page_published(document) or first_page_cited_year(document) or first_page_year(document)
+    return names, _plausible(year), document_doi(document) or ""

@@ -14,7 +14,6 @@ Progress means papers and pages: ``control.report(papers done, papers to do, "N 
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ import numpy as np
 
 from mmdocsum_desktop.errors import JobCancelled, MmdocsumError
 from mmdocsum_desktop.jobs import JobControl, ensure_control, nested_control
-from mmdocsum_desktop.library.bibliography import Bibliography, pdf_bibliography
+from mmdocsum_desktop.library.bibliography import Bibliography, document_doi, pdf_bibliography
 from mmdocsum_desktop.library.store import ContentFacts, LibraryStore, NewPassage, claim_token
 from mmdocsum_desktop.retrieval.passages import build_passages, canonical_label
 from mmdocsum_desktop.retrieval.visual_text import read_region_text
@@ -33,9 +32,7 @@ from mmdocsum_desktop.schemas.library import IndexReport, Paper, VisualRecord
 from mmdocsum_desktop.summarize.sentences import Embedder
 
 ReadDocument = Callable[[Path, JobControl], Document]
-_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;)\]])")
 # the DOI is looked for in the first blocks only: a reference list is full of other papers' DOIs
-_DOI_BLOCKS = 40
 # Passages embedded per model run. onnxruntime's arena keeps the largest run's memory for the process's
 # life: 32 passages of 256 tokens grow it by 1.25 GB, 8 by 0.29 GB, at the same CPU cost per passage
 # (measured on MiniLM int8, 2 threads); the library's peak memory goal is 1.5 GB with the models loaded.
@@ -48,14 +45,6 @@ class IndexProgress:
     papers_total: int
     pages_done: int
     current: str  # the paper being read (its title or file name)
-
-
-def document_doi(document: Document) -> str | None:
-    for block in document.blocks[:_DOI_BLOCKS]:
-        match = _DOI.search(block.text)
-        if match:
-            return match.group(1)
-    return None
 
 
 def document_visuals(document: Document) -> list[VisualRecord]:

@@ -123,7 +123,8 @@ def test_copy_with_citation_names_the_paper_the_page_and_the_figure(qtbot, make_
     assert QGuiApplication.clipboard().text() == text
     assert text.startswith(f"“{words[inside[0]].text}” — ")
     assert document.title and document.title.rstrip(".") in text
-    assert "Muhammad Imran Din (2017)" in text  # the PDF's author, and the year its subject line gives
+    # author-year as the first page prints them (four authors: the first's family name, et al.), the DOI
+    assert "Din et al. (2017). " in text
     assert f"p. {page}, {figure.label}." in text and "doi:10.1186/s11671-017-" in text
 
     # words of the body text: the page, no figure

@@ -8,8 +8,9 @@ import pymupdf
 import pytest
 
 from mmdocsum_desktop.app import library as use
+from mmdocsum_desktop.bench.splits import SPLITS_ROOT
 from mmdocsum_desktop.document.reader import read_document
-from mmdocsum_desktop.library.bibliography import pdf_bibliography
+from mmdocsum_desktop.library.bibliography import pdf_bibliography, reading_citation
 from mmdocsum_desktop.library.notes import citation_key
 from mmdocsum_desktop.schemas.library import AddPathsRequest
 from tests.conftest import DATA_PAPERS
@@ -89,3 +90,13 @@ def test_first_page_authors_and_years_as_journals_print_them(tmp_path, lines, cr
     found = pdf_bibliography(path, read_document(path))
     assert list(found.authors) == (authors or ["Grace Otieno", "Samuel Kiprop"])
     assert found.year == year
+
+
+def test_the_open_papers_citation_comes_from_its_first_page_without_opening_the_file():
+    """What "Copy with citation" names (issue 46, item 5): the first page's authors (family names), the
+    year it prints and its DOI, from the Document alone; the PDF's author field only when the page names
+    nobody."""
+    document = read_document(SPLITS_ROOT / "pmc-test" / "papers" / "PMC5745208.pdf")
+    assert reading_citation(document, "") == (["Din", "Arshad", "Hussain", "Mukhtar"], 2017, "10.1186/s11671-017-2399-8")
+    nameless = document.model_copy(update={"blocks": [b for b in document.blocks if "Muhammad Imran Din" not in b.text]})
+    assert reading_citation(nameless, "Jo Smith; Ann Lee")[0] == ["Smith", "Lee"]
