@@ -11,6 +11,7 @@ import html
 import re
 import threading
 import unicodedata
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -723,20 +724,28 @@ class DocumentView(QWidget):
         item.setZValue(3)
         self._highlight_item = item
 
-    def _draw_hits(self) -> None:
-        """Every search hit marked on its page (the items are replaced, the pages stay)."""
-        for item in self._hit_items:
+    def _marks(self, old: list[QGraphicsRectItem], boxes: Iterable[tuple[int, Rect]], colour: QColor, z: float,
+               grow: float = 0.0) -> list[QGraphicsRectItem]:
+        """Filled boxes (page, box in points) drawn on their pages in place of ``old`` (search hits, the
+        cited sentence, the selection); boxes of pages not laid out are left out."""
+        for item in old:
             if item.scene() is self.scene:
                 self.scene.removeItem(item)
-        self._hit_items = []
-        for page, boxes in self._hit_boxes:
+        drawn = []
+        for page, box in boxes:
             sheet = self._page_items.get(page)
-            for box in boxes if sheet is not None else []:
-                mark = QGraphicsRectItem(self._scaled(box, self.scale), sheet)
-                mark.setPen(QPen(Qt.PenStyle.NoPen))
-                mark.setBrush(QBrush(_HIT))
-                mark.setZValue(2)
-                self._hit_items.append(mark)
+            if sheet is None:
+                continue
+            mark = QGraphicsRectItem(self._scaled(box, self.scale).adjusted(-grow, -grow, grow, grow), sheet)
+            mark.setPen(QPen(Qt.PenStyle.NoPen))
+            mark.setBrush(QBrush(colour))
+            mark.setZValue(z)
+            drawn.append(mark)
+        return drawn
+
+    def _draw_hits(self) -> None:
+        """Every search hit marked on its page (the items are replaced, the pages stay)."""
+        self._hit_items = self._marks(self._hit_items, [(p, b) for p, boxes in self._hit_boxes for b in boxes], _HIT, 2)
 
     def _shown_size(self, page: int) -> tuple[float, float]:
         """The page's width and height in points as shown (a page turned by 90° is as wide as it was high)."""
@@ -899,20 +908,8 @@ class DocumentView(QWidget):
         self._draw_sentence()
 
     def _draw_sentence(self) -> None:
-        for item in self._sentence_items:
-            if item.scene() is self.scene:
-                self.scene.removeItem(item)
-        self._sentence_items = []
-        if self.sentence is None:
-            return
-        page, lines = self.sentence
-        sheet = self._page_items.get(page)
-        for box in lines if sheet is not None else ():
-            mark = QGraphicsRectItem(self._scaled(box, self.scale).adjusted(-1, -1, 1, 1), sheet)
-            mark.setPen(QPen(Qt.PenStyle.NoPen))
-            mark.setBrush(QBrush(_SENTENCE))
-            mark.setZValue(2.5)
-            self._sentence_items.append(mark)
+        lines = [(self.sentence[0], box) for box in self.sentence[1]] if self.sentence is not None else []
+        self._sentence_items = self._marks(self._sentence_items, lines, _SENTENCE, 2.5, grow=1.0)
 
     def _visual(self, figure_id: str) -> Figure | None:
         if self.document is None:
@@ -1258,21 +1255,8 @@ class DocumentView(QWidget):
         return self._selection[0] if self._selection is not None and self.selected_words else None
 
     def _draw_selection(self) -> None:
-        for item in self._selection_items:
-            if item.scene() is self.scene:
-                self.scene.removeItem(item)
-        self._selection_items = []
-        if self._selection is None:
-            return
-        sheet = self._page_items.get(self._selection[0])
-        if sheet is None:
-            return
-        for box in line_boxes(self.selected_words):
-            item = QGraphicsRectItem(self._scaled(box, self.scale), sheet)
-            item.setPen(QPen(Qt.PenStyle.NoPen))
-            item.setBrush(QBrush(_SELECTION))
-            item.setZValue(4)
-            self._selection_items.append(item)
+        boxes = [(self._selection[0], box) for box in line_boxes(self.selected_words)] if self._selection else []
+        self._selection_items = self._marks(self._selection_items, boxes, _SELECTION, 4)
 
     def copy_selection(self, *, citation: bool = False) -> str:
         """Put the selected text on the clipboard (with ``citation``: quoted and followed by the paper's
