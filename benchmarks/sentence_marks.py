@@ -53,32 +53,37 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--papers", type=int, default=20)
     parser.add_argument("--name", default="sentence_marks")
+    parser.add_argument("--set", choices=("pmc-test", "multilingual"), default="pmc-test",
+                        help="the pmc TEST half's PDFs, or the multilingual set's (another source)")
     args = parser.parse_args()
     wall, cpu = time.perf_counter(), time.process_time()
-    pairs = [p for p in pairs_in(CORPUS / "pmc", "test") if p.pdf is not None][: args.papers]
+    if args.set == "pmc-test":
+        pairs = [(p.name, p.pdf) for p in pairs_in(CORPUS / "pmc", "test") if p.pdf is not None][: args.papers]
+    else:
+        pairs = [(pdf.stem, pdf) for pdf in sorted((CORPUS / "multilingual").glob("*.pdf"))][: args.papers]
     papers = []
     with Session(Settings.model_validate({"engines": {"engine": "extractive"}})) as session, \
             tempfile.TemporaryDirectory() as scratch:
-        for pair in pairs:
+        for name, pdf in pairs:
             rows: list[dict] = []
-            read = summarize_file(session, SummarizeFileRequest(path=pair.pdf, assets=Path(scratch) / pair.name,
+            read = summarize_file(session, SummarizeFileRequest(path=pdf, assets=Path(scratch) / name,
                                                                 choice=EngineChoice(engine="extractive"), ocr=False))
             for paragraph in read.summary.paragraphs:
-                _checked(read.document, pair.pdf, paragraph.sentences, "summary", rows)
+                _checked(read.document, pdf, paragraph.sentences, "summary", rows)
             title = read.document.title or "the study"
             answer = ask(session, read.document, f"What did they find about {title}?",
                          choice=EngineChoice(engine="extractive"))
-            _checked(read.document, pair.pdf, answer.sentences, "answer", rows)
+            _checked(read.document, pdf, answer.sentences, "answer", rows)
             marked = sum(r["marked"] for r in rows)
-            print(f"{pair.name}: {marked}/{len(rows)} cited sentences marked", flush=True)
-            papers.append({"paper": pair.name, "cited": len(rows), "marked": marked, "rows": rows})
+            print(f"{name}: {marked}/{len(rows)} cited sentences marked", flush=True)
+            papers.append({"paper": name, "cited": len(rows), "marked": marked, "rows": rows})
     rows = [r for p in papers for r in p["rows"]]
 
     def share(selected: list[dict], key: str) -> float:
         return round(sum(bool(r[key]) for r in selected) / len(selected), 4) if selected else 0.0
 
     summary = {
-        "papers": len(papers), "cited_sentences": len(rows),
+        "set": args.set, "papers": len(papers), "cited_sentences": len(rows),
         "marked": share(rows, "marked"), "marked_summary": share([r for r in rows if r["where"] == "summary"], "marked"),
         "marked_answer": share([r for r in rows if r["where"] == "answer"], "marked"),
         "papers_all_marked": sum(p["marked"] == p["cited"] for p in papers),
